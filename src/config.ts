@@ -1,0 +1,198 @@
+import { type Clock, systemClock } from "./clock.js";
+import { consoleLogger, type Logger, type LogLevel } from "./logger.js";
+import { defaultSerializeLimits, type SerializeLimits } from "./tracing/serialize.js";
+
+/** Where `evaltrace dev` listens by default, and so where the SDK sends when nothing else is set. */
+export const DEFAULT_BASE_URL = "http://127.0.0.1:4680";
+
+/** How finished traces are grouped into requests. */
+export interface BatchOptions {
+  /** Most spans in one `POST /v1/traces` request (a single larger trace still goes alone). @default 1000 */
+  maxSpansPerRequest?: number;
+  /** Most bytes of JSON in one request (a single larger trace still goes alone). @default 4194304 (4 MiB) */
+  maxRequestBytes?: number;
+  /** How long a partial batch waits before it is sent, in milliseconds. @default 1000 */
+  flushIntervalMillis?: number;
+  /** Most finished traces waiting to be sent; beyond it new traces are dropped and counted. @default 10000 */
+  maxQueuedTraces?: number;
+  /** Requests in flight at once. @default 2 */
+  concurrency?: number;
+}
+
+/** Options of {@link configure}. Every field is optional; environment variables fill the gaps. */
+export interface EvaltraceOptions {
+  /** Project API key. @default process.env.SERVICE_API_KEY */
+  apiKey?: string;
+  /** Service address. @default process.env.SERVICE_BASE_URL, else "http://127.0.0.1:4680" (the local emulator) */
+  baseUrl?: string;
+  /** Environment recorded on every trace. @default process.env.SERVICE_ENVIRONMENT, else "development" */
+  environment?: string;
+  /** Fraction of traces kept, 0..1; a trace is kept or dropped whole. @default process.env.SERVICE_SAMPLE_RATE, else 1 */
+  sampleRate?: number;
+  /** Turns tracing off entirely (wrapped functions run untouched). @default process.env.SERVICE_TRACING_ENABLED !== "false" */
+  enabled?: boolean;
+  /** Record the arguments of wrapped functions as span input. @default true */
+  captureInputs?: boolean;
+  /** Record the return values of wrapped functions as span output. @default true */
+  captureOutputs?: boolean;
+  /**
+   * Applied to every captured input, output and metadata value before it is stored. If it throws,
+   * the value is dropped (never sent unmasked) and the failure is logged.
+   */
+  mask?: (value: unknown) => unknown;
+  /** Batching of the exporter. */
+  batch?: BatchOptions;
+  /** Receives the SDK's messages. @default a console logger at `logLevel` */
+  logger?: Logger;
+  /** Level of the default console logger. @default "warn" */
+  logLevel?: LogLevel;
+  /** Name of the authentication header (spec 5). @default "SERVICE_API_KEY" */
+  apiKeyHeader?: string;
+  /** Timeout of one HTTP attempt, in milliseconds. @default 10000 */
+  requestTimeoutMillis?: number;
+  /** Retries after the first attempt, on network errors, 408, 429 and 5xx. @default 5 */
+  maxRetries?: number;
+  /** First retry delay before jitter, in milliseconds; doubles per retry. @default 500 */
+  initialRetryDelayMillis?: number;
+  /** Longest wait between attempts, `Retry-After` included, in milliseconds. @default 30000 */
+  maxRetryDelayMillis?: number;
+  /** Longest wait of `flush()` when it is given no timeout, in milliseconds. @default 30000 */
+  flushTimeoutMillis?: number;
+  /** Longest wait of `shutdown()` and of the exit hooks, in milliseconds. @default 5000 */
+  shutdownTimeoutMillis?: number;
+  /** Most traces with spans still open at once; beyond it new traces are not recorded and are counted. @default 10000 */
+  maxOpenTraces?: number;
+  /** Most spans kept per trace; later ones are dropped and counted. @default 10000 */
+  maxSpansPerTrace?: number;
+  /** Bounds on each captured value. */
+  serializeLimits?: Partial<SerializeLimits>;
+  /** Flush on `beforeExit`, SIGTERM and SIGINT. @default true */
+  registerExitHooks?: boolean;
+  /** Time source for batch intervals, retry delays and timeouts; inject a fake one in tests. */
+  clock?: Clock;
+}
+
+/** Options after environment fallbacks and defaults: every field set. */
+export interface ResolvedOptions {
+  apiKey: string | undefined;
+  baseUrl: string;
+  environment: string;
+  sampleRate: number;
+  enabled: boolean;
+  captureInputs: boolean;
+  captureOutputs: boolean;
+  mask: ((value: unknown) => unknown) | undefined;
+  batch: Required<BatchOptions>;
+  logger: Logger;
+  apiKeyHeader: string;
+  requestTimeoutMillis: number;
+  maxRetries: number;
+  initialRetryDelayMillis: number;
+  maxRetryDelayMillis: number;
+  flushTimeoutMillis: number;
+  shutdownTimeoutMillis: number;
+  maxOpenTraces: number;
+  maxSpansPerTrace: number;
+  serializeLimits: SerializeLimits;
+  registerExitHooks: boolean;
+  clock: Clock;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** The process environment where there is one (edge runtimes may have none). */
+export function processEnv(): Env {
+  const proc = (globalThis as { process?: { env?: Env } }).process;
+  return proc?.env ?? {};
+}
+
+function fail(option: string, value: unknown, expected: string): never {
+  throw new TypeError(`evaltrace: option \`${option}\` must be ${expected}; got ${describe(value)}`);
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+  if (typeof value === "function") return "a function";
+  if (value === null) return "null";
+  if (typeof value === "object") return Array.isArray(value) ? "an array" : "an object";
+  return String(value);
+}
+
+function int(option: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
+    fail(option, value, `an integer >= ${min}`);
+  }
+  return value;
+}
+
+function bool(option: string, value: boolean | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== "boolean") fail(option, value, "a boolean");
+  return value;
+}
+
+function str(option: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value.length === 0) fail(option, value, "a non-empty string");
+  return value;
+}
+
+/**
+ * Applies environment fallbacks and defaults once and validates every option.
+ * @throws TypeError naming the option, the value and what was expected.
+ */
+export function resolveOptions(options: EvaltraceOptions = {}, env: Env = processEnv()): ResolvedOptions {
+  if (typeof options !== "object" || options === null) fail("options", options, "an object");
+  const apiKey = str("apiKey", options.apiKey) ?? (env.SERVICE_API_KEY || undefined);
+  const baseUrl = (str("baseUrl", options.baseUrl) ?? (env.SERVICE_BASE_URL || DEFAULT_BASE_URL)).replace(/\/+$/, "");
+  try {
+    const url = new URL(baseUrl);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("protocol");
+  } catch {
+    fail("baseUrl", baseUrl, "an http(s) URL");
+  }
+  let sampleRate = options.sampleRate;
+  if (sampleRate === undefined && env.SERVICE_SAMPLE_RATE) sampleRate = Number(env.SERVICE_SAMPLE_RATE);
+  if (sampleRate === undefined) sampleRate = 1;
+  if (typeof sampleRate !== "number" || !(sampleRate >= 0 && sampleRate <= 1)) {
+    fail("sampleRate", sampleRate, "a number from 0 to 1");
+  }
+  if (options.mask !== undefined && typeof options.mask !== "function") fail("mask", options.mask, "a function");
+  const logger = options.logger ?? consoleLogger(options.logLevel ?? "warn");
+  for (const method of ["debug", "info", "warn", "error"] as const) {
+    if (typeof logger[method] !== "function") fail(`logger.${method}`, logger[method], "a function");
+  }
+  const batch = options.batch ?? {};
+  const maxRetryDelayMillis = int("maxRetryDelayMillis", options.maxRetryDelayMillis, 30_000, 0);
+  return {
+    apiKey,
+    baseUrl,
+    environment: str("environment", options.environment) ?? (env.SERVICE_ENVIRONMENT || "development"),
+    sampleRate,
+    enabled: bool("enabled", options.enabled, env.SERVICE_TRACING_ENABLED?.toLowerCase() !== "false"),
+    captureInputs: bool("captureInputs", options.captureInputs, true),
+    captureOutputs: bool("captureOutputs", options.captureOutputs, true),
+    mask: options.mask,
+    batch: {
+      maxSpansPerRequest: int("batch.maxSpansPerRequest", batch.maxSpansPerRequest, 1000, 1),
+      maxRequestBytes: int("batch.maxRequestBytes", batch.maxRequestBytes, 4 * 1024 * 1024, 1024),
+      flushIntervalMillis: int("batch.flushIntervalMillis", batch.flushIntervalMillis, 1000, 0),
+      maxQueuedTraces: int("batch.maxQueuedTraces", batch.maxQueuedTraces, 10_000, 1),
+      concurrency: int("batch.concurrency", batch.concurrency, 2, 1),
+    },
+    logger,
+    apiKeyHeader: str("apiKeyHeader", options.apiKeyHeader) ?? "SERVICE_API_KEY",
+    requestTimeoutMillis: int("requestTimeoutMillis", options.requestTimeoutMillis, 10_000, 1),
+    maxRetries: int("maxRetries", options.maxRetries, 5, 0),
+    initialRetryDelayMillis: int("initialRetryDelayMillis", options.initialRetryDelayMillis, 500, 0),
+    maxRetryDelayMillis,
+    flushTimeoutMillis: int("flushTimeoutMillis", options.flushTimeoutMillis, 30_000, 0),
+    shutdownTimeoutMillis: int("shutdownTimeoutMillis", options.shutdownTimeoutMillis, 5_000, 0),
+    maxOpenTraces: int("maxOpenTraces", options.maxOpenTraces, 10_000, 1),
+    maxSpansPerTrace: int("maxSpansPerTrace", options.maxSpansPerTrace, 10_000, 1),
+    serializeLimits: { ...defaultSerializeLimits, ...options.serializeLimits },
+    registerExitHooks: bool("registerExitHooks", options.registerExitHooks, true),
+    clock: options.clock ?? systemClock,
+  };
+}

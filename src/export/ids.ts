@@ -1,0 +1,27 @@
+/** Formats 32 hex digits as an 8-4-4-4-12 UUID string. */
+function asUuid(hex32: string): string {
+  return `${hex32.slice(0, 8)}-${hex32.slice(8, 12)}-${hex32.slice(12, 16)}-${hex32.slice(16, 20)}-${hex32.slice(20, 32)}`;
+}
+
+/** The service uuid of a trace: its OTel trace id, UUID-formatted. */
+export function traceUuid(traceId: string): string {
+  return asUuid(traceId);
+}
+
+/**
+ * The service uuid of a span, derived from its trace id and span id alone, so a span that ends
+ * late still knows its parent's uuid without a lookup. Unique because span ids are unique within
+ * a trace; never equal to the trace uuid because the last 16 digits differ from the trace id's.
+ */
+export function spanUuid(traceId: string, spanId: string): string {
+  const hex = traceId.slice(0, 16) + spanId;
+  const candidate = asUuid(hex);
+  // Astronomically unlikely, but the spec forbids a span uuid equal to the trace uuid.
+  return hex === traceId ? asUuid(traceId.slice(0, 16) + invert(spanId)) : candidate;
+}
+
+function invert(hex: string): string {
+  let out = "";
+  for (const c of hex) out += (15 - Number.parseInt(c, 16)).toString(16);
+  return out;
+}

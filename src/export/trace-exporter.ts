@@ -1,0 +1,455 @@
+import type { HrTime } from "@opentelemetry/api";
+import PQueue from "p-queue";
+import type { Clock, TimerHandle } from "../clock.js";
+import type { BatchOptions } from "../config.js";
+import type { Transport } from "../http/transport.js";
+import type { Logger } from "../logger.js";
+import { getSpanData } from "../tracing/span-data.js";
+import { hrTimeToIso } from "../tracing/time.js";
+import { deferred } from "./deferred.js";
+import { notify, type TraceRecord } from "./trace-record.js";
+import { emptySpanLists, shapeTraceValue, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
+
+/** Counters of what the exporter did; all monotonic except the gauges `queued`, `inFlight`. */
+export interface ExporterStats {
+  /** Traces acknowledged by the service. */
+  tracesDelivered: number;
+  /** Traces given up after retries or rejected by the service. */
+  tracesFailed: number;
+  /** Traces dropped because the queue was full (maxQueuedTraces). */
+  tracesDropped: number;
+  /** Retries of any request. */
+  retries: number;
+  /** Late updates (`PUT /v1/traces/:uuid`) acknowledged / given up. */
+  updatesDelivered: number;
+  updatesFailed: number;
+  /** Offline evaluation requests acknowledged / given up. */
+  evaluationsDelivered: number;
+  evaluationsFailed: number;
+  /** Requests sent and JSON bytes in their bodies. */
+  requests: number;
+  bytesSent: number;
+  /** Traces waiting for a batch now. */
+  queued: number;
+  /** Requests in flight now. */
+  inFlight: number;
+}
+
+/** What `flush()` found. */
+export interface FlushResult {
+  /** True when every trace finished before the call was delivered. */
+  ok: boolean;
+  /** How many of those traces were delivered. */
+  delivered: number;
+  /** Uuids of those traces that were given up (rejected, retries exhausted, or dropped). */
+  notDelivered: string[];
+  /** Uuids of those traces still undelivered when the timeout passed. */
+  pending: string[];
+  /** True when the timeout passed before everything settled. */
+  timedOut: boolean;
+}
+
+/** Outcome of an offline evaluation request. */
+export interface EvaluationOutcome {
+  /**
+   * `delivered`: the service accepted it. `failed`: rejected, given up, or a trace it refers to
+   * was not delivered. `deferred`: the call was made inside a trace it must wait for; it goes out
+   * after that trace is delivered (and `flush()` waits for it).
+   */
+  status: "delivered" | "failed" | "deferred";
+  /** Why it failed. */
+  error?: string;
+}
+
+interface PreparedTrace {
+  rec: TraceRecord;
+  json: string;
+  bytes: number;
+  spanIds: string[];
+  endTime: HrTime;
+}
+
+/** Exporter options (resolved). */
+export interface TraceExporterOptions {
+  batch: Required<BatchOptions>;
+  environment: string;
+  flushTimeoutMillis: number;
+}
+
+const defer: (fn: () => void) => void =
+  typeof globalThis.setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
+
+const utf8Length: (s: string) => number =
+  typeof Buffer !== "undefined" ? (s) => Buffer.byteLength(s, "utf8") : (s) => new TextEncoder().encode(s).length;
+
+/**
+ * Batches finished traces into `POST /v1/traces` requests in the list form, sends what arrives
+ * after a trace was sent as `PUT /v1/traces/:uuid`, and sends offline evaluations once what
+ * they refer to is delivered. Memory is bounded by `maxQueuedTraces`.
+ */
+export class TraceExporter {
+  private readonly queue: TraceRecord[] = [];
+  private queuedSpans = 0;
+  private carry: PreparedTrace | undefined;
+  private readonly requests: PQueue;
+  private timer: TimerHandle | undefined;
+  private pumpScheduled = false;
+  private flushing = 0;
+  /** Records with work not yet done, for flush(). */
+  private readonly unsettled = new Set<TraceRecord>();
+  private readonly evaluations = new Set<Promise<EvaluationOutcome>>();
+  private stopped = false;
+  private readonly counters = {
+    tracesDelivered: 0,
+    tracesFailed: 0,
+    tracesDropped: 0,
+    retries: 0,
+    updatesDelivered: 0,
+    updatesFailed: 0,
+    evaluationsDelivered: 0,
+    evaluationsFailed: 0,
+    requests: 0,
+    bytesSent: 0,
+  };
+  /** Set by the assembler once both exist (they reference each other). */
+  release: (rec: TraceRecord) => void = () => {};
+
+  constructor(
+    private readonly options: TraceExporterOptions,
+    private readonly transport: Transport,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {
+    this.requests = new PQueue({ concurrency: options.batch.concurrency });
+  }
+
+  /** Counts a retry; wired to the transport's `onRetry`. */
+  countRetry(): void {
+    this.counters.retries++;
+  }
+
+  stats(): ExporterStats {
+    return { ...this.counters, queued: this.queue.length + (this.carry ? 1 : 0), inFlight: this.requests.pending };
+  }
+
+  /** Queues a trace whose root ended. Drops it (counted) when the queue is full. */
+  enqueue(rec: TraceRecord): void {
+    if (this.stopped || this.queue.length >= this.options.batch.maxQueuedTraces) {
+      this.counters.tracesDropped++;
+      this.fail(rec, this.stopped ? "the SDK was shut down" : "the export queue was full (maxQueuedTraces)");
+      const n = this.counters.tracesDropped;
+      if (n === 1 || Number.isInteger(Math.log10(n))) {
+        this.logger.warn(
+          `${n} trace(s) dropped so far: ${this.stopped ? "SDK shut down" : `export queue full (maxQueuedTraces=${this.options.batch.maxQueuedTraces})`}`,
+        );
+      }
+      return;
+    }
+    this.busy(rec);
+    this.queue.push(rec);
+    this.queuedSpans += rec.spans.length;
+    if (this.queuedSpans >= this.options.batch.maxSpansPerRequest) this.schedulePump();
+    else this.armTimer();
+  }
+
+  /** Schedules the late update of a trace that was already handed to a request. */
+  scheduleUpdate(rec: TraceRecord): void {
+    this.busy(rec);
+    if (rec.phase === "sent" && !rec.putInFlight) {
+      rec.putInFlight = true;
+      void this.requests.add(() => this.sendUpdates(rec));
+    }
+    // While the POST is in flight, its completion picks the update up.
+  }
+
+  /**
+   * Sends an offline evaluation once `ready()` says that what it refers to was delivered (it
+   * resolves with why not, when it was not). With `deferred`, the caller is inside a trace the
+   * evaluation waits for, so the returned promise resolves at once (awaiting it would never end);
+   * the request still goes out later and `flush()` waits for it.
+   */
+  evaluate(path: string, body: Record<string, unknown>, ready: () => Promise<string | undefined>, deferred = false): Promise<EvaluationOutcome> {
+    const run = async (): Promise<EvaluationOutcome> => {
+      // What the evaluation waits for goes out now, not at the next batch interval.
+      this.pump(true);
+      const notReady = await ready();
+      if (notReady) {
+        this.counters.evaluationsFailed++;
+        this.logger.warn(`offline evaluation ${path} not sent: ${notReady}`);
+        return { status: "failed", error: notReady };
+      }
+      const json = JSON.stringify(body);
+      const outcome = await this.requests.add(() => this.send("POST", path, json));
+      if (outcome.ok) {
+        this.counters.evaluationsDelivered++;
+        return { status: "delivered" };
+      }
+      this.counters.evaluationsFailed++;
+      this.logger.warn(`offline evaluation ${path} failed: ${outcome.message}`);
+      return { status: "failed", error: outcome.message };
+    };
+    const p = run().catch((err: unknown) => ({ status: "failed" as const, error: String(err) }));
+    this.evaluations.add(p);
+    void p.then(() => this.evaluations.delete(p));
+    return deferred ? Promise.resolve({ status: "deferred" }) : p;
+  }
+
+  /**
+   * Sends everything finished so far now and resolves when all of it was delivered or given
+   * up, or when `timeoutMillis` passed. Never rejects.
+   */
+  async flush(timeoutMillis = this.options.flushTimeoutMillis): Promise<FlushResult> {
+    const records = [...this.unsettled];
+    const evaluations = [...this.evaluations];
+    this.flushing++;
+    this.pump();
+    let timer: TimerHandle | undefined;
+    let timedOut = false;
+    try {
+      const all = Promise.all([...records.map((r) => r.busy?.promise), ...evaluations]);
+      const timeout = new Promise<void>((resolve) => {
+        timer = this.clock.setTimeout(() => {
+          timedOut = true;
+          resolve();
+        }, timeoutMillis);
+      });
+      await Promise.race([all, timeout]);
+    } finally {
+      this.flushing--;
+      if (timer !== undefined) this.clock.clearTimeout(timer);
+    }
+    const notDelivered = records.filter((r) => r.phase === "failed").map((r) => r.uuid);
+    const pending = records.filter((r) => r.phase !== "failed" && r.busy !== undefined).map((r) => r.uuid);
+    const delivered = records.length - notDelivered.length - pending.length;
+    const result = { ok: notDelivered.length === 0 && pending.length === 0, delivered, notDelivered, pending, timedOut };
+    if (!result.ok) {
+      this.logger.warn(
+        `flush: ${delivered} trace(s) delivered, ${notDelivered.length} given up, ${pending.length} still pending${timedOut ? ` after ${timeoutMillis} ms` : ""}`,
+      );
+    }
+    return result;
+  }
+
+  /** Flushes, then refuses new traces and releases connections. Idempotent. */
+  async shutdown(timeoutMillis = this.options.flushTimeoutMillis): Promise<FlushResult> {
+    const result = await this.flush(timeoutMillis);
+    this.stopped = true;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.transport.close();
+    return result;
+  }
+
+  /** Whether there is anything not yet delivered (used by the exit hook). */
+  get hasPendingWork(): boolean {
+    return this.unsettled.size > 0 || this.evaluations.size > 0;
+  }
+
+  private busy(rec: TraceRecord): void {
+    rec.busy ??= deferred<void>();
+    this.unsettled.add(rec);
+  }
+
+  private settleIfIdle(rec: TraceRecord): void {
+    const done = rec.phase === "failed" || (rec.phase === "sent" && !rec.late && !rec.putInFlight);
+    if (done && rec.busy) {
+      rec.busy.resolve();
+      rec.busy = undefined;
+      this.unsettled.delete(rec);
+    }
+    notify(rec);
+    this.release(rec);
+  }
+
+  private fail(rec: TraceRecord, reason: string): void {
+    rec.phase = "failed";
+    rec.failure = reason;
+    rec.unsent.clear();
+    rec.late = undefined;
+    rec.spans = [];
+    rec.delivered.resolve(false);
+    this.settleIfIdle(rec);
+  }
+
+  private armTimer(): void {
+    if (this.timer !== undefined || this.stopped) return;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.pump(true);
+    }, this.options.batch.flushIntervalMillis);
+  }
+
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    defer(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Starts requests while there is a slot; partial batches only when forced or flushing. */
+  private pump(force = false): void {
+    const { concurrency, maxSpansPerRequest } = this.options.batch;
+    while (this.hasQueued() && this.requests.pending + this.requests.size < concurrency) {
+      const partialOk = force || this.flushing > 0 || this.stopped;
+      if (!partialOk && this.queuedSpans < maxSpansPerRequest && !this.carry) break;
+      const batch = this.takeBatch();
+      if (batch.length === 0) break;
+      void this.requests.add(() => this.sendBatch(batch));
+    }
+    if (this.hasQueued()) this.armTimer();
+  }
+
+  private hasQueued(): boolean {
+    return this.queue.length > 0 || this.carry !== undefined;
+  }
+
+  private takeBatch(): PreparedTrace[] {
+    const { maxSpansPerRequest, maxRequestBytes } = this.options.batch;
+    const batch: PreparedTrace[] = [];
+    let spans = 0;
+    let bytes = 13; // {"traces":[]}
+    for (;;) {
+      let next = this.carry;
+      this.carry = undefined;
+      if (!next) {
+        const rec = this.queue.shift();
+        if (!rec) break;
+        this.queuedSpans -= rec.spans.length;
+        next = this.prepare(rec);
+      }
+      const fits = batch.length === 0 || (spans + next.spanIds.length <= maxSpansPerRequest && bytes + next.bytes + 1 <= maxRequestBytes);
+      if (!fits) {
+        this.carry = next;
+        break;
+      }
+      batch.push(next);
+      spans += next.spanIds.length;
+      bytes += next.bytes + 1;
+    }
+    return batch;
+  }
+
+  /** Builds the wire trace; from here on, spans of this trace that end are late updates. */
+  private prepare(rec: TraceRecord): PreparedTrace {
+    rec.phase = "sending";
+    const root = rec.root!;
+    const f = rec.fields;
+    const rootData = getSpanData(root);
+    const lists = emptySpanLists();
+    let endTime = root.endTime;
+    const spanIds: string[] = [];
+    for (const span of rec.spans) {
+      const wire = toWireSpan(span, true);
+      lists[spanListKeys[wire.type]].push(wire);
+      spanIds.push(span.spanContext().spanId);
+      if (later(span.endTime, endTime)) endTime = span.endTime;
+    }
+    rec.spans = [];
+    const wire: WireTrace = {
+      uuid: rec.uuid,
+      name: f.name ?? root.name,
+      startTime: hrTimeToIso(root.startTime),
+      endTime: hrTimeToIso(endTime),
+      status: root.status.code === 2 ? "ERRORED" : "SUCCESS",
+      environment: f.environment ?? this.options.environment,
+      ...lists,
+    };
+    const input = f.input ?? rootData?.input;
+    const output = f.output ?? rootData?.output;
+    if (input !== undefined) wire.input = shapeTraceValue(input);
+    if (output !== undefined) wire.output = shapeTraceValue(output);
+    if (f.tags.length > 0) wire.tags = [...new Set(f.tags)];
+    if (Object.keys(f.metadata).length > 0) wire.metadata = f.metadata;
+    if (f.threadId !== undefined) wire.threadId = f.threadId;
+    if (f.userId !== undefined) wire.userId = f.userId;
+    if (f.metricCollection !== undefined) wire.metricCollection = f.metricCollection;
+    if (f.llmTestCase !== undefined) wire.llmTestCase = f.llmTestCase;
+    Object.assign(wire, f.extra);
+    const json = JSON.stringify(wire);
+    return { rec, json, bytes: utf8Length(json), spanIds, endTime };
+  }
+
+  private async sendBatch(batch: PreparedTrace[]): Promise<void> {
+    const body = `{"traces":[${batch.map((p) => p.json).join(",")}]}`;
+    const outcome = await this.send("POST", "/v1/traces", body);
+    if (outcome.ok) {
+      this.counters.tracesDelivered += batch.length;
+      for (const p of batch) this.delivered(p);
+    } else if (outcome.status !== undefined && outcome.status < 500 && batch.length > 1) {
+      // One invalid trace must not take its batch-mates down with it: split and resend.
+      const half = Math.ceil(batch.length / 2);
+      await Promise.all([this.sendBatch(batch.slice(0, half)), this.sendBatch(batch.slice(half))]);
+    } else {
+      this.counters.tracesFailed += batch.length;
+      this.logger.error(`${batch.length} trace(s) not delivered: ${outcome.message}`);
+      for (const p of batch) this.fail(p.rec, outcome.message);
+    }
+    if (this.queuedSpans >= this.options.batch.maxSpansPerRequest || this.carry || this.flushing > 0) this.pump();
+  }
+
+  private delivered(p: PreparedTrace): void {
+    const rec = p.rec;
+    if (rec.phase === "failed") return;
+    rec.phase = "sent";
+    rec.sentEndTime = p.endTime;
+    for (const id of p.spanIds) rec.unsent.delete(id);
+    rec.delivered.resolve(true);
+    if (rec.late && !rec.putInFlight) {
+      rec.putInFlight = true;
+      void this.requests.add(() => this.sendUpdates(rec));
+    }
+    this.settleIfIdle(rec);
+  }
+
+  /** Sends the late updates of a delivered trace, one PUT at a time, until none is left. */
+  private async sendUpdates(rec: TraceRecord): Promise<void> {
+    while (rec.late && rec.phase === "sent") {
+      const late = rec.late;
+      rec.late = undefined;
+      const body: Record<string, unknown> = {};
+      const lists: Partial<Record<string, WireSpan[]>> = {};
+      const spanIds: string[] = [];
+      let endTime = rec.sentEndTime;
+      for (const span of late.spans) {
+        const wire = toWireSpan(span, true);
+        const key = spanListKeys[wire.type];
+        (lists[key] ??= []).push(wire);
+        spanIds.push(span.spanContext().spanId);
+        if (!endTime || later(span.endTime, endTime)) endTime = span.endTime;
+      }
+      Object.assign(body, lists);
+      if (endTime && rec.sentEndTime !== endTime) body.endTime = hrTimeToIso(endTime);
+      if (late.output !== undefined) body.output = shapeTraceValue(late.output);
+      if (late.environment !== undefined) body.environment = late.environment;
+      if (late.metadata) body.metadata = late.metadata;
+      if (late.tags) body.tags = late.tags;
+      if (Object.keys(body).length === 0) continue;
+      const outcome = await this.send("PUT", `/v1/traces/${encodeURIComponent(rec.uuid)}`, JSON.stringify(body));
+      if (outcome.ok) {
+        this.counters.updatesDelivered++;
+        rec.sentEndTime = endTime;
+        for (const id of spanIds) rec.unsent.delete(id);
+      } else {
+        this.counters.updatesFailed++;
+        for (const id of spanIds) rec.unsent.delete(id);
+        this.logger.error(`late update of trace ${rec.uuid} not delivered (${spanIds.length} span(s)): ${outcome.message}`);
+      }
+      notify(rec);
+    }
+    rec.putInFlight = false;
+    this.settleIfIdle(rec);
+  }
+
+  private async send(method: "POST" | "PUT", path: string, body: string) {
+    this.counters.requests++;
+    this.counters.bytesSent += body.length;
+    return this.transport.send(method, path, body);
+  }
+}
+
+function later(a: HrTime, b: HrTime): boolean {
+  return a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
+}
+

@@ -1,0 +1,100 @@
+import type { HrTime } from "@opentelemetry/api";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { JsonValue } from "../tracing/serialize.js";
+import { type Deferred, deferred } from "./deferred.js";
+import { traceUuid } from "./ids.js";
+
+/** Trace-level fields set through `updateCurrentTrace`, already JSON-safe. */
+export interface TraceFields {
+  name?: string;
+  input?: JsonValue;
+  output?: JsonValue;
+  threadId?: string;
+  userId?: string;
+  environment?: string;
+  metricCollection?: string;
+  llmTestCase?: JsonValue;
+  tags: string[];
+  metadata: { [key: string]: JsonValue };
+  /** Test-case fields (expectedOutput, context, ...). */
+  extra: { [key: string]: JsonValue };
+}
+
+/** What arrived after a trace was handed to a request: it goes out as `PUT /v1/traces/:uuid`. */
+export interface LateUpdate {
+  spans: ReadableSpan[];
+  output?: JsonValue;
+  environment?: string;
+  metadata?: { [key: string]: JsonValue };
+  tags?: string[];
+}
+
+/**
+ * Where a trace is in its life: `open` (root running), `queued` (root ended, waiting for a
+ * batch), `sending` (in a request), `sent` (acknowledged), `failed` (given up or dropped).
+ */
+export type TracePhase = "open" | "queued" | "sending" | "sent" | "failed";
+
+/** Everything the SDK holds about one trace until it has been delivered and no span is open. */
+export interface TraceRecord {
+  readonly traceId: string;
+  readonly uuid: string;
+  phase: TracePhase;
+  /** Spans started and not yet ended. */
+  open: number;
+  /** Ended spans not yet handed to a request. */
+  spans: ReadableSpan[];
+  /** Spans kept so far (bounded by maxSpansPerTrace). */
+  spanCount: number;
+  /** Span ids started but not yet acknowledged by the service. */
+  unsent: Set<string>;
+  root?: ReadableSpan;
+  /** Latest end time sent so far, to extend the trace's `endTime` when late spans end later. */
+  sentEndTime?: HrTime;
+  fields: TraceFields;
+  late?: LateUpdate;
+  putInFlight: boolean;
+  /** Resolved with true once the trace's POST was acknowledged, false once it was given up. */
+  delivered: Deferred<boolean>;
+  /** Present while the trace has work not yet done; resolved when it has none. */
+  busy?: Deferred<void>;
+  /** Woken whenever a request about this trace finishes. */
+  waiters: Set<() => void>;
+  /** Why the trace failed, when it did. */
+  failure?: string;
+}
+
+export function newTraceRecord(traceId: string): TraceRecord {
+  return {
+    traceId,
+    uuid: traceUuid(traceId),
+    phase: "open",
+    open: 0,
+    spans: [],
+    spanCount: 0,
+    unsent: new Set(),
+    fields: { tags: [], metadata: {}, extra: {} },
+    putInFlight: false,
+    delivered: deferred<boolean>(),
+    waiters: new Set(),
+  };
+}
+
+/** Wakes everyone waiting on a record. */
+export function notify(rec: TraceRecord): void {
+  for (const wake of [...rec.waiters]) wake();
+}
+
+/** Resolves when `done()` is true, re-checked each time the record changes. */
+export function waitFor(rec: TraceRecord, done: () => boolean): Promise<void> {
+  if (done()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const check = () => {
+      if (done()) {
+        rec.waiters.delete(check);
+        resolve();
+      }
+    };
+    rec.waiters.add(check);
+  });
+}

@@ -1,0 +1,150 @@
+import { SpanStatusCode } from "@opentelemetry/api";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { SpanType } from "../tracing/fields.js";
+import { type JsonValue, toText } from "../tracing/serialize.js";
+import { getSpanData, SPAN_TYPE_ATTRIBUTE } from "../tracing/span-data.js";
+import { hrTimeToIso } from "../tracing/time.js";
+import { spanUuid } from "./ids.js";
+
+/** A span as `POST /v1/traces` carries it (spec 2.5, wire-format "Span"). */
+export interface WireSpan {
+  uuid: string;
+  name: string;
+  type: SpanType;
+  status: "SUCCESS" | "ERRORED";
+  error?: string;
+  startTime: string;
+  endTime: string;
+  parentUuid?: string;
+  input?: JsonValue;
+  output?: JsonValue;
+  metadata?: { [key: string]: JsonValue };
+  [field: string]: JsonValue | undefined;
+}
+
+/** The five span lists of a trace, by type. */
+export const spanListKeys = {
+  base: "baseSpans",
+  llm: "llmSpans",
+  retriever: "retrieverSpans",
+  agent: "agentSpans",
+  tool: "toolSpans",
+} as const satisfies Record<SpanType, string>;
+
+export type SpanListKey = (typeof spanListKeys)[SpanType];
+
+/** A trace as `POST /v1/traces` carries it. */
+export type WireTrace = {
+  uuid: string;
+  startTime: string;
+  endTime: string;
+  status: "SUCCESS" | "ERRORED";
+  name?: string;
+  input?: JsonValue;
+  output?: JsonValue;
+  environment?: string;
+  metadata?: { [key: string]: JsonValue };
+  tags?: string[];
+  threadId?: string;
+  userId?: string;
+  metricCollection?: string;
+  llmTestCase?: JsonValue;
+  [field: string]: unknown;
+} & { [K in SpanListKey]: WireSpan[] };
+
+/** An empty set of span lists: the wire format sends all five, empty ones as `[]`. */
+export function emptySpanLists(): { [K in SpanListKey]: WireSpan[] } {
+  return { baseSpans: [], llmSpans: [], retrieverSpans: [], agentSpans: [], toolSpans: [] };
+}
+
+const llmOperations = new Set(["chat", "generate_content", "text_completion"]);
+
+/**
+ * Maps a finished OTel span to the service's span. Our own spans carry their data in the span
+ * data store; spans of other instrumentations are mapped from the OpenTelemetry GenAI
+ * attributes (`gen_ai.*`), as the vendor's own OTel path does.
+ */
+export function toWireSpan(span: ReadableSpan, parentKnown: boolean): WireSpan {
+  const ctx = span.spanContext();
+  const data = getSpanData(span);
+  const attrs = span.attributes;
+  const type: SpanType = data?.type ?? inferType(attrs);
+  const errored = span.status.code === SpanStatusCode.ERROR;
+  const wire: WireSpan = {
+    uuid: spanUuid(ctx.traceId, ctx.spanId),
+    name: span.name,
+    type,
+    status: errored ? "ERRORED" : "SUCCESS",
+    startTime: hrTimeToIso(span.startTime),
+    endTime: hrTimeToIso(span.endTime),
+  };
+  if (errored) wire.error = span.status.message || "error";
+  const parentId = span.parentSpanContext?.spanId;
+  if (parentId && parentKnown) wire.parentUuid = spanUuid(ctx.traceId, parentId);
+  if (data) {
+    if (data.input !== undefined) wire.input = shapeValue(type, data.input);
+    if (data.output !== undefined) wire.output = shapeValue(type, data.output, true);
+    if (data.metadata) wire.metadata = data.metadata;
+    for (const [k, v] of Object.entries(data.fields)) wire[k] = v;
+  } else {
+    mapGenAiAttributes(wire, attrs);
+  }
+  if (type === "agent") {
+    wire.availableTools ??= [];
+    wire.agentHandoffs ??= [];
+  }
+  return wire;
+}
+
+/**
+ * Shapes a captured value the way the spec types it: base span input/output are strings; llm
+ * span input is a list of `{role, content}` and its output a string or such a list. Other
+ * types' shapes are "not shown" in the spec and go as captured JSON.
+ */
+function shapeValue(type: SpanType, value: JsonValue, isOutput = false): JsonValue {
+  if (type === "base") return toText(value);
+  if (type !== "llm") return value;
+  if (isMessageList(value)) return value.map((m) => ({ role: m.role, content: toText(m.content) }));
+  if (isOutput) return toText(value);
+  if (Array.isArray(value) && value.length === 1 && isMessageList(value[0] ?? null)) return shapeValue(type, value[0]!);
+  return [{ role: "user", content: toText(value) }];
+}
+
+function isMessageList(value: JsonValue): value is { role: string; content: JsonValue }[] {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((m) => m !== null && typeof m === "object" && !Array.isArray(m) && typeof m.role === "string" && "content" in m)
+  );
+}
+
+/** Shapes a trace-level input/output: strings on the wire (spec 2.5). */
+export function shapeTraceValue(value: JsonValue): string {
+  return toText(value);
+}
+
+function inferType(attrs: ReadableSpan["attributes"]): SpanType {
+  const declared = attrs[SPAN_TYPE_ATTRIBUTE];
+  if (typeof declared === "string" && declared in spanListKeys) return declared as SpanType;
+  const op = attrs["gen_ai.operation.name"];
+  if (typeof op === "string" && llmOperations.has(op)) return "llm";
+  if (attrs["gen_ai.tool.name"] !== undefined) return "tool";
+  return "base";
+}
+
+function mapGenAiAttributes(wire: WireSpan, attrs: ReadableSpan["attributes"]): void {
+  const model = attrs["gen_ai.response.model"] ?? attrs["gen_ai.request.model"];
+  if (wire.type === "llm") {
+    if (typeof model === "string") wire.model = model;
+    const system = attrs["gen_ai.system"] ?? attrs["gen_ai.provider.name"];
+    if (typeof system === "string") wire.provider = system;
+    const inTokens = attrs["gen_ai.usage.input_tokens"];
+    const outTokens = attrs["gen_ai.usage.output_tokens"];
+    if (typeof inTokens === "number") wire.inputTokenCount = inTokens;
+    if (typeof outTokens === "number") wire.outputTokenCount = outTokens;
+  }
+  if (wire.type === "tool") {
+    const description = attrs["gen_ai.tool.description"];
+    if (typeof description === "string") wire.description = description;
+  }
+}

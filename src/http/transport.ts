@@ -1,0 +1,198 @@
+import { context } from "@opentelemetry/api";
+import { suppressTracing } from "@opentelemetry/core";
+import type { Clock } from "../clock.js";
+import type { Logger } from "../logger.js";
+import { describeError } from "../tracing/serialize.js";
+import { backoffDelay, isRetryableStatus, parseRetryAfter } from "./retry.js";
+
+/** The HTTP methods the service uses. */
+export type HttpMethod = "GET" | "POST" | "PUT";
+
+/** The result of a request after all its attempts: transport outcomes are data, never throws. */
+export type TransportOutcome =
+  | { ok: true; status: number; body: unknown; headers: Record<string, string>; attempts: number }
+  | {
+      ok: false;
+      /** Absent when no response arrived (network error, timeout). */
+      status?: number;
+      message: string;
+      body?: unknown;
+      attempts: number;
+    };
+
+/** Options of {@link Transport}. */
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: string | undefined;
+  apiKeyHeader: string;
+  requestTimeoutMillis: number;
+  maxRetries: number;
+  initialRetryDelayMillis: number;
+  maxRetryDelayMillis: number;
+  clock: Clock;
+  logger: Logger;
+  /** Random source for jitter, in [0, 1). @default Math.random */
+  random?: () => number;
+  /** Called before each retry with the wait chosen, e.g. to count retries. */
+  onRetry?: (info: { path: string; attempt: number; delayMillis: number; reason: string }) => void;
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+type Sender = (
+  url: string,
+  init: { method: HttpMethod; headers: Record<string, string>; body?: string; timeoutMillis: number },
+) => Promise<RawResponse>;
+
+/**
+ * One HTTP client for everything the SDK sends: auth header, timeouts, retries with backoff and
+ * `Retry-After`, the key-rotation warning headers, and tracing suppressed so that our own
+ * requests never show up as spans. Uses undici on Node and `fetch` elsewhere.
+ */
+export class Transport {
+  private readonly options: TransportOptions;
+  private sender: Promise<Sender> | undefined;
+  private closeSender: (() => Promise<void>) | undefined;
+  private warnedHeaders = false;
+
+  constructor(options: TransportOptions) {
+    this.options = options;
+  }
+
+  /** Sends one request, retrying what is worth retrying, and never throws. */
+  async send(method: HttpMethod, path: string, body?: string): Promise<TransportOutcome> {
+    const o = this.options;
+    const random = o.random ?? Math.random;
+    let attempts = 0;
+    for (;;) {
+      attempts++;
+      let delay: number | undefined;
+      let reason: string;
+      let failure: TransportOutcome & { ok: false };
+      try {
+        const res = await this.attempt(method, path, body);
+        this.checkWarningHeaders(res.headers);
+        const parsed = parseBody(res.text);
+        if (res.status >= 200 && res.status < 300) {
+          return { ok: true, status: res.status, body: parsed, headers: res.headers, attempts };
+        }
+        reason = `HTTP ${res.status}`;
+        failure = { ok: false, status: res.status, message: errorMessage(res.status, parsed), body: parsed, attempts };
+        if (!isRetryableStatus(res.status)) return failure;
+        const retryAfter = parseRetryAfter(res.headers["retry-after"], o.clock.now());
+        if (retryAfter !== undefined) delay = Math.min(retryAfter, o.maxRetryDelayMillis);
+      } catch (err) {
+        reason = describeError(err);
+        failure = { ok: false, message: `request to ${path} failed: ${reason}`, attempts };
+      }
+      if (attempts > o.maxRetries) return failure;
+      delay ??= backoffDelay(attempts - 1, o.initialRetryDelayMillis, o.maxRetryDelayMillis, random);
+      o.onRetry?.({ path, attempt: attempts, delayMillis: delay, reason });
+      o.logger.debug(`retrying ${method} ${path} in ${delay} ms after ${reason} (attempt ${attempts})`);
+      await new Promise<void>((resolve) => o.clock.setTimeout(resolve, delay));
+    }
+  }
+
+  /** Closes pooled connections. */
+  async close(): Promise<void> {
+    await this.closeSender?.();
+  }
+
+  private async attempt(method: HttpMethod, path: string, body?: string): Promise<RawResponse> {
+    const o = this.options;
+    this.sender ??= this.createSender();
+    const send = await this.sender;
+    const headers: Record<string, string> = { accept: "application/json", "user-agent": "evaltrace-js" };
+    if (o.apiKey) headers[o.apiKeyHeader] = o.apiKey;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    // Our own HTTP calls must never become spans, in our provider or in the app's.
+    return context.with(suppressTracing(context.active()), () =>
+      send(`${o.baseUrl}${path}`, { method, headers, body, timeoutMillis: o.requestTimeoutMillis }),
+    );
+  }
+
+  private async createSender(): Promise<Sender> {
+    const isNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === "string";
+    if (isNode) {
+      try {
+        const undici = await import("undici");
+        const agent = new undici.Agent({ keepAliveTimeout: 4_000, connections: 32 });
+        this.closeSender = () => agent.close();
+        return async (url, init) => {
+          const res = await undici.request(url, {
+            method: init.method,
+            headers: init.headers,
+            body: init.body,
+            dispatcher: agent,
+            headersTimeout: init.timeoutMillis,
+            bodyTimeout: init.timeoutMillis,
+          });
+          const text = await res.body.text();
+          const headers: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers)) {
+            if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+          }
+          return { status: res.statusCode, headers, text };
+        };
+      } catch {
+        // Fall through to fetch.
+      }
+    }
+    return fetchSender;
+  }
+
+  private checkWarningHeaders(headers: Record<string, string>): void {
+    if (this.warnedHeaders) return;
+    const warning = headers["x-api-key-warning"];
+    const sunset = headers.sunset;
+    if (warning === undefined && sunset === undefined) return;
+    this.warnedHeaders = true;
+    this.options.logger.warn(
+      `the service says this API key is being replaced${sunset ? ` and stops working at ${sunset}` : ""}` +
+        `${warning ? `: ${warning}` : ""}. Switch to the new key value.`,
+    );
+  }
+}
+
+const fetchSender: Sender = async (url, init) => {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), init.timeoutMillis);
+  try {
+    const res = await fetch(url, { method: init.method, headers: init.headers, body: init.body, signal: controller.signal });
+    const text = await res.text();
+    const headers: Record<string, string> = {};
+    res.headers.forEach((v, k) => {
+      headers[k.toLowerCase()] = v;
+    });
+    return { status: res.status, headers, text };
+  } catch (err) {
+    if (controller.signal.aborted) throw new Error(`no response within ${init.timeoutMillis} ms`);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+};
+
+function parseBody(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text.slice(0, 2000);
+  }
+}
+
+/** The service's error message, whichever schema it used (`error` or the older `message`). */
+export function errorMessage(status: number, body: unknown): string {
+  if (body && typeof body === "object") {
+    const b = body as { error?: unknown; message?: unknown };
+    const msg = typeof b.error === "string" ? b.error : typeof b.message === "string" ? b.message : undefined;
+    if (msg) return `HTTP ${status}: ${msg}`;
+  }
+  if (typeof body === "string" && body) return `HTTP ${status}: ${body.slice(0, 200)}`;
+  return `HTTP ${status}`;
+}

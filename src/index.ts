@@ -1,0 +1,31 @@
+export type { Clock, TimerHandle } from "./clock.js";
+export { systemClock } from "./clock.js";
+export type { BatchOptions, EvaltraceOptions } from "./config.js";
+export { DEFAULT_BASE_URL } from "./config.js";
+export type { OfflineEvaluationOptions, ThreadEvaluationOptions } from "./evaluate.js";
+export { evaluateSpan, evaluateThread, evaluateTrace } from "./evaluate.js";
+export type { EvaluationOutcome, ExporterStats, FlushResult } from "./export/trace-exporter.js";
+export { flush, shutdown, stats } from "./lifecycle.js";
+export type { Logger, LogLevel } from "./logger.js";
+export { consoleLogger } from "./logger.js";
+export type { SdkStats } from "./runtime.js";
+export { configure } from "./runtime.js";
+export type {
+  AgentSpanFields,
+  CommonSpanFields,
+  LlmSpanFields,
+  LlmTestCase,
+  ObserveOptions,
+  RetrieverSpanFields,
+  SpanType,
+  SpanTypeFields,
+  SpanUpdate,
+  TestCaseFields,
+  ToolCall,
+  ToolSpanFields,
+  TraceUpdate,
+} from "./tracing/fields.js";
+export type { AnyFunction, ObserveDecorator } from "./tracing/observe.js";
+export { observe } from "./tracing/observe.js";
+export type { JsonValue, SerializeLimits } from "./tracing/serialize.js";
+export { currentSpanUuid, currentTraceUuid, updateCurrentSpan, updateCurrentTrace } from "./tracing/update.js";

@@ -1,0 +1,43 @@
+/** Where the SDK reports what it does. Every method is optional to implement fully; all four are called. */
+export interface Logger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** The level below which the default console logger stays silent. */
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+
+const order: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, silent: 4 };
+
+/** A logger that writes `[evaltrace] ...` lines to the console from `level` up. */
+export function consoleLogger(level: LogLevel = "warn"): Logger {
+  const at = order[level];
+  const write = (l: Exclude<LogLevel, "silent">) => (message: string) => {
+    if (order[l] >= at) console[l === "debug" ? "debug" : l](`[evaltrace] ${message}`);
+  };
+  return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
+}
+
+/**
+ * Wraps a logger so that the given secrets never reach it, and so that a throwing logger never
+ * throws into the SDK (and through it into the host app).
+ */
+export function safeLogger(inner: Logger, secrets: () => readonly string[]): Logger {
+  const scrub = (message: string): string => {
+    let out = message;
+    for (const secret of secrets()) {
+      if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");
+    }
+    return out;
+  };
+  const guard = (method: keyof Logger) => (message: string) => {
+    try {
+      inner[method](scrub(message));
+    } catch {
+      // A broken logger must not break the app it observes.
+    }
+  };
+  return { debug: guard("debug"), info: guard("info"), warn: guard("warn"), error: guard("error") };
+}

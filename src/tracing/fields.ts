@@ -1,0 +1,153 @@
+/** The five span types of the service; each goes into its own list on the wire. */
+export type SpanType = "base" | "llm" | "retriever" | "agent" | "tool";
+
+/** A tool call, as test cases and goldens carry it. */
+export interface ToolCall {
+  name: string;
+  /** @default "FUNCTION" */
+  type?: "FUNCTION" | "MCP";
+  description?: string;
+  inputParameters?: Record<string, unknown>;
+  output?: unknown;
+  reasoning?: string;
+}
+
+/** The test case an online evaluation judges (spec 2.5); separate from the span's own input/output. */
+export interface LlmTestCase {
+  input: string;
+  actualOutput: string;
+  expectedOutput?: string;
+  context?: string[];
+  retrievalContext?: string[];
+  toolsCalled?: ToolCall[];
+  expectedTools?: ToolCall[];
+}
+
+/** Fields of llm spans. */
+export interface LlmSpanFields {
+  /** The model string; the service computes token cost and usage from it. */
+  model?: string;
+  provider?: string;
+  inputTokenCount?: number;
+  outputTokenCount?: number;
+  /** USD per input token. */
+  costPerInputToken?: number;
+  /** USD per output token. */
+  costPerOutputToken?: number;
+  promptAlias?: string;
+  promptVersion?: string;
+  promptLabel?: string;
+  promptCommitHash?: string;
+}
+
+/** Fields of retriever spans. */
+export interface RetrieverSpanFields {
+  /** The embedding model used for the query. */
+  embedder?: string;
+  topK?: number;
+  chunkSize?: number;
+}
+
+/** Fields of agent spans. */
+export interface AgentSpanFields {
+  availableTools?: string[];
+  agentHandoffs?: string[];
+}
+
+/** Fields of tool spans. */
+export interface ToolSpanFields {
+  description?: string;
+}
+
+/** The type-specific fields of each span type. */
+export interface SpanTypeFields {
+  base: Record<never, never>;
+  llm: LlmSpanFields;
+  retriever: RetrieverSpanFields;
+  agent: AgentSpanFields;
+  tool: ToolSpanFields;
+}
+
+/** Names of the type-specific fields, per type: what `observe` and `updateCurrentSpan` accept. */
+export const typeFieldNames: { readonly [K in SpanType]: readonly (keyof SpanTypeFields[K] & string)[] } = {
+  base: [],
+  llm: [
+    "model",
+    "provider",
+    "inputTokenCount",
+    "outputTokenCount",
+    "costPerInputToken",
+    "costPerOutputToken",
+    "promptAlias",
+    "promptVersion",
+    "promptLabel",
+    "promptCommitHash",
+  ],
+  retriever: ["embedder", "topK", "chunkSize"],
+  agent: ["availableTools", "agentHandoffs"],
+  tool: ["description"],
+};
+
+/** Test-case fields a span or trace may carry beside `llmTestCase`. */
+export interface TestCaseFields {
+  expectedOutput?: string;
+  retrievalContext?: string[];
+  context?: string[];
+  toolsCalled?: ToolCall[];
+  expectedTools?: ToolCall[];
+}
+
+export const testCaseFieldNames = [
+  "expectedOutput",
+  "retrievalContext",
+  "context",
+  "toolsCalled",
+  "expectedTools",
+] as const satisfies readonly (keyof TestCaseFields)[];
+
+/** Fields every span can be given, at open time or through `updateCurrentSpan`. */
+export interface CommonSpanFields extends TestCaseFields {
+  /** Span name. @default the wrapped function's name */
+  name?: string;
+  /** Single-turn metric collection that evaluates this span online (needs `llmTestCase`). */
+  metricCollection?: string;
+  llmTestCase?: LlmTestCase;
+  /** Key-value records; merged into what the span already has. */
+  metadata?: Record<string, unknown>;
+}
+
+/** Options of `observe()`: the span type and that type's own fields. */
+export type ObserveOptions = {
+  [K in SpanType]: CommonSpanFields & SpanTypeFields[K] & (K extends "base" ? { type?: "base" } : { type: K });
+}[SpanType];
+
+/** What `updateCurrentSpan` sets on the current span. Type fields that do not match the span's type are ignored. */
+export interface SpanUpdate
+  extends CommonSpanFields,
+    LlmSpanFields,
+    RetrieverSpanFields,
+    AgentSpanFields,
+    ToolSpanFields {
+  /** Replaces the captured input. */
+  input?: unknown;
+  /** Replaces the captured output; the function's return value no longer overwrites it. */
+  output?: unknown;
+}
+
+/** What `updateCurrentTrace` sets on the current trace. */
+export interface TraceUpdate extends TestCaseFields {
+  name?: string;
+  input?: unknown;
+  output?: unknown;
+  /** Groups traces into one conversation. */
+  threadId?: string;
+  userId?: string;
+  /** Appended to the trace's tags. */
+  tags?: string[];
+  /** Merged into the trace's metadata. */
+  metadata?: Record<string, unknown>;
+  environment?: string;
+  /** Single-turn metric collection that evaluates the trace online (needs `llmTestCase`). */
+  metricCollection?: string;
+  llmTestCase?: LlmTestCase;
+}

@@ -1,0 +1,238 @@
+import { context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import { activeRuntime, type Runtime } from "../runtime.js";
+import { capture } from "./capture.js";
+import { currentObservedSpan, withObservedSpan } from "./context.js";
+import type { ObserveOptions, SpanType } from "./fields.js";
+import { describeError, type JsonValue } from "./serialize.js";
+import { SPAN_TYPE_ATTRIBUTE, type SpanData, setSpanData } from "./span-data.js";
+import { preciseNow } from "./time.js";
+import { pickSpanFields } from "./validate-fields.js";
+
+/** Any function: what `observe` wraps. */
+export type AnyFunction = (...args: never[]) => unknown;
+
+/**
+ * What `observe(options)` returns: a decorator for class methods, working both as a TypeScript
+ * standard decorator and as a legacy `experimentalDecorators` one.
+ */
+export interface ObserveDecorator {
+  <This, Args extends unknown[], Return>(
+    method: (this: This, ...args: Args) => Return,
+    context: ClassMethodDecoratorContext<This, (this: This, ...args: Args) => Return>,
+  ): (this: This, ...args: Args) => Return;
+  (target: object, propertyKey: string | symbol, descriptor: PropertyDescriptor): PropertyDescriptor;
+}
+
+const spanTypes = new Set<SpanType>(["base", "llm", "retriever", "agent", "tool"]);
+const MAX_STREAM_ITEMS = 1000;
+
+/**
+ * Wraps a function so that each call is a span of the current trace (or the root of a new one).
+ * The wrapper keeps the signature and `this`; sync stays sync, async stays async, and
+ * generators end their span when iteration finishes. Errors are recorded and re-thrown as the
+ * same object.
+ *
+ * @example
+ * const answer = observe({ type: "llm", model: "gpt-4o" }, async (q: string) => callModel(q));
+ * class Bot { @observe({ type: "agent" }) async run(q: string) { ... } }
+ */
+export function observe<F extends AnyFunction>(fn: F): F;
+export function observe<F extends AnyFunction>(options: ObserveOptions, fn: F): F;
+export function observe(options?: ObserveOptions): ObserveDecorator;
+export function observe(a?: ObserveOptions | AnyFunction, b?: AnyFunction): unknown {
+  if (typeof a === "function") return wrap({}, a);
+  const options = checkOptions(a ?? {});
+  if (b !== undefined) {
+    if (typeof b !== "function") throw new TypeError(`evaltrace: observe(options, fn) needs a function; got ${typeof b}`);
+    return wrap(options, b);
+  }
+  return decorator(options);
+}
+
+function checkOptions(options: ObserveOptions): ObserveOptions {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`evaltrace: observe options must be an object; got ${options === null ? "null" : typeof options}`);
+  }
+  if (options.type !== undefined && !spanTypes.has(options.type)) {
+    throw new TypeError(`evaltrace: observe option \`type\` must be one of base, llm, retriever, agent, tool; got ${JSON.stringify(options.type)}`);
+  }
+  return options;
+}
+
+function decorator(options: ObserveOptions): ObserveDecorator {
+  return function observeDecorator(target: unknown, key: unknown, descriptor?: PropertyDescriptor): unknown {
+    if (key !== null && typeof key === "object" && "kind" in key) {
+      // Standard decorator: (method, context).
+      const ctx = key as ClassMethodDecoratorContext;
+      return wrap({ ...options, name: options.name ?? String(ctx.name) }, target as AnyFunction);
+    }
+    // Legacy decorator: (prototype, propertyKey, descriptor).
+    if (!descriptor || typeof descriptor.value !== "function") {
+      throw new TypeError("evaltrace: @observe decorates methods only");
+    }
+    descriptor.value = wrap({ ...options, name: options.name ?? String(key) }, descriptor.value as AnyFunction);
+    return descriptor;
+  } as ObserveDecorator;
+}
+
+function wrap<F extends AnyFunction>(options: ObserveOptions, fn: F): F {
+  const name = options.name ?? fn.name ?? "anonymous";
+  const type: SpanType = options.type ?? "base";
+  let staticFields: { [key: string]: JsonValue } | undefined;
+  const wrapped = function (this: unknown, ...args: unknown[]): unknown {
+    const rt = activeRuntime();
+    if (!rt) return fn.apply(this, args as never[]);
+    let started: { span: Span; data: SpanData; ctx: ReturnType<typeof context.active> };
+    try {
+      staticFields ??= pickSpanFields(type, options, rt.logger);
+      started = start(rt, name || "anonymous", type, staticFields, args);
+    } catch (err) {
+      rt.logger.error(`could not open span ${name}: ${describeError(err)}`);
+      return fn.apply(this, args as never[]);
+    }
+    const { span, data, ctx } = started;
+    let result: unknown;
+    try {
+      result = context.with(ctx, fn as unknown as (...a: unknown[]) => unknown, this, ...args);
+    } catch (err) {
+      end(rt, span, data, undefined, err, true);
+      throw err;
+    }
+    return settle(rt, span, data, ctx, result);
+  };
+  Object.defineProperty(wrapped, "name", { value: fn.name, configurable: true });
+  Object.defineProperty(wrapped, "length", { value: fn.length, configurable: true });
+  return wrapped as unknown as F;
+}
+
+function start(rt: Runtime, name: string, type: SpanType, fields: { [key: string]: JsonValue }, args: unknown[]) {
+  const active = context.active();
+  const parent = currentObservedSpan(active);
+  const base = parent ? trace.setSpan(active, parent) : trace.deleteSpan(active);
+  const span = rt.tracer.startSpan(name, { startTime: preciseNow(), attributes: { [SPAN_TYPE_ATTRIBUTE]: type } }, base);
+  const data: SpanData = { type, fields: { ...fields } };
+  if (span.isRecording()) {
+    if (rt.options.captureInputs && args.length > 0) {
+      const input = capture(rt, args.length === 1 ? args[0] : args);
+      if (input !== undefined) data.input = input;
+    }
+    setSpanData(span, data);
+  }
+  return { span, data, ctx: withObservedSpan(active, span) };
+}
+
+/** Ends a span with its output or error. Never throws. */
+function end(rt: Runtime, span: Span, data: SpanData, output: unknown, error: unknown, failed: boolean): void {
+  try {
+    if (!span.isRecording()) return;
+    if (failed) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(error) });
+    } else if (rt.options.captureOutputs && !data.outputPinned && output !== undefined) {
+      const out = capture(rt, output);
+      if (out !== undefined) data.output = out;
+    }
+    span.end(preciseNow());
+  } catch (err) {
+    rt.logger.error(`could not end span: ${describeError(err)}`);
+  }
+}
+
+function settle(rt: Runtime, span: Span, data: SpanData, ctx: ReturnType<typeof context.active>, result: unknown): unknown {
+  if (result === null || (typeof result !== "object" && typeof result !== "function")) {
+    end(rt, span, data, result, undefined, false);
+    return result;
+  }
+  const tag = Object.prototype.toString.call(result);
+  if (tag === "[object AsyncGenerator]" || tag === "[object Generator]") {
+    return wrapIterator(rt, span, data, ctx, result as AsyncGenerator & Generator, tag === "[object AsyncGenerator]");
+  }
+  const then = (result as { then?: unknown }).then;
+  if (typeof then !== "function") {
+    end(rt, span, data, result, undefined, false);
+    return result;
+  }
+  if (result instanceof Promise) {
+    return result.then(
+      (value) => {
+        end(rt, span, data, value, undefined, false);
+        return value;
+      },
+      (err: unknown) => {
+        end(rt, span, data, undefined, err, true);
+        throw err;
+      },
+    );
+  }
+  // A foreign thenable (e.g. an SDK's promise subclass with extra methods): return it as it is,
+  // observing its settlement on the side.
+  try {
+    (then as (ok: (v: unknown) => void, ko: (e: unknown) => void) => unknown).call(
+      result,
+      (value) => end(rt, span, data, value, undefined, false),
+      (err) => end(rt, span, data, undefined, err, true),
+    );
+  } catch (err) {
+    end(rt, span, data, undefined, err, true);
+  }
+  return result;
+}
+
+type AnyGenerator = {
+  next(...args: unknown[]): unknown;
+  return(value?: unknown): unknown;
+  throw(err?: unknown): unknown;
+};
+
+/**
+ * Wraps a generator so that each step runs in the span's context and the span ends when
+ * iteration finishes (done, `return()`, or an error), with the yielded values as output.
+ */
+function wrapIterator(rt: Runtime, span: Span, data: SpanData, ctx: ReturnType<typeof context.active>, gen: AnyGenerator, isAsync: boolean): unknown {
+  const items: unknown[] = [];
+  let finished = false;
+  const finish = (err?: unknown, failed = false) => {
+    if (finished) return;
+    finished = true;
+    const output = items.every((i) => typeof i === "string") ? items.join("") : items;
+    end(rt, span, data, output, err, failed);
+  };
+  const observeStep = (step: { done?: boolean; value?: unknown }) => {
+    if (step.done) finish();
+    else if (items.length < MAX_STREAM_ITEMS) items.push(step.value);
+    return step;
+  };
+  const call = (method: "next" | "return" | "throw", arg: unknown[]) => {
+    let step: unknown;
+    try {
+      step = context.with(ctx, () => gen[method](...arg));
+    } catch (err) {
+      finish(err, true);
+      throw err;
+    }
+    if (!isAsync) {
+      const s = observeStep(step as { done?: boolean; value?: unknown });
+      if (method === "return") finish();
+      return s;
+    }
+    return (step as Promise<{ done?: boolean; value?: unknown }>).then(
+      (s) => {
+        observeStep(s);
+        if (method === "return") finish();
+        return s;
+      },
+      (err: unknown) => {
+        finish(err, true);
+        throw err;
+      },
+    );
+  };
+  const wrapper = {
+    next: (...arg: unknown[]) => call("next", arg),
+    return: (...arg: unknown[]) => call("return", arg),
+    throw: (...arg: unknown[]) => call("throw", arg),
+    [isAsync ? Symbol.asyncIterator : Symbol.iterator]() {
+      return wrapper;
+    },
+  };
+  return wrapper;
+}

@@ -1,0 +1,143 @@
+/** A JSON value: what every captured input, output and metadata becomes before it is stored. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Bounds on one captured value. */
+export interface SerializeLimits {
+  /** Longest string kept, in characters; longer ones are cut with a marker. */
+  maxStringChars: number;
+  /** Total characters of strings and keys kept across the whole value. */
+  maxTotalChars: number;
+  /** Deepest nesting kept. */
+  maxDepth: number;
+  /** Most keys of an object or items of an array kept. */
+  maxItems: number;
+}
+
+export const defaultSerializeLimits: SerializeLimits = {
+  maxStringChars: 64 * 1024,
+  maxTotalChars: 512 * 1024,
+  maxDepth: 24,
+  maxItems: 1000,
+};
+
+const NUL = /\u0000/g;
+
+/**
+ * Turns any value into a JSON value that `JSON.stringify` cannot throw on: cycles become
+ * `"<circular>"`, BigInt and symbols strings, functions `"[Function name]"`, binary data a short
+ * description, Maps objects, Sets arrays, Errors `{name, message, stack}`, non-finite numbers
+ * `null`; NUL characters are stripped and everything is bounded by `limits`. Never throws.
+ */
+export function toJsonValue(value: unknown, limits: SerializeLimits = defaultSerializeLimits): JsonValue {
+  const state = { budget: limits.maxTotalChars, seen: new Set<object>() };
+
+  const str = (s: string): string => {
+    let out = s.includes("\u0000") ? s.replace(NUL, "") : s;
+    const cap = Math.min(limits.maxStringChars, Math.max(state.budget, 0));
+    if (out.length > cap) out = `${out.slice(0, cap)}...[truncated ${out.length - cap} chars]`;
+    state.budget -= out.length;
+    return out;
+  };
+
+  const walk = (v: unknown, depth: number): JsonValue | undefined => {
+    switch (typeof v) {
+      case "string":
+        return str(v);
+      case "number":
+        return Number.isFinite(v) ? v : null;
+      case "boolean":
+        return v;
+      case "bigint":
+        return v.toString();
+      case "symbol":
+        return str(v.toString());
+      case "function":
+        return str(`[Function ${(v as { name?: string }).name || "anonymous"}]`);
+      case "undefined":
+        return undefined;
+    }
+    if (v === null) return null;
+    const obj = v as object;
+    if (state.seen.has(obj)) return "<circular>";
+    if (depth >= limits.maxDepth) return "[max depth]";
+    if (state.budget <= 0) return "[truncated]";
+    state.seen.add(obj);
+    try {
+      return walkObject(obj, depth);
+    } catch (err) {
+      return str(`[unserializable: ${describeError(err)}]`);
+    } finally {
+      state.seen.delete(obj);
+    }
+  };
+
+  const walkObject = (obj: object, depth: number): JsonValue | undefined => {
+    if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? null : obj.toISOString();
+    if (obj instanceof Error) {
+      const out: { [key: string]: JsonValue } = { name: str(obj.name), message: str(obj.message) };
+      if (obj.stack) out.stack = str(obj.stack);
+      return out;
+    }
+    if (ArrayBuffer.isView(obj)) return `[${obj.constructor.name} ${obj.byteLength} bytes]`;
+    if (obj instanceof ArrayBuffer) return `[ArrayBuffer ${obj.byteLength} bytes]`;
+    if (obj instanceof RegExp) return str(String(obj));
+    if (Array.isArray(obj) || obj instanceof Set) {
+      const items = Array.isArray(obj) ? obj : [...obj];
+      const out: JsonValue[] = [];
+      const n = Math.min(items.length, limits.maxItems);
+      for (let i = 0; i < n; i++) out.push(walk(items[i], depth + 1) ?? null);
+      if (items.length > n) out.push(`[${items.length - n} more items]`);
+      return out;
+    }
+    if (obj instanceof Map) {
+      const out: { [key: string]: JsonValue } = {};
+      let i = 0;
+      for (const [k, val] of obj) {
+        if (i++ >= limits.maxItems) break;
+        const item = walk(val, depth + 1);
+        if (item !== undefined) out[str(typeof k === "string" ? k : String(k))] = item;
+      }
+      return out;
+    }
+    const toJSON = (obj as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") return walk(toJSON.call(obj), depth + 1);
+    if (typeof (obj as { then?: unknown }).then === "function") return "[Promise]";
+    const out: { [key: string]: JsonValue } = {};
+    const keys = Object.keys(obj);
+    const n = Math.min(keys.length, limits.maxItems);
+    for (let i = 0; i < n; i++) {
+      const key = keys[i]!;
+      let item: JsonValue | undefined;
+      try {
+        item = walk((obj as Record<string, unknown>)[key], depth + 1);
+      } catch (err) {
+        item = str(`[getter threw: ${describeError(err)}]`);
+      }
+      if (item !== undefined) out[str(key)] = item;
+    }
+    if (keys.length > n) out["..."] = `[${keys.length - n} more keys]`;
+    return out;
+  };
+
+  try {
+    return walk(value, 0) ?? null;
+  } catch (err) {
+    return `[unserializable: ${describeError(err)}]`;
+  }
+}
+
+/** The value as text: strings as they are (bounded), anything else as JSON. Never throws. */
+export function toText(value: unknown, limits: SerializeLimits = defaultSerializeLimits): string {
+  const json = toJsonValue(value, limits);
+  return typeof json === "string" ? json : JSON.stringify(json);
+}
+
+/** A short description of anything thrown, safe to call on hostile values. */
+export function describeError(err: unknown): string {
+  try {
+    if (err instanceof Error) return err.message || err.name;
+    return String(err);
+  } catch {
+    return "unknown error";
+  }
+}

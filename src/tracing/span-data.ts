@@ -1,0 +1,33 @@
+import type { Span } from "@opentelemetry/api";
+import type { SpanType } from "./fields.js";
+import type { JsonValue } from "./serialize.js";
+
+/**
+ * What evaltrace knows about one of its spans beyond OTel attributes: captured values already
+ * made JSON-safe (so later mutation by the app cannot change them), and the type's fields.
+ */
+export interface SpanData {
+  type: SpanType;
+  input?: JsonValue;
+  output?: JsonValue;
+  /** Set once `updateCurrentSpan({ output })` ran, so the return value does not overwrite it. */
+  outputPinned?: boolean;
+  metadata?: { [key: string]: JsonValue };
+  /** Type fields, test-case fields, metricCollection and llmTestCase, JSON-safe. */
+  fields: { [key: string]: JsonValue };
+  /** Set when the span is ended, so late updates are ignored like OTel ignores them. */
+  ended?: boolean;
+}
+
+const store = new WeakMap<object, SpanData>();
+
+/** Attribute that marks our spans and carries their type for any other OTel exporter. */
+export const SPAN_TYPE_ATTRIBUTE = "evaltrace.span.type";
+
+export function setSpanData(span: Span | object, data: SpanData): void {
+  store.set(span, data);
+}
+
+export function getSpanData(span: Span | object): SpanData | undefined {
+  return store.get(span);
+}

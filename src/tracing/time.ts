@@ -1,0 +1,22 @@
+import type { HrTime } from "@opentelemetry/api";
+
+// One epoch anchor for the whole process, so that every timestamp we take is on the same
+// monotonic scale. OTel's own default takes Date.now() (whole milliseconds) per span, which
+// loses the order of spans that start within the same millisecond.
+const anchorMillis = Date.now() - performance.now();
+let lastMicros = 0;
+
+/** A strictly increasing high-resolution wall-clock time (microsecond steps). */
+export function preciseNow(): HrTime {
+  let micros = Math.floor((anchorMillis + performance.now()) * 1000);
+  if (micros <= lastMicros) micros = lastMicros + 1;
+  lastMicros = micros;
+  const seconds = Math.floor(micros / 1_000_000);
+  return [seconds, (micros - seconds * 1_000_000) * 1000];
+}
+
+/** ISO 8601 in UTC with microseconds and a `Z` suffix, e.g. `2026-01-02T03:04:05.123456Z`. */
+export function hrTimeToIso([seconds, nanos]: HrTime): string {
+  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
+  return `${base}.${String(Math.floor(nanos / 1000)).padStart(6, "0")}Z`;
+}

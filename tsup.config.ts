@@ -1,0 +1,12 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: { index: "src/index.ts", devserver: "src/devserver/index.ts", cli: "src/cli.ts" },
+  format: ["esm", "cjs"],
+  dts: true,
+  clean: true,
+  sourcemap: true,
+  target: "node20",
+  // p-queue is ESM-only: bundle it so that `require("evaltrace")` works on every Node 20.
+  noExternal: ["p-queue", "eventemitter3"],
+});
