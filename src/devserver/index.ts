@@ -1,1 +1,4 @@
-export {};
+export type { Judge, JudgeInput, Plan } from "./context.js";
+export type { DevServer, DevServerOptions } from "./server.js";
+export { startDevServer } from "./server.js";
+export type { EvaluationJob, State, StoredSpan, StoredTrace } from "./store.js";

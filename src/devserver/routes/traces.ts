@@ -1,0 +1,247 @@
+import { createHash } from "node:crypto";
+import { type Handler, judgeCollection, type RouteContext } from "../context.js";
+import { badRequest, conflict, notFound } from "../http-error.js";
+import { checkObject, isoMicros, isPlainObject, llmTestCase, opt, req, type Shape, t, testCaseExtras } from "../schema.js";
+import { type EvaluationJob, newId, type StoredSpan, type StoredTrace } from "../store.js";
+
+export const spanLists = {
+  baseSpans: "base",
+  llmSpans: "llm",
+  retrieverSpans: "retriever",
+  agentSpans: "agent",
+  toolSpans: "tool",
+} as const;
+type ListKey = keyof typeof spanLists;
+const listKeys = Object.keys(spanLists) as ListKey[];
+
+const message = t.object({ role: req(t.string), content: req(t.string) });
+const messages: typeof message = t.list(message);
+const text = t.string;
+const llmOutput: typeof message = (v, p) => (typeof v === "string" ? undefined : messages(v, p));
+
+const commonSpan: Shape = {
+  uuid: req(t.nonEmpty),
+  name: req(t.string),
+  type: opt(t.enumOf(Object.values(spanLists))),
+  status: opt(t.enumOf(["SUCCESS", "ERRORED"])),
+  error: opt(t.string),
+  startTime: req(t.iso),
+  endTime: req(t.iso),
+  parentUuid: opt(t.nonEmpty),
+  metadata: opt(t.record),
+  metricCollection: opt(t.nonEmpty),
+  llmTestCase: opt(llmTestCase),
+  integration: opt(t.string),
+  ...testCaseExtras,
+};
+
+/** Span shapes per type: spec 2.5 types base input/output as strings and llm input as messages. */
+const spanShapes: Record<ListKey, Shape> = {
+  baseSpans: { ...commonSpan, input: opt(text), output: opt(text) },
+  llmSpans: {
+    ...commonSpan,
+    input: opt(messages),
+    output: opt(llmOutput),
+    model: opt(t.string),
+    provider: opt(t.string),
+    inputTokenCount: opt(t.nonNegativeInteger),
+    outputTokenCount: opt(t.nonNegativeInteger),
+    costPerInputToken: opt(t.number),
+    costPerOutputToken: opt(t.number),
+    promptAlias: opt(t.string),
+    promptVersion: opt(t.string),
+    promptLabel: opt(t.string),
+    promptCommitHash: opt(t.string),
+  },
+  retrieverSpans: { ...commonSpan, input: opt(t.any), output: opt(t.any), embedder: opt(t.string), topK: opt(t.nonNegativeInteger), chunkSize: opt(t.nonNegativeInteger) },
+  agentSpans: { ...commonSpan, input: opt(t.any), output: opt(t.any), availableTools: opt(t.strings), agentHandoffs: opt(t.strings) },
+  toolSpans: { ...commonSpan, input: opt(t.any), output: opt(t.any), description: opt(t.string) },
+};
+
+const spanListFields: Shape = Object.fromEntries(listKeys.map((k) => [k, opt(t.list(t.any))]));
+
+const traceShape: Shape = {
+  uuid: req(t.nonEmpty),
+  name: opt(t.string),
+  input: opt(text),
+  output: opt(text),
+  startTime: req(t.iso),
+  endTime: req(t.iso),
+  environment: opt(t.nonEmpty),
+  metadata: opt(t.record),
+  tags: opt(t.strings),
+  threadId: opt(t.nonEmpty),
+  userId: opt(t.nonEmpty),
+  status: opt(t.enumOf(["SUCCESS", "ERRORED"])),
+  metricCollection: opt(t.nonEmpty),
+  llmTestCase: opt(llmTestCase),
+  ...testCaseExtras,
+  ...spanListFields,
+};
+
+const updateShape: Shape = {
+  output: opt(text),
+  endTime: opt(t.iso),
+  environment: opt(t.nonEmpty),
+  metadata: opt(t.record),
+  tags: opt(t.strings),
+  ...spanListFields,
+};
+
+/** Checks the spans of each list and returns them flat, with their type. */
+function collectSpans(body: Record<string, unknown>, path: string): StoredSpan[] {
+  const out: StoredSpan[] = [];
+  for (const key of listKeys) {
+    const list = body[key];
+    if (list === undefined) continue;
+    (list as unknown[]).forEach((span, i) => {
+      const p = `${path}.${key}[${i}]`;
+      checkObject(span, spanShapes[key], p);
+      if (span.type !== undefined && span.type !== spanLists[key]) {
+        throw badRequest(`${p}.type is "${String(span.type)}" but the span is in ${key}`);
+      }
+      out.push({ ...(span as StoredSpan), type: spanLists[key] });
+    });
+  }
+  return out;
+}
+
+/**
+ * The hierarchy rules of spec 4.6 over a trace's existing and new spans: `parentUuid` names a
+ * span of the same trace, never the trace uuid; a child starts no earlier than its parent; no
+ * span ends before it starts; no cycles; no span uuid twice.
+ */
+function checkHierarchy(traceUuid: string, existing: StoredSpan[], added: StoredSpan[], path: string): void {
+  const byUuid = new Map<string, StoredSpan>();
+  for (const s of existing) byUuid.set(s.uuid, s);
+  for (const s of added) {
+    if (byUuid.has(s.uuid)) {
+      throw conflict(
+        existing.some((e) => e.uuid === s.uuid)
+          ? `${path}: span ${s.uuid} already exists in trace ${traceUuid}; existing spans cannot be updated (spec 3.2)`
+          : `${path}: span uuid ${s.uuid} appears twice`,
+      );
+    }
+    if (s.uuid === traceUuid) throw badRequest(`${path}: span uuid ${s.uuid} equals the trace uuid`);
+    byUuid.set(s.uuid, s);
+  }
+  for (const s of added) {
+    if (isoMicros(s.endTime) < isoMicros(s.startTime)) throw badRequest(`${path}: span ${s.uuid} ends before it starts`);
+    if (s.parentUuid === undefined) continue;
+    if (s.parentUuid === traceUuid) {
+      throw badRequest(`${path}: span ${s.uuid} has the trace uuid as parentUuid; parentUuid is a span uuid and root spans carry none (spec 4.6 rules 2-3)`);
+    }
+    const parent = byUuid.get(s.parentUuid);
+    if (!parent) throw badRequest(`${path}: span ${s.uuid} has parentUuid ${s.parentUuid}, which names no span of trace ${traceUuid} (spec 4.6 rule 1)`);
+    if (isoMicros(s.startTime) < isoMicros(parent.startTime)) {
+      throw badRequest(`${path}: span ${s.uuid} starts before its parent ${parent.uuid} (spec 4.6 rule 4)`);
+    }
+    const seen = new Set<string>([s.uuid]);
+    for (let p: StoredSpan | undefined = parent; p?.parentUuid !== undefined; p = byUuid.get(p.parentUuid)) {
+      if (seen.has(p.uuid)) throw badRequest(`${path}: the parentUuid chain of span ${s.uuid} forms a cycle`);
+      seen.add(p.uuid);
+    }
+  }
+}
+
+function index(map: Record<string, string[]>, key: unknown, uuid: string): void {
+  if (typeof key !== "string") return;
+  const list = (map[key] ??= []);
+  if (!list.includes(uuid)) list.push(uuid);
+}
+
+/** Records the online evaluations of spec 4.6: a single-turn collection plus a test case. */
+async function onlineJobs(ctx: RouteContext, target: "trace" | "span", targetId: string, fields: Record<string, unknown>): Promise<void> {
+  if (typeof fields.metricCollection !== "string" || fields.llmTestCase === undefined) return;
+  const job: EvaluationJob = {
+    id: newId(ctx.state, "job"),
+    trigger: "online",
+    target,
+    targetId,
+    metricCollection: fields.metricCollection,
+    status: "NOT_JUDGED",
+    createdAt: new Date(ctx.now).toISOString(),
+  };
+  const collection = ctx.state.collections.find((c) => c.name === fields.metricCollection && !c.multiTurn);
+  if (!collection) {
+    job.status = "REJECTED";
+    job.message = `no single-turn metric collection named "${fields.metricCollection}": not evaluated`;
+  } else {
+    Object.assign(job, await judgeCollection(ctx, collection, fields.llmTestCase, target));
+  }
+  ctx.state.jobs.push(job);
+}
+
+const digest = (v: unknown) => createHash("sha1").update(JSON.stringify(v)).digest("hex");
+
+/** `POST /v1/traces`: one trace, or `{traces: [...]}`; all-or-nothing. */
+export const ingestTraces: Handler = async (ctx) => {
+  const isList = isPlainObject(ctx.body) && "traces" in ctx.body;
+  let raw: unknown[];
+  if (isList) {
+    checkObject(ctx.body, { traces: req(t.list(t.any)) }, "body");
+    raw = (ctx.body as { traces: unknown[] }).traces;
+  } else {
+    raw = [ctx.body];
+  }
+  const prepared: { uuid: string; fields: Record<string, unknown>; spans: StoredSpan[]; digest: string; replay: boolean }[] = [];
+  const seen = new Set<string>();
+  raw.forEach((trace, i) => {
+    const path = isList ? `body.traces[${i}]` : "body";
+    checkObject(trace, traceShape, path);
+    const uuid = trace.uuid as string;
+    if (seen.has(uuid)) throw conflict(`${path}: trace ${uuid} appears twice in this request`);
+    seen.add(uuid);
+    if (isoMicros(trace.endTime as string) < isoMicros(trace.startTime as string)) throw badRequest(`${path}: trace ends before it starts`);
+    const d = digest(trace);
+    const existing = ctx.state.traces[uuid];
+    if (existing) {
+      // A retried request whose first attempt was stored: accepted, nothing changes.
+      if (existing.digest === d) return void prepared.push({ uuid, fields: {}, spans: [], digest: d, replay: true });
+      throw conflict(`${path}: trace ${uuid} already exists; change it with PUT /v1/traces/${uuid}`);
+    }
+    const spans = collectSpans(trace, path);
+    checkHierarchy(uuid, [], spans, path);
+    const fields: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(trace)) if (!(k in spanLists)) fields[k] = v;
+    prepared.push({ uuid, fields, spans, digest: d, replay: false });
+  });
+  // Everything is valid: now write.
+  const nowIso = new Date(ctx.now).toISOString();
+  for (const p of prepared.filter((x) => !x.replay)) {
+    const stored: StoredTrace = { uuid: p.uuid, fields: p.fields, spans: p.spans, receivedAt: nowIso, updatedAt: nowIso, digest: p.digest };
+    ctx.state.traces[p.uuid] = stored;
+    for (const s of p.spans) ctx.state.spanIndex[s.uuid] = p.uuid;
+    index(ctx.state.threads, p.fields.threadId, p.uuid);
+    index(ctx.state.users, p.fields.userId, p.uuid);
+    await onlineJobs(ctx, "trace", p.uuid, p.fields);
+    for (const s of p.spans) await onlineJobs(ctx, "span", s.uuid, s);
+  }
+  return { body: isList ? { success: true } : { success: true, data: { id: prepared[0]!.uuid } } };
+};
+
+/** `PUT /v1/traces/:uuid`: overwrite output/endTime/environment, append metadata/tags/spans. */
+export const updateTrace: Handler = (ctx) => {
+  const trace = ctx.state.traces[ctx.params.uuid!];
+  if (!trace) throw notFound(`no trace with uuid ${ctx.params.uuid}`);
+  if (isPlainObject(ctx.body)) {
+    for (const key of Object.keys(ctx.body)) {
+      if (!(key in updateShape) && key in traceShape) {
+        throw badRequest(`body.${key} cannot be updated; a trace update takes output, endTime, environment, metadata, tags and span lists (spec 4.6)`);
+      }
+    }
+  }
+  checkObject(ctx.body, updateShape, "body");
+  const body = ctx.body as Record<string, unknown>;
+  const added = collectSpans(body, "body");
+  checkHierarchy(trace.uuid, trace.spans, added, "body");
+  const endTime = (body.endTime as string | undefined) ?? (trace.fields.endTime as string);
+  if (isoMicros(endTime) < isoMicros(trace.fields.startTime as string)) throw badRequest("body.endTime is before the trace's startTime");
+  for (const key of ["output", "endTime", "environment"] as const) if (body[key] !== undefined) trace.fields[key] = body[key];
+  if (body.metadata) trace.fields.metadata = { ...(trace.fields.metadata as object | undefined), ...(body.metadata as object) };
+  if (body.tags) trace.fields.tags = [...((trace.fields.tags as string[] | undefined) ?? []), ...(body.tags as string[])];
+  trace.spans.push(...added);
+  for (const s of added) ctx.state.spanIndex[s.uuid] = trace.uuid;
+  trace.updatedAt = new Date(ctx.now).toISOString();
+  return { body: { success: true } };
+};

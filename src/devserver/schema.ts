@@ -1,0 +1,155 @@
+import { badRequest } from "./http-error.js";
+
+/** Checks one value at `path`; throws a 400 naming the path and the rule. */
+export type Check = (value: unknown, path: string) => void;
+
+/** A field of an object schema. */
+export interface Field {
+  check: Check;
+  required?: boolean;
+}
+
+export type Shape = Record<string, Field>;
+
+const fail = (path: string, expected: string): never => {
+  throw badRequest(`${path} must be ${expected}`);
+};
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Microseconds since the epoch of an ISO 8601 timestamp, keeping sub-millisecond digits. */
+export function isoMicros(iso: string): number {
+  const m = /\.(\d+)/.exec(iso);
+  const whole = Date.parse(iso.replace(/\.\d+/, ""));
+  const frac = m ? Number(`0.${m[1]}`) : 0;
+  return whole * 1000 + Math.floor(frac * 1_000_000);
+}
+
+export const t = {
+  any: (() => {}) as Check,
+  string: ((v, p) => {
+    if (typeof v !== "string") fail(p, "a string");
+  }) as Check,
+  nonEmpty: ((v, p) => {
+    if (typeof v !== "string" || v.trim().length === 0) fail(p, "a non-empty string");
+  }) as Check,
+  boolean: ((v, p) => {
+    if (typeof v !== "boolean") fail(p, "a boolean");
+  }) as Check,
+  number: ((v, p) => {
+    if (typeof v !== "number" || !Number.isFinite(v)) fail(p, "a number");
+  }) as Check,
+  integer: ((v, p) => {
+    if (!Number.isInteger(v)) fail(p, "an integer");
+  }) as Check,
+  nonNegativeInteger: ((v, p) => {
+    if (!Number.isInteger(v) || (v as number) < 0) fail(p, "a non-negative integer");
+  }) as Check,
+  iso: ((v, p) => {
+    if (typeof v !== "string" || !ISO.test(v) || Number.isNaN(Date.parse(v.replace(/\.\d+/, "")))) {
+      fail(p, "an ISO 8601 timestamp (e.g. 2026-01-02T03:04:05.123Z)");
+    }
+  }) as Check,
+  record: ((v, p) => {
+    if (!isPlainObject(v)) fail(p, "an object");
+  }) as Check,
+  strings: ((v, p) => {
+    if (!Array.isArray(v) || v.some((s) => typeof s !== "string")) fail(p, "a list of strings");
+  }) as Check,
+  enumOf(values: readonly string[]): Check {
+    return (v, p) => {
+      if (typeof v !== "string" || !values.includes(v)) fail(p, `one of ${values.join(", ")}`);
+    };
+  },
+  range(min: number, max: number): Check {
+    return (v, p) => {
+      if (typeof v !== "number" || !(v >= min && v <= max)) fail(p, `a number from ${min} to ${max}`);
+    };
+  },
+  nullable(check: Check): Check {
+    return (v, p) => {
+      if (v !== null) check(v, p);
+    };
+  },
+  list(item: Check, options: { nonEmpty?: boolean } = {}): Check {
+    return (v, p) => {
+      if (!Array.isArray(v)) fail(p, "a list");
+      const arr = v as unknown[];
+      if (options.nonEmpty && arr.length === 0) fail(p, "a non-empty list");
+      arr.forEach((x, i) => item(x, `${p}[${i}]`));
+    };
+  },
+  object(shape: Shape): Check {
+    return (v, p) => checkObject(v, shape, p);
+  },
+};
+
+/** A required field. */
+export const req = (check: Check): Field => ({ check, required: true });
+/** An optional field. */
+export const opt = (check: Check): Field => ({ check });
+
+/**
+ * Checks an object against a shape: every key known (unknown fields are rejected), every
+ * required key present, every present key valid.
+ */
+export function checkObject(v: unknown, shape: Shape, path: string): asserts v is Record<string, unknown> {
+  if (!isPlainObject(v)) fail(path, "an object");
+  const obj = v as Record<string, unknown>;
+  for (const key of Object.keys(obj)) {
+    if (!(key in shape)) throw badRequest(`unknown field ${path}.${key}`);
+  }
+  for (const [key, field] of Object.entries(shape)) {
+    const value = obj[key];
+    if (value === undefined) {
+      if (field.required) throw badRequest(`${path}.${key} is required`);
+      continue;
+    }
+    field.check(value, `${path}.${key}`);
+  }
+}
+
+/** The tool-call object of test cases and goldens (spec 2.7). */
+export const toolCall: Check = t.object({
+  name: req(t.nonEmpty),
+  type: opt(t.enumOf(["FUNCTION", "MCP"])),
+  description: opt(t.nullable(t.string)),
+  inputParameters: opt(t.nullable(t.record)),
+  output: opt(t.any),
+  reasoning: opt(t.nullable(t.string)),
+});
+
+/** Test-case fields beside input/actualOutput that traces, spans and test cases may carry. */
+export const testCaseExtras: Shape = {
+  expectedOutput: opt(t.string),
+  context: opt(t.strings),
+  retrievalContext: opt(t.strings),
+  toolsCalled: opt(t.list(toolCall)),
+  expectedTools: opt(t.list(toolCall)),
+};
+
+/** A single-turn test case (spec 2.4). */
+export const llmTestCase: Check = t.object({
+  input: req(t.string),
+  actualOutput: req(t.string),
+  ...testCaseExtras,
+  name: opt(t.string),
+  additionalMetadata: opt(t.record),
+  comments: opt(t.string),
+  tokenCost: opt(t.number),
+  completionTime: opt(t.number),
+});
+
+/** A turn of a conversational test case. */
+export const turn: Check = t.object({
+  role: req(t.enumOf(["user", "assistant"])),
+  content: req(t.string),
+  userId: opt(t.string),
+  retrievalContext: opt(t.nullable(t.strings)),
+  toolsCalled: opt(t.nullable(t.list(toolCall))),
+  additionalMetadata: opt(t.record),
+});
