@@ -144,7 +144,9 @@ function str(option: string, value: string | undefined): string | undefined {
  */
 export function resolveOptions(options: EvaltraceOptions = {}, env: Env = processEnv()): ResolvedOptions {
   if (typeof options !== "object" || options === null) fail("options", options, "an object");
-  const apiKey = str("apiKey", options.apiKey) ?? (env.SERVICE_API_KEY || undefined);
+  if (options.apiKey !== undefined && typeof options.apiKey !== "string") fail("apiKey", "(hidden)", "a string");
+  // An empty key (an env var set but empty) means no key: tracing stays off, the app untouched.
+  const apiKey = options.apiKey || env.SERVICE_API_KEY || undefined;
   const baseUrl = (str("baseUrl", options.baseUrl) ?? (env.SERVICE_BASE_URL || DEFAULT_BASE_URL)).replace(/\/+$/, "");
   try {
     const url = new URL(baseUrl);

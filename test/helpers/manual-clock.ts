@@ -1,0 +1,69 @@
+import type { Clock, TimerHandle } from "../../src/clock.js";
+
+interface Timer {
+  id: number;
+  at: number;
+  callback: () => void;
+}
+
+/** A clock that moves only when told to: timers fire in `advance`, never by themselves. */
+export class ManualClock implements Clock {
+  private time: number;
+  private nextId = 1;
+  private timers: Timer[] = [];
+
+  constructor(start = Date.parse("2026-01-01T00:00:00Z")) {
+    this.time = start;
+  }
+
+  now(): number {
+    return this.time;
+  }
+
+  setTimeout(callback: () => void, delayMillis: number): TimerHandle {
+    const timer = { id: this.nextId++, at: this.time + Math.max(0, delayMillis), callback };
+    this.timers.push(timer);
+    return timer.id;
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    this.timers = this.timers.filter((t) => t.id !== handle);
+  }
+
+  /** Delays (from now) of the timers waiting, shortest first. */
+  pendingDelays(): number[] {
+    return this.timers.map((t) => t.at - this.time).sort((a, b) => a - b);
+  }
+
+  /** Moves time forward, firing every timer that falls due on the way, in order. */
+  async advance(millis: number): Promise<void> {
+    const target = this.time + millis;
+    for (;;) {
+      const due = this.timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((t) => t !== due);
+      this.time = due.at;
+      due.callback();
+      await settle();
+    }
+    this.time = target;
+    await settle();
+  }
+}
+
+/** Lets pending promise callbacks and immediates run. */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise<void>((r) => setImmediate(r));
+}
+
+/**
+ * Waits for a condition that real I/O will make true (a request arriving), checking after each
+ * turn of the event loop; fails after `maxTurns` turns rather than after a fixed time.
+ */
+export async function waitUntil(condition: () => boolean, what = "condition", maxTurns = 200_000): Promise<void> {
+  for (let i = 0; i < maxTurns; i++) {
+    if (condition()) return;
+    await new Promise<void>((r) => setImmediate(r));
+  }
+  throw new Error(`waitUntil: ${what} never became true`);
+}

@@ -1,0 +1,55 @@
+import { context, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
+import { configureForTest } from "../helpers/sdk.js";
+
+let dev: DevServer;
+const appExporter = new InMemorySpanExporter();
+const appProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(appExporter)] });
+const appContextManager = new AsyncLocalStorageContextManager().enable();
+
+beforeAll(async () => {
+  // The app registered its own global provider and context manager before us.
+  trace.setGlobalTracerProvider(appProvider);
+  context.setGlobalContextManager(appContextManager);
+  dev = await startDevServer({ port: 0 });
+  configureForTest(dev.url, dev.projectKey);
+});
+afterAll(async () => {
+  await shutdown();
+  await dev.close();
+});
+
+it("leaves an app's global provider and context manager intact, and its traces whole", async () => {
+  const appTracer = trace.getTracer("app");
+  const inner = observe({ name: "ours-inner" }, async () => {
+    // An app span (say, an instrumented HTTP call) inside our span: its parent must be the
+    // app's own span, which its backend knows, never ours.
+    appTracer.startActiveSpan("app-http", (s) => s.end());
+    return currentTraceUuid();
+  });
+  const ours = observe({ name: "ours" }, async () => inner());
+  let uuid: string | undefined;
+  await appTracer.startActiveSpan("app-request", async (span) => {
+    uuid = await ours();
+    span.end();
+  });
+  await flush();
+
+  // Still the app's.
+  expect((trace.getTracerProvider() as unknown as { getDelegate?: () => unknown }).getDelegate?.() ?? trace.getTracerProvider()).toBe(appProvider);
+  const appSpans = appExporter.getFinishedSpans();
+  expect(appSpans.map((s) => s.name).sort()).toEqual(["app-http", "app-request"]);
+  const request = appSpans.find((s) => s.name === "app-request")!;
+  const http = appSpans.find((s) => s.name === "app-http")!;
+  expect(http.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
+  // Ours: a trace of our two spans, properly nested.
+  const stored = dev.state.traces[uuid!]!;
+  expect(stored.spans.map((s) => s.name).sort()).toEqual(["ours", "ours-inner"]);
+  const root = stored.spans.find((s) => s.name === "ours")!;
+  expect(root.parentUuid).toBeUndefined();
+  expect(stored.spans.find((s) => s.name === "ours-inner")!.parentUuid).toBe(root.uuid);
+});
