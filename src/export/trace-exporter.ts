@@ -208,10 +208,13 @@ export class TraceExporter {
     try {
       const all = Promise.all([...records.map((r) => r.busy?.promise), ...evaluations]);
       const timeout = new Promise<void>((resolve) => {
-        timer = this.clock.setTimeout(() => {
+        const expire = () => {
           timedOut = true;
           resolve();
-        }, timeoutMillis);
+        };
+        // A zero timeout means "send now, do not wait": no timer, so it works with any clock.
+        if (timeoutMillis <= 0) queueMicrotask(expire);
+        else timer = this.clock.setTimeout(expire, timeoutMillis);
       });
       await Promise.race([all, timeout]);
     } finally {
@@ -299,6 +302,10 @@ export class TraceExporter {
       void this.requests.add(() => this.sendBatch(batch));
     }
     if (this.hasQueued()) this.armTimer();
+    else if (this.timer !== undefined) {
+      this.clock.clearTimeout(this.timer);
+      this.timer = undefined;
+    }
   }
 
   private hasQueued(): boolean {

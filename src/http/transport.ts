@@ -97,7 +97,7 @@ export class Transport {
     }
   }
 
-  /** Closes pooled connections. */
+  /** Closes pooled connections, aborting requests still in flight. */
   async close(): Promise<void> {
     await this.closeSender?.();
   }
@@ -121,7 +121,7 @@ export class Transport {
       try {
         const undici = await import("undici");
         const agent = new undici.Agent({ keepAliveTimeout: 4_000, connections: 32 });
-        this.closeSender = () => agent.close();
+        this.closeSender = () => agent.destroy();
         return async (url, init) => {
           const res = await undici.request(url, {
             method: init.method,
