@@ -80,7 +80,9 @@ export const t = {
       if (!Array.isArray(v)) fail(p, "a list");
       const arr = v as unknown[];
       if (options.nonEmpty && arr.length === 0) fail(p, "a non-empty list");
-      arr.forEach((x, i) => item(x, `${p}[${i}]`));
+      arr.forEach((x, i) => {
+        item(x, `${p}[${i}]`);
+      });
     };
   },
   object(shape: Shape): Check {

@@ -20,7 +20,7 @@ export const defaultSerializeLimits: SerializeLimits = {
   maxItems: 1000,
 };
 
-const NUL = /\u0000/g;
+const NUL = "\u0000";
 
 /**
  * Turns any value into a JSON value that `JSON.stringify` cannot throw on: cycles become
@@ -32,7 +32,7 @@ export function toJsonValue(value: unknown, limits: SerializeLimits = defaultSer
   const state = { budget: limits.maxTotalChars, seen: new Set<object>() };
 
   const str = (s: string): string => {
-    let out = s.includes("\u0000") ? s.replace(NUL, "") : s;
+    let out = s.includes(NUL) ? s.split(NUL).join("") : s;
     const cap = Math.min(limits.maxStringChars, Math.max(state.budget, 0));
     if (out.length > cap) out = `${out.slice(0, cap)}...[truncated ${out.length - cap} chars]`;
     state.budget -= out.length;

@@ -11,7 +11,7 @@ import { pickSpanFields, traceFieldFits } from "./validate-fields.js";
 function current() {
   const rt = activeRuntime();
   const span = currentObservedSpan();
-  if (!rt || !span || !span.isRecording()) return undefined;
+  if (!rt || !span?.isRecording()) return undefined;
   return { rt, span };
 }
 

@@ -197,7 +197,10 @@ export const ingestTraces: Handler = async (ctx) => {
     const existing = ctx.state.traces[uuid];
     if (existing) {
       // A retried request whose first attempt was stored: accepted, nothing changes.
-      if (existing.digest === d) return void prepared.push({ uuid, fields: {}, spans: [], digest: d, replay: true });
+      if (existing.digest === d) {
+        prepared.push({ uuid, fields: {}, spans: [], digest: d, replay: true });
+        return;
+      }
       throw conflict(`${path}: trace ${uuid} already exists; change it with PUT /v1/traces/${uuid}`);
     }
     const spans = collectSpans(trace, path);
