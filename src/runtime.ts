@@ -46,6 +46,7 @@ export class Runtime {
       spanProcessors: [this.assembler],
     });
     this.tracer = this.provider.getTracer("evaltrace");
+    if (options.enabled && options.apiKey) this.transport.warm();
   }
 
   get isShutdown(): boolean {

@@ -97,6 +97,11 @@ export class Transport {
     }
   }
 
+  /** Loads the HTTP client now (no connection is opened), so the first send is not slowed by it. */
+  warm(): void {
+    this.sender ??= this.createSender();
+  }
+
   /** Closes pooled connections, aborting requests still in flight. */
   async close(): Promise<void> {
     await this.closeSender?.();
