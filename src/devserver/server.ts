@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Handler, Judge, Plan } from "./context.js";
+import { SchemaError } from "../spec/schema.js";
 import { HttpError } from "./http-error.js";
 import { authenticate, createKey, keyView } from "./keys.js";
 import { rotateKey, updateKey } from "./routes/api-keys.js";
@@ -223,7 +224,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         if (method !== "GET") persist();
       }
     } catch (err) {
-      if (err instanceof HttpError) {
+      if (err instanceof SchemaError) {
+        status = 400;
+        payload = { success: false, error: err.message };
+      } else if (err instanceof HttpError) {
         status = err.status;
         Object.assign(headers, err.headers);
         payload = { success: false, error: err.message };

@@ -48,7 +48,9 @@ describe("metrics (spec 4.3)", () => {
     expect((await api("POST", "/v1/metrics", multi("Dup"))).status).toBe(200);
     expect((await api("POST", "/v1/metrics", single("Answer Relevancy"))).status).toBe(409);
     const before = dev.state.metrics.length;
-    expect((await api("POST", "/v1/metrics", { metrics: [single("Fresh"), single("Fresh")] })).status).toBe(409);
+    // Twice in one request is a bad request (400); against what is stored, a conflict (409).
+    expect((await api("POST", "/v1/metrics", { metrics: [single("Fresh"), single("Fresh")] })).status).toBe(400);
+    expect((await api("POST", "/v1/metrics", { metrics: [single("Fresh"), single("Dup")] })).status).toBe(409);
     expect(dev.state.metrics.length).toBe(before);
   });
 

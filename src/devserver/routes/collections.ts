@@ -1,25 +1,14 @@
 import type { Handler, RouteContext } from "../context.js";
 import { badRequest, conflict, notFound } from "../http-error.js";
-import { checkObject, isPlainObject, opt, req, t } from "../schema.js";
+import { checkCollectionCreate, checkCollectionUpdate } from "../../spec/requests.js";
 import { type CollectionRecord, type MetricSetting, newId } from "../store.js";
-
-const settingCheck = t.object({
-  metric: req(t.object({ name: req(t.nonEmpty) })),
-  threshold: opt(t.range(0, 1)),
-  activated: opt(t.boolean),
-  includeReason: opt(t.boolean),
-  strictMode: opt(t.boolean),
-});
 
 /** Settings with defaults applied, each naming an existing metric of the collection's kind (spec 7 rule 3). */
 function settings(ctx: RouteContext, raw: unknown[], multiTurn: boolean): MetricSetting[] {
-  const names = new Set<string>();
   return raw.map((s, i) => {
     const setting = s as Partial<MetricSetting> & { metric: { name: string } };
     const name = setting.metric.name;
     const path = `body.metricSettings[${i}].metric.name`;
-    if (names.has(name)) throw badRequest(`${path}: metric "${name}" is listed twice`);
-    names.add(name);
     const sameKind = ctx.state.metrics.some((m) => m.name === name && m.multiTurn === multiTurn);
     if (!sameKind) {
       const otherKind = ctx.state.metrics.some((m) => m.name === name);
@@ -46,15 +35,7 @@ function ensureUnique(ctx: RouteContext, name: string, multiTurn: boolean, excep
 }
 
 export const createCollection: Handler = (ctx) => {
-  const body = isPlainObject(ctx.body) ? { ...ctx.body } : ctx.body;
-  // One sample request spells it `multiturn`: accepted as an alias (spec 2.3).
-  if (isPlainObject(body) && "multiturn" in body) {
-    if ("multiTurn" in body && body.multiTurn !== body.multiturn) throw badRequest("body.multiturn and body.multiTurn disagree");
-    body.multiTurn = body.multiturn;
-    delete body.multiturn;
-  }
-  checkObject(body, { name: req(t.nonEmpty), multiTurn: req(t.boolean), metricSettings: opt(t.list(settingCheck)) }, "body");
-  const { name, multiTurn, metricSettings } = body as { name: string; multiTurn: boolean; metricSettings?: unknown[] };
+  const { name, multiTurn, metricSettings } = checkCollectionCreate(ctx.body);
   const resolved = settings(ctx, metricSettings ?? [], multiTurn);
   ensureUnique(ctx, name, multiTurn);
   const rec: CollectionRecord = { id: newId(ctx.state, "collection"), name, multiTurn, metricSettings: resolved };
@@ -66,11 +47,7 @@ export const createCollection: Handler = (ctx) => {
 export const updateCollection: Handler = (ctx) => {
   const rec = ctx.state.collections.find((c) => c.id === ctx.params.id);
   if (!rec) throw notFound(`no metric collection with id ${ctx.params.id}`);
-  if (isPlainObject(ctx.body) && ("multiTurn" in ctx.body || "multiturn" in ctx.body)) {
-    throw badRequest("body.multiTurn: a collection's kind cannot be given on update (spec 7 rule 2)");
-  }
-  checkObject(ctx.body, { name: opt(t.nonEmpty), metricSettings: opt(t.list(settingCheck)) }, "body");
-  const body = ctx.body as { name?: string; metricSettings?: unknown[] };
+  const body = checkCollectionUpdate(ctx.body);
   const next = body.metricSettings ? settings(ctx, body.metricSettings, rec.multiTurn) : undefined;
   if (body.name !== undefined) ensureUnique(ctx, body.name, rec.multiTurn, rec);
   if (body.name !== undefined) rec.name = body.name;

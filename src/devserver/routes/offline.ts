@@ -1,20 +1,8 @@
 import { type Handler, judgeCollection, type RouteContext } from "../context.js";
 import { badRequest, notFound } from "../http-error.js";
-import { checkObject, opt, type Shape, t } from "../schema.js";
+import { checkOfflineEvaluation } from "../../spec/requests.js";
 import { type EvaluationJob, newId } from "../store.js";
 import { findCollection } from "./collections.js";
-
-const base: Shape = { metricCollections: opt(t.nonEmpty), metricCollection: opt(t.nonEmpty), overwriteMetrics: opt(t.boolean) };
-
-/** The collection name, from the spec's `metricCollections` or the live service's `metricCollection`. */
-function collectionName(body: Record<string, unknown>): string {
-  const a = body.metricCollections as string | undefined;
-  const b = body.metricCollection as string | undefined;
-  if (a !== undefined && b !== undefined && a !== b) throw badRequest("body.metricCollections and body.metricCollection name different collections");
-  const name = a ?? b;
-  if (name === undefined) throw badRequest("body.metricCollections is required");
-  return name;
-}
 
 function record(ctx: RouteContext, job: Omit<EvaluationJob, "id" | "createdAt" | "trigger">) {
   ctx.state.jobs.push({ id: newId(ctx.state, "job"), trigger: "offline", createdAt: new Date(ctx.now).toISOString(), ...job });
@@ -23,9 +11,8 @@ function record(ctx: RouteContext, job: Omit<EvaluationJob, "id" | "createdAt" |
 
 /** `POST /v1/evaluate/threads/:id`: multi-turn collection; the thread's traces need input and/or output. */
 export const evaluateThread: Handler = async (ctx) => {
-  checkObject(ctx.body, { ...base, chatbotRole: opt(t.string) }, "body");
+  const name = checkOfflineEvaluation(ctx.body, "thread");
   const body = ctx.body as Record<string, unknown>;
-  const name = collectionName(body);
   const uuids = ctx.state.threads[ctx.params.id!];
   if (!uuids) throw notFound(`no thread with id ${ctx.params.id}`);
   const collection = findCollection(ctx, name, true, "body.metricCollections");
@@ -43,8 +30,7 @@ export const evaluateThread: Handler = async (ctx) => {
 
 /** `POST /v1/evaluate/traces/:uuid`: single-turn collection over the test case sent at ingestion. */
 export const evaluateTrace: Handler = async (ctx) => {
-  checkObject(ctx.body, base, "body");
-  const name = collectionName(ctx.body as Record<string, unknown>);
+  const name = checkOfflineEvaluation(ctx.body, "trace");
   const trace = ctx.state.traces[ctx.params.uuid!];
   if (!trace) throw notFound(`no trace with uuid ${ctx.params.uuid}`);
   const collection = findCollection(ctx, name, false, "body.metricCollections");
@@ -54,8 +40,7 @@ export const evaluateTrace: Handler = async (ctx) => {
 
 /** `POST /v1/evaluate/spans/:uuid`: single-turn collection. */
 export const evaluateSpan: Handler = async (ctx) => {
-  checkObject(ctx.body, base, "body");
-  const name = collectionName(ctx.body as Record<string, unknown>);
+  const name = checkOfflineEvaluation(ctx.body, "span");
   const traceUuid = ctx.state.spanIndex[ctx.params.uuid!];
   if (!traceUuid) throw notFound(`no span with uuid ${ctx.params.uuid}`);
   const span = ctx.state.traces[traceUuid]!.spans.find((s) => s.uuid === ctx.params.uuid)!;

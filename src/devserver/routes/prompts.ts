@@ -1,90 +1,13 @@
 import { createHash } from "node:crypto";
 import type { Handler } from "../context.js";
-import { badRequest } from "../http-error.js";
-import { checkObject, isPlainObject, opt, req, type Shape, t } from "../schema.js";
+import { checkPromptPush } from "../../spec/requests.js";
+import { isPlainObject } from "../../spec/schema.js";
 import { newId, type PromptCommit } from "../store.js";
-
-const schemaTypes = ["OBJECT", "ARRAY", "STRING", "FLOAT", "INTEGER", "BOOLEAN", "NULL"] as const;
-
-/** CUSTOM plus the vendors' upper-snake-case names, which the spec omits (spec 2.6). */
-const provider = (v: unknown, p: string) => {
-  if (typeof v !== "string" || !/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/.test(v)) throw badRequest(`${p} must be CUSTOM or an upper-snake-case provider name`);
-};
-
-const modelSettings = t.object({
-  provider: opt(provider),
-  name: opt(t.string),
-  temperature: opt(t.number),
-  maxTokens: opt(t.nonNegativeInteger),
-  topP: opt(t.number),
-  topK: opt(t.nonNegativeInteger),
-  frequencyPenalty: opt(t.number),
-  presencePenalty: opt(t.number),
-  stopSequence: opt(t.strings),
-  reasoningEffort: opt(t.enumOf(["MINIMAL", "LOW", "MEDIUM", "HIGH"])),
-  verbosity: opt(t.enumOf(["LOW", "MEDIUM", "HIGH"])),
-});
-
-const outputSchema = t.object({
-  name: req(t.nonEmpty),
-  fields: req(
-    t.list(
-      t.object({
-        id: opt(t.string),
-        name: req(t.nonEmpty),
-        type: req(t.enumOf(schemaTypes)),
-        required: opt(t.boolean),
-        parentId: opt(t.nullable(t.string)),
-      }),
-    ),
-  ),
-});
-
-const tool = t.object({
-  id: opt(t.string),
-  name: req(t.nonEmpty),
-  description: opt(t.nullable(t.string)),
-  mode: req(t.enumOf(["ALLOW_ADDITIONAL", "NO_ADDITIONAL", "STRICT"])),
-  structuredSchema: req(
-    t.object({
-      id: opt(t.string),
-      name: opt(t.nullable(t.string)),
-      fields: req(
-        t.list(
-          t.object({
-            id: req(t.nonEmpty),
-            name: opt(t.nullable(t.string)),
-            description: opt(t.nullable(t.string)),
-            type: req(t.enumOf(schemaTypes)),
-            required: opt(t.boolean),
-            parentId: opt(t.nullable(t.string)),
-          }),
-        ),
-      ),
-    }),
-  ),
-});
-
-const promptShape: Shape = {
-  alias: req(t.nonEmpty),
-  text: opt(t.string),
-  messages: opt(t.list(t.object({ role: req(t.enumOf(["user", "assistant", "system", "developer"])), content: req(t.string) }), { nonEmpty: true })),
-  interpolationType: opt(t.enumOf(["MUSTACHE", "MUSTACHE_WITH_SPACE", "FSTRING", "DOLLAR_BRACKETS", "JINJA"])),
-  modelSettings: opt(modelSettings),
-  outputType: opt(t.enumOf(["TEXT", "JSON", "SCHEMA"])),
-  outputSchema: opt(outputSchema),
-  tools: opt(t.list(tool)),
-  branch: opt(t.nonEmpty),
-};
 
 /** `POST /v2/prompts` (spec 4.8): a commit on a branch; the prompt and branch are created as needed. */
 export const pushPrompt: Handler = (ctx) => {
-  checkObject(ctx.body, promptShape, "body");
+  checkPromptPush(ctx.body);
   const body = ctx.body as Record<string, unknown>;
-  if (body.text !== undefined && body.messages !== undefined) throw badRequest("body: give text or messages, not both (spec 7 rule 5)");
-  if (body.text === undefined && body.messages === undefined) throw badRequest("body.text or body.messages is required");
-  if (body.outputType === "SCHEMA" && body.outputSchema === undefined) throw badRequest("body.outputSchema is required when outputType is SCHEMA");
-  if (body.outputSchema !== undefined && body.outputType !== "SCHEMA") throw badRequest("body.outputSchema is used only when outputType is SCHEMA");
   const alias = body.alias as string;
   const branch = (body.branch as string | undefined) ?? "main";
   const prompts = ctx.state.prompts;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { type Handler, judgeCollection, type RouteContext } from "../context.js";
 import { badRequest, conflict, notFound } from "../http-error.js";
-import { checkObject, isoMicros, isPlainObject, llmTestCase, opt, req, type Shape, t, testCaseExtras } from "../schema.js";
+import { checkObject, isoMicros, isPlainObject, llmTestCase, opt, req, type Shape, t, testCaseExtras } from "../../spec/schema.js";
 import { type EvaluationJob, newId, type StoredSpan, type StoredTrace } from "../store.js";
 
 export const spanLists = {

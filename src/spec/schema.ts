@@ -1,4 +1,16 @@
-import { badRequest } from "./http-error.js";
+/**
+ * A request that breaks a rule of the spec, found without asking the service: `path` names the
+ * field (e.g. `body.metrics[0].evaluationParams`), `message` the rule. The emulator answers it
+ * with 400; the client raises it before sending.
+ */
+export class SchemaError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SchemaError";
+  }
+}
+
+const badRequest = (message: string) => new SchemaError(message);
 
 /** Checks one value at `path`; throws a 400 naming the path and the rule. */
 export type Check = (value: unknown, path: string) => void;
