@@ -1,3 +1,44 @@
+export type {
+  ApiKeysApi,
+  ClientOptions,
+  DatasetsApi,
+  EvaluateApi,
+  MetricCollectionsApi,
+  MetricsApi,
+  PromptsApi,
+} from "./client/client.js";
+export { Client } from "./client/client.js";
+export { EvaltraceError, ServiceError, ValidationError } from "./client/errors.js";
+export type {
+  ApiKey,
+  ConversationalTestCase,
+  DatasetPush,
+  DatasetPushOptions,
+  DatasetPushResult,
+  EvaluateInput,
+  EvaluationParam,
+  Metric,
+  MetricCollection,
+  MetricCollectionInput,
+  MetricInput,
+  MetricSetting,
+  MetricSettingInput,
+  MetricUpdate,
+  ModelProvider,
+  ModelSettings,
+  MultiTurnGolden,
+  OfflineEvaluationInput,
+  OutputSchema,
+  PromptMessage,
+  PromptPush,
+  PromptPushResult,
+  PromptTool,
+  RotateApiKeyInput,
+  SchemaFieldType,
+  SingleTurnGolden,
+  SingleTurnTestCase,
+  Turn,
+} from "./client/types.js";
 export type { Clock, TimerHandle } from "./clock.js";
 export { systemClock } from "./clock.js";
 export type { BatchOptions, EvaltraceOptions } from "./config.js";

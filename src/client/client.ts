@@ -1,0 +1,353 @@
+import type { Clock } from "../clock.js";
+import { type ResolvedOptions, resolveOptions } from "../config.js";
+import { type HttpMethod, Transport } from "../http/transport.js";
+import { type Logger, safeLogger } from "../logger.js";
+import { currentRuntime } from "../runtime.js";
+import {
+  checkApiKeyId,
+  checkBatchMetrics,
+  checkCollectionCreate,
+  checkCollectionUpdate,
+  checkDatasetPush,
+  checkEvaluate,
+  checkKeyUpdate,
+  checkMetricCreate,
+  checkMetricUpdate,
+  checkOfflineEvaluation,
+  checkPromptPush,
+  checkRotate,
+} from "../spec/requests.js";
+import { SchemaError } from "../spec/schema.js";
+import { EvaltraceError, ServiceError, ValidationError } from "./errors.js";
+import type {
+  ApiKey,
+  DatasetPush,
+  DatasetPushOptions,
+  DatasetPushResult,
+  EvaluateInput,
+  Metric,
+  MetricCollection,
+  MetricCollectionInput,
+  MetricInput,
+  MetricSettingInput,
+  MetricUpdate,
+  OfflineEvaluationInput,
+  PromptPush,
+  PromptPushResult,
+  RotateApiKeyInput,
+} from "./types.js";
+
+/** Options of {@link Client}. Unset fields come from `configure()`, then the environment. */
+export interface ClientOptions {
+  /** A project key for most areas; an organization key for `apiKeys`. */
+  apiKey?: string;
+  baseUrl?: string;
+  apiKeyHeader?: string;
+  /** @default 10000 */
+  requestTimeoutMillis?: number;
+  /** Retries on network errors, 408, 429 and 5xx. @default 5 */
+  maxRetries?: number;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+type Body = Record<string, unknown> & { success?: boolean; data?: Record<string, unknown>; link?: string; deprecated?: boolean };
+
+const enc = encodeURIComponent;
+
+/**
+ * One typed client for the rest of the service's API: metrics, metric collections,
+ * evaluations, prompts, datasets and organization API keys. It shares the tracing SDK's
+ * transport (auth header, retries, timeouts, key-rotation warnings) and checks every rule the
+ * spec states that needs no stored state before it sends anything.
+ *
+ * @example
+ * const client = new Client({ apiKey: process.env.SERVICE_API_KEY });
+ * await client.metrics.create({ name: "Politeness", criteria: "Is it polite?", evaluationParams: ["actualOutput"], multiTurn: false });
+ */
+export class Client {
+  readonly metrics: MetricsApi;
+  readonly metricCollections: MetricCollectionsApi;
+  readonly evaluate: EvaluateApi;
+  readonly prompts: PromptsApi;
+  readonly datasets: DatasetsApi;
+  readonly apiKeys: ApiKeysApi;
+  /** @internal */
+  readonly http: ClientHttp;
+
+  constructor(options: ClientOptions = {}) {
+    const base: ResolvedOptions = currentRuntime()?.options ?? resolveOptions({});
+    const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as ClientOptions;
+    const resolved = resolveOptions({ ...pick(base), ...defined, registerExitHooks: false });
+    this.http = new ClientHttp(resolved);
+    this.metrics = new MetricsApi(this.http);
+    this.metricCollections = new MetricCollectionsApi(this.http);
+    this.evaluate = new EvaluateApi(this.http);
+    this.prompts = new PromptsApi(this.http);
+    this.datasets = new DatasetsApi(this.http);
+    this.apiKeys = new ApiKeysApi(this.http);
+  }
+
+  /** Closes pooled connections. */
+  close(): Promise<void> {
+    return this.http.close();
+  }
+}
+
+function pick(o: ResolvedOptions): ClientOptions {
+  return {
+    apiKey: o.apiKey,
+    baseUrl: o.baseUrl,
+    apiKeyHeader: o.apiKeyHeader,
+    requestTimeoutMillis: o.requestTimeoutMillis,
+    maxRetries: o.maxRetries,
+    logger: o.logger,
+    clock: o.clock,
+  };
+}
+
+/** The client's one way to the service: validation, transport, typed errors, deprecation notes. */
+class ClientHttp {
+  private readonly transport: Transport;
+  private readonly logger: Logger;
+  private readonly apiKey: string | undefined;
+  private readonly warnedDeprecated = new Set<string>();
+
+  constructor(o: ResolvedOptions) {
+    this.apiKey = o.apiKey;
+    this.logger = safeLogger(o.logger, () => (o.apiKey ? [o.apiKey] : []));
+    this.transport = new Transport({ ...o, logger: this.logger });
+  }
+
+  /** Runs `check` on the body (a spec rule broken: ValidationError, nothing sent), then sends. */
+  async call(method: HttpMethod, path: string, body?: unknown, check?: (body: unknown) => unknown): Promise<Body> {
+    if (check) {
+      try {
+        check(body ?? {});
+      } catch (err) {
+        if (err instanceof SchemaError) throw new ValidationError(err.message);
+        throw err;
+      }
+    }
+    if (!this.apiKey) throw new EvaltraceError("configuration", "no API key: pass { apiKey } to new Client(), call configure({ apiKey }), or set SERVICE_API_KEY");
+    const out = await this.transport.send(method, path, body === undefined ? undefined : JSON.stringify(body));
+    if (!out.ok) throw new ServiceError({ status: out.status, method, path, message: out.message.replace(/^request to \S+ failed: /, ""), body: out.body });
+    const res = (out.body ?? {}) as Body;
+    if (res.deprecated === true && !this.warnedDeprecated.has(path.split("/").slice(0, 3).join("/"))) {
+      this.warnedDeprecated.add(path.split("/").slice(0, 3).join("/"));
+      this.logger.warn(`${method} ${path}: the service marks this endpoint as deprecated`);
+    }
+    return res;
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}
+
+function str(v: unknown, what: string): string {
+  if (typeof v !== "string") throw new ServiceError({ method: "?", path: what, message: `the response has no ${what}` });
+  return v;
+}
+
+/** Metrics (spec 4.3): custom metrics, and the default ones in `list()`. */
+export class MetricsApi {
+  constructor(private readonly http: ClientHttp) {}
+
+  /** Creates one custom metric. */
+  async create(metric: MetricInput): Promise<{ id: string }> {
+    const res = await this.http.call("POST", "/v1/metrics", metric, checkMetricCreate);
+    return { id: str(res.data?.id, "data.id") };
+  }
+
+  /** Creates several metrics in one request (`{metrics: [...]}`), all or none. */
+  async createMany(metrics: MetricInput[]): Promise<{ ids: string[] }> {
+    const res = await this.http.call("POST", "/v1/metrics", { metrics }, checkMetricCreate);
+    return { ids: (res.data?.ids as string[]) ?? [] };
+  }
+
+  /** Creates metrics through `POST /v1/batch-metrics`. */
+  async batchCreate(metrics: MetricInput[]): Promise<{ ids: string[] }> {
+    const res = await this.http.call("POST", "/v1/batch-metrics", { metrics }, checkBatchMetrics);
+    return { ids: (res.data?.ids as string[]) ?? [] };
+  }
+
+  /** Changes fields of a custom metric; criteria/evaluationSteps and evaluationParams must stay populated. */
+  async update(id: string, fields: MetricUpdate): Promise<void> {
+    await this.http.call("PUT", `/v1/metrics/${enc(id)}`, fields, (b) => {
+      if (b && typeof b === "object" && "multiTurn" in b) throw new SchemaError("body.multiTurn: a metric's kind cannot change after creation (spec 7 rule 2)");
+      checkMetricUpdate(b);
+    });
+  }
+
+  /** Every metric of the project, default ones included. */
+  async list(): Promise<Metric[]> {
+    const res = await this.http.call("GET", "/v1/metrics");
+    return (res.data?.metrics as Metric[]) ?? [];
+  }
+}
+
+/** Metric collections (spec 4.4). */
+export class MetricCollectionsApi {
+  constructor(private readonly http: ClientHttp) {}
+
+  /**
+   * Creates a collection. The service answers without an id when `metricSettings` are given;
+   * the client then looks the id up, so you always get one.
+   */
+  async create(collection: MetricCollectionInput): Promise<{ id: string }> {
+    const res = await this.http.call("POST", "/v1/metric-collections", collection, checkCollectionCreate);
+    if (typeof res.data?.id === "string") return { id: res.data.id };
+    const found = (await this.list()).find((c) => c.name === collection.name && c.multiTurn === collection.multiTurn);
+    return { id: str(found?.id, `id of collection ${collection.name}`) };
+  }
+
+  /** Renames a collection and/or replaces its metric settings (its kind cannot change). */
+  async update(id: string, fields: { name?: string; metricSettings?: MetricSettingInput[] }): Promise<void> {
+    await this.http.call("PUT", `/v1/metric-collections/${enc(id)}`, fields, checkCollectionUpdate);
+  }
+
+  /** Every collection, both kinds. */
+  async list(): Promise<MetricCollection[]> {
+    const res = await this.http.call("GET", "/v1/metric-collections");
+    return (res.data?.metricCollections as MetricCollection[]) ?? [];
+  }
+
+  /**
+   * Adds one metric setting (or replaces the one for that metric), keeping the others: it fetches
+   * the current settings first, as spec 4.4 recommends, since an update replaces them all.
+   */
+  async addMetric(id: string, setting: MetricSettingInput): Promise<void> {
+    const current = await this.get(id);
+    const others = current.metricSettings.filter((s) => s.metric.name !== setting.metric.name);
+    await this.update(id, { metricSettings: [...others, setting] });
+  }
+
+  /** Removes one metric setting by metric name, keeping the others. */
+  async removeMetric(id: string, metricName: string): Promise<void> {
+    const current = await this.get(id);
+    await this.update(id, { metricSettings: current.metricSettings.filter((s) => s.metric.name !== metricName) });
+  }
+
+  private async get(id: string): Promise<MetricCollection> {
+    const found = (await this.list()).find((c) => c.id === id);
+    if (!found) throw new ServiceError({ status: 404, method: "GET", path: "/v1/metric-collections", message: `no metric collection with id ${id}` });
+    return found;
+  }
+}
+
+/** Evaluations: test runs (spec 4.5) and direct offline evaluations (spec 4.7). */
+export class EvaluateApi {
+  constructor(private readonly http: ClientHttp) {}
+
+  /** Runs a collection over test cases of one kind; returns the test run id. */
+  async run(input: EvaluateInput): Promise<{ testRunId: string }> {
+    const res = await this.http.call("POST", "/v1/evaluate", input, checkEvaluate);
+    return { testRunId: str(res.data?.id, "data.id") };
+  }
+
+  /**
+   * Evaluates a thread now with a multi-turn collection. Traces recorded with `observe()` are
+   * better evaluated with `evaluateThread()`, which waits until they were delivered.
+   */
+  async thread(threadId: string, input: OfflineEvaluationInput & { chatbotRole?: string }): Promise<void> {
+    await this.offline("thread", `/v1/evaluate/threads/${enc(threadId)}`, input);
+  }
+
+  /** Evaluates a delivered trace now with a single-turn collection. */
+  async trace(uuid: string, input: OfflineEvaluationInput): Promise<void> {
+    await this.offline("trace", `/v1/evaluate/traces/${enc(uuid)}`, input);
+  }
+
+  /** Evaluates a delivered span now with a single-turn collection. */
+  async span(uuid: string, input: OfflineEvaluationInput): Promise<void> {
+    await this.offline("span", `/v1/evaluate/spans/${enc(uuid)}`, input);
+  }
+
+  private async offline(target: "thread" | "trace" | "span", path: string, input: OfflineEvaluationInput & { chatbotRole?: string }) {
+    const { metricCollection, ...rest } = input;
+    // The spec's key is `metricCollections`; the live service reads `metricCollection`: send both.
+    const body = { metricCollections: metricCollection, metricCollection, ...rest };
+    await this.http.call("POST", path, body, (b) => checkOfflineEvaluation(b, target));
+  }
+}
+
+/** Prompt pushes (spec 4.8). */
+export class PromptsApi {
+  constructor(private readonly http: ClientHttp) {}
+
+  /** Pushes a commit to a prompt's branch; the prompt and branch are created when new. */
+  async push(prompt: PromptPush): Promise<PromptPushResult> {
+    const res = await this.http.call("POST", "/v2/prompts", prompt, checkPromptPush);
+    return { promptId: str(res.data?.promptId, "data.promptId"), hash: str(res.data?.hash, "data.hash"), link: res.link ?? "", deprecated: res.deprecated === true };
+  }
+}
+
+/** Dataset pushes (spec 4.9). */
+export class DatasetsApi {
+  constructor(private readonly http: ClientHttp) {}
+
+  /**
+   * Pushes goldens to a dataset in requests of `chunkSize`, reporting progress. All goldens are
+   * checked before the first request. If a request fails, the error says how many were pushed.
+   */
+  async push(push: DatasetPush, options: DatasetPushOptions = {}): Promise<DatasetPushResult> {
+    const chunkSize = options.chunkSize ?? 500;
+    if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new TypeError(`evaltrace: chunkSize must be a positive integer; got ${chunkSize}`);
+    try {
+      checkDatasetPush(push);
+    } catch (err) {
+      if (err instanceof SchemaError) throw new ValidationError(err.message);
+      throw err;
+    }
+    const goldens = push.goldens as unknown[];
+    let pushed = 0;
+    let requests = 0;
+    let last: Body = {};
+    while (pushed < goldens.length) {
+      const chunk = goldens.slice(pushed, pushed + chunkSize);
+      try {
+        last = await this.http.call("POST", "/v2/datasets", { ...push, goldens: chunk });
+      } catch (err) {
+        if (err instanceof ServiceError && pushed > 0) {
+          throw new ServiceError({ status: err.status, method: err.method, path: err.path, body: err.body, message: `${err.message} (after ${pushed} of ${goldens.length} goldens were pushed)` });
+        }
+        throw err;
+      }
+      pushed += chunk.length;
+      requests++;
+      options.onProgress?.({ pushed, total: goldens.length });
+    }
+    return { datasetId: str(last.data?.id, "data.id"), link: last.link ?? "", pushed, requests };
+  }
+}
+
+/** Organization API keys (spec 3.1, 4.1, 4.2); use an organization key with these. */
+export class ApiKeysApi {
+  constructor(private readonly http: ClientHttp) {}
+
+  /**
+   * Rotates a key. Without a grace period the new value is in `value` (shown only here); with
+   * one, it is in `shadowValue` and both values work until `rotatesAt`.
+   */
+  async rotate(apiKeyId: number, input: RotateApiKeyInput = {}): Promise<ApiKey> {
+    const id = this.id(apiKeyId);
+    const res = await this.http.call("POST", `/v1/organization/api-keys/${id}/rotate`, input, checkRotate);
+    return (res.data as { apiKey: ApiKey }).apiKey;
+  }
+
+  /** Activates (`valid: true`) or deactivates a key; takes effect at once. */
+  async update(apiKeyId: number, input: { valid: boolean }): Promise<ApiKey> {
+    const id = this.id(apiKeyId);
+    const res = await this.http.call("PUT", `/v2/organization/api-keys/${id}`, input, checkKeyUpdate);
+    return res.data as unknown as ApiKey;
+  }
+
+  private id(apiKeyId: number): number {
+    try {
+      return checkApiKeyId(apiKeyId);
+    } catch (err) {
+      throw new ValidationError((err as Error).message);
+    }
+  }
+}
