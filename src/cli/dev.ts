@@ -1,10 +1,7 @@
 import { parseArgs } from "node:util";
-import { startDevServer } from "./devserver/index.js";
+import { startDevServer } from "../devserver/index.js";
 
-const usage = `Usage: evaltrace <command> [options]
-
-Commands:
-  dev    Start the local emulator of the service
+export const devUsage = `  dev    Start the local emulator of the service
          --port N            port to listen on (default 4680; 0 picks a free one)
          --host ADDR         address to listen on (default 127.0.0.1)
          --plan free|team    plan of the emulated project (default free)
@@ -12,17 +9,8 @@ Commands:
          --quiet             no request log
 `;
 
-/** Runs the CLI with `argv` (without node and script); resolves with the exit code. */
-export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (!command || command === "--help" || command === "-h") {
-    process.stdout.write(usage);
-    return command ? 0 : 1;
-  }
-  if (command !== "dev") {
-    process.stderr.write(`evaltrace: unknown command "${command}"\n\n${usage}`);
-    return 1;
-  }
+/** `evaltrace dev`: runs the emulator until SIGINT/SIGTERM. */
+export async function dev(rest: string[], usage: string): Promise<number> {
   let values: { port?: string; host?: string; plan?: string; data?: string; quiet?: boolean };
   try {
     ({ values } = parseArgs({
