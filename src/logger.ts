@@ -20,18 +20,21 @@ export function consoleLogger(level: LogLevel = "warn"): Logger {
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }
 
+/** Replaces every occurrence of each secret (4+ characters) in `text` with `[REDACTED]`. */
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4 && out.includes(secret)) out = out.split(secret).join("[REDACTED]");
+  }
+  return out;
+}
+
 /**
  * Wraps a logger so that the given secrets never reach it, and so that a throwing logger never
  * throws into the SDK (and through it into the host app).
  */
 export function safeLogger(inner: Logger, secrets: () => readonly string[]): Logger {
-  const scrub = (message: string): string => {
-    let out = message;
-    for (const secret of secrets()) {
-      if (secret.length >= 4) out = out.split(secret).join("[REDACTED]");
-    }
-    return out;
-  };
+  const scrub = (message: string): string => redact(message, secrets());
   const guard = (method: keyof Logger) => (message: string) => {
     try {
       inner[method](scrub(message));

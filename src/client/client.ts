@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.js";
 import { type ResolvedOptions, resolveOptions } from "../config.js";
 import { type HttpMethod, Transport } from "../http/transport.js";
-import { type Logger, safeLogger } from "../logger.js";
+import { type Logger, redact, safeLogger } from "../logger.js";
 import { currentRuntime } from "../runtime.js";
 import {
   checkApiKeyId,
@@ -131,7 +131,13 @@ class ClientHttp {
     }
     if (!this.apiKey) throw new EvaltraceError("configuration", "no API key: pass { apiKey } to new Client(), call configure({ apiKey }), or set SERVICE_API_KEY");
     const out = await this.transport.send(method, path, body === undefined ? undefined : JSON.stringify(body));
-    if (!out.ok) throw new ServiceError({ status: out.status, method, path, message: out.message.replace(/^request to \S+ failed: /, ""), body: out.body });
+    if (!out.ok) {
+      // A service that echoes the key back must not put it into our error.
+      const secrets = [this.apiKey];
+      const message = redact(out.message.replace(/^request to \S+ failed: /, ""), secrets);
+      const errorBody = out.body === undefined ? undefined : JSON.parse(redact(JSON.stringify(out.body), secrets));
+      throw new ServiceError({ status: out.status, method, path, message, body: errorBody });
+    }
     const res = (out.body ?? {}) as Body;
     if (res.deprecated === true && !this.warnedDeprecated.has(path.split("/").slice(0, 3).join("/"))) {
       this.warnedDeprecated.add(path.split("/").slice(0, 3).join("/"));

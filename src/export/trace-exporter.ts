@@ -3,7 +3,7 @@ import PQueue from "p-queue";
 import type { Clock, TimerHandle } from "../clock.js";
 import type { BatchOptions } from "../config.js";
 import type { Transport } from "../http/transport.js";
-import type { Logger } from "../logger.js";
+import { type Logger, redact } from "../logger.js";
 import { getSpanData } from "../tracing/span-data.js";
 import { hrTimeToIso } from "../tracing/time.js";
 import { deferred } from "./deferred.js";
@@ -72,6 +72,8 @@ interface PreparedTrace {
 /** Exporter options (resolved). */
 export interface TraceExporterOptions {
   batch: Required<BatchOptions>;
+  /** Scrubbed from every payload, should the app trace a value that contains it. */
+  apiKey?: string | undefined;
   environment: string;
   flushTimeoutMillis: number;
 }
@@ -374,7 +376,7 @@ export class TraceExporter {
     if (f.metricCollection !== undefined) wire.metricCollection = f.metricCollection;
     if (f.llmTestCase !== undefined) wire.llmTestCase = f.llmTestCase;
     Object.assign(wire, f.extra);
-    const json = JSON.stringify(wire);
+    const json = redact(JSON.stringify(wire), [this.options.apiKey]);
     return { rec, json, bytes: utf8Length(json), spanIds, endTime };
   }
 
@@ -433,7 +435,7 @@ export class TraceExporter {
       if (late.metadata) body.metadata = late.metadata;
       if (late.tags) body.tags = late.tags;
       if (Object.keys(body).length === 0) continue;
-      const outcome = await this.send("PUT", `/v1/traces/${encodeURIComponent(rec.uuid)}`, JSON.stringify(body));
+      const outcome = await this.send("PUT", `/v1/traces/${encodeURIComponent(rec.uuid)}`, redact(JSON.stringify(body), [this.options.apiKey]));
       if (outcome.ok) {
         this.counters.updatesDelivered++;
         rec.sentEndTime = endTime;

@@ -142,11 +142,19 @@ function settle(rt: Runtime, span: Span, data: SpanData, ctx: ReturnType<typeof 
     end(rt, span, data, result, undefined, false);
     return result;
   }
-  const tag = Object.prototype.toString.call(result);
+  let tag: string;
+  let then: unknown;
+  try {
+    tag = Object.prototype.toString.call(result);
+    then = (result as { then?: unknown }).then;
+  } catch {
+    // A hostile return value (a revoked proxy, a throwing getter): not ours to inspect.
+    end(rt, span, data, "[uninspectable value]", undefined, false);
+    return result;
+  }
   if (tag === "[object AsyncGenerator]" || tag === "[object Generator]") {
     return wrapIterator(rt, span, data, ctx, result as AsyncGenerator & Generator, tag === "[object AsyncGenerator]");
   }
-  const then = (result as { then?: unknown }).then;
   if (typeof then !== "function") {
     end(rt, span, data, result, undefined, false);
     return result;

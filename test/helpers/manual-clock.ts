@@ -67,3 +67,34 @@ export async function waitUntil(condition: () => boolean, what = "condition", ma
   }
   throw new Error(`waitUntil: ${what} never became true`);
 }
+
+/**
+ * A clock whose timers up to `horizonMillis` fire on the next turn of the event loop, however
+ * long they asked for, while `now()` moves by the delay: retries and batch intervals happen in
+ * order at no wall-clock cost. Longer timers (a flush deadline) never fire.
+ */
+export class InstantClock implements Clock {
+  private time = Date.parse("2026-01-01T00:00:00Z");
+  /** Every delay asked for, in order. */
+  readonly delays: number[] = [];
+
+  constructor(private readonly horizonMillis = 60_000) {}
+
+  now(): number {
+    return this.time;
+  }
+
+  setTimeout(callback: () => void, delayMillis: number): TimerHandle {
+    this.delays.push(delayMillis);
+    if (delayMillis > this.horizonMillis) return undefined;
+    const handle = setImmediate(() => {
+      this.time += delayMillis;
+      callback();
+    });
+    return handle;
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    if (handle !== undefined) clearImmediate(handle as NodeJS.Immediate);
+  }
+}

@@ -1,0 +1,79 @@
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** A fault the proxy injects instead of forwarding (or while forwarding, for `slow-body`). */
+export type Fault = "500" | "502" | "503" | "429" | "reset" | "stall" | "slow-body" | "store-then-reset";
+
+export interface FaultProxy {
+  url: string;
+  /** Requests seen, and per injected fault how many times. */
+  counts: { requests: number; faults: Record<string, number> };
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback proxy in front of `upstream` that injects `fault(n)` on request n (0-based), or
+ * forwards it untouched when that returns undefined. `stall` answers never (the client must time
+ * out); `store-then-reset` forwards, lets the upstream store it, then drops the answer (the
+ * client must retry something that already arrived); `slow-body` trickles the answer.
+ */
+export async function startFaultProxy(upstream: string, fault: (n: number) => Fault | undefined): Promise<FaultProxy> {
+  const target = new URL(upstream);
+  const counts = { requests: 0, faults: {} as Record<string, number> };
+  const server = createServer((req, res) => {
+    const n = counts.requests++;
+    const f = fault(n);
+    if (f) counts.faults[f] = (counts.faults[f] ?? 0) + 1;
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      if (f === "500" || f === "502" || f === "503") {
+        res.writeHead(Number(f), { "content-type": "application/json" });
+        res.end(JSON.stringify({ success: false, error: "injected" }));
+        return;
+      }
+      if (f === "429") {
+        res.writeHead(429, { "retry-after": "1", "content-type": "application/json" });
+        res.end(JSON.stringify({ success: false, error: "slow down" }));
+        return;
+      }
+      if (f === "reset") {
+        req.socket.destroy();
+        return;
+      }
+      if (f === "stall") return;
+      const up = request(
+        { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+        (upRes) => {
+          const body: Buffer[] = [];
+          upRes.on("data", (c: Buffer) => body.push(c));
+          upRes.on("end", () => {
+            if (f === "store-then-reset") {
+              req.socket.destroy();
+              return;
+            }
+            const all = Buffer.concat(body);
+            res.writeHead(upRes.statusCode ?? 502, { ...upRes.headers, "content-length": String(all.length) });
+            if (f === "slow-body") {
+              // Half now, the rest on a later turn of the loop.
+              res.write(all.subarray(0, all.length >> 1));
+              setImmediate(() => res.end(all.subarray(all.length >> 1)));
+            } else res.end(all);
+          });
+        },
+      );
+      up.on("error", () => req.socket.destroy());
+      up.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    counts,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
