@@ -1,5 +1,5 @@
 import type { EvaluationOutcome } from "./export/trace-exporter.js";
-import { type TraceRecord, waitFor } from "./export/trace-record.js";
+import { isSettled, type TraceRecord, waitFor } from "./export/trace-record.js";
 import { activeRuntime, type Runtime } from "./runtime.js";
 import { currentObservedSpan } from "./tracing/context.js";
 
@@ -35,7 +35,8 @@ function body(options: ThreadEvaluationOptions): Record<string, unknown> {
   return b;
 }
 
-const fullyDelivered = (r: TraceRecord) => r.phase === "failed" || (r.phase === "sent" && r.open === 0 && !r.late && !r.putInFlight);
+/** Delivered with every span, late ones included, and none still open. */
+const fullyDelivered = (r: TraceRecord) => r.phase === "failed" || (isSettled(r) && r.open === 0);
 
 function run(rt: Runtime, path: string, options: ThreadEvaluationOptions, records: TraceRecord[], done: (r: TraceRecord) => boolean) {
   const currentTrace = currentObservedSpan()?.spanContext().traceId;
@@ -82,10 +83,10 @@ export function evaluateSpan(uuid: string, options: OfflineEvaluationOptions): P
   if (!rt) return failed("tracing is off");
   const bad = check(uuid, "span uuid", options);
   if (bad) return failed(bad);
-  const hex = uuid.replace(/-/g, "");
-  const prefix = hex.slice(0, 16);
-  const spanId = hex.slice(16);
-  const records = [...rt.assembler.all()].filter((r) => r.traceId.startsWith(prefix) && r.unsent.has(spanId));
+  // A span uuid starts with its trace id's first half: wait for that trace to be fully
+  // delivered (the span may have ended late, after its trace was sent).
+  const prefix = uuid.replace(/-/g, "").slice(0, 16);
+  const records = [...rt.assembler.all()].filter((r) => r.traceId.startsWith(prefix) && r.phase !== "failed");
   const { chatbotRole: _ignored, ...rest } = options as ThreadEvaluationOptions;
-  return run(rt, `/v1/evaluate/spans/${encodeURIComponent(uuid)}`, rest, records, (r) => r.phase === "failed" || (r.phase === "sent" && !r.unsent.has(spanId)));
+  return run(rt, `/v1/evaluate/spans/${encodeURIComponent(uuid)}`, rest, records, fullyDelivered);
 }

@@ -32,9 +32,12 @@ export class TraceAssembler implements SpanProcessor {
     private readonly logger: Logger,
   ) {}
 
+  /** Traces whose root is still running (ended ones are bounded by the export queue instead). */
+  private running = 0;
+
   /** Whether a new trace may start; counts the refusal. Called by the sampler. */
   admitNewTrace(): boolean {
-    if (this.records.size < this.limits.maxOpenTraces) return true;
+    if (this.running < this.limits.maxOpenTraces) return true;
     this.droppedTraces++;
     if (this.droppedTraces === 1 || Number.isInteger(Math.log10(this.droppedTraces))) {
       this.logger.warn(
@@ -59,7 +62,7 @@ export class TraceAssembler implements SpanProcessor {
   }
 
   onStart(span: Span, parentContext: Context): void {
-    const { traceId, spanId } = span.spanContext();
+    const { traceId } = span.spanContext();
     let rec = this.records.get(traceId);
     if (!rec) {
       rec = newTraceRecord(traceId);
@@ -68,24 +71,22 @@ export class TraceAssembler implements SpanProcessor {
         // A span started from the context of a trace that has already been handed off (work
         // left running after its root returned): it can only be a late update.
         rec.phase = "sent";
-        rec.delivered.resolve(true);
+      } else {
+        this.running++;
       }
       this.records.set(traceId, rec);
     }
     rec.open++;
-    rec.unsent.add(spanId);
   }
 
   onEnd(span: ReadableSpan): void {
-    const { traceId, spanId } = span.spanContext();
-    const rec = this.records.get(traceId);
+    const rec = this.records.get(span.spanContext().traceId);
     if (!rec) return;
     rec.open--;
     const data = getSpanData(span);
     if (data) data.ended = true;
     if (rec.spanCount >= this.limits.maxSpansPerTrace) {
       this.droppedSpans++;
-      rec.unsent.delete(spanId);
       if (this.droppedSpans === 1) {
         this.logger.warn(`span(s) dropped: trace ${rec.uuid} reached maxSpansPerTrace (${this.limits.maxSpansPerTrace})`);
       }
@@ -93,13 +94,12 @@ export class TraceAssembler implements SpanProcessor {
       rec.spanCount++;
       rec.spans.push(span);
       if (!span.parentSpanContext && rec.phase === "open") {
+        this.running--;
         rec.root = span;
         rec.phase = "queued";
         this.exporter.enqueue(rec);
       }
-    } else if (rec.phase === "failed") {
-      rec.unsent.delete(spanId);
-    } else {
+    } else if (rec.phase !== "failed") {
       rec.spanCount++;
       rec.late ??= { spans: [] };
       rec.late.spans.push(span);

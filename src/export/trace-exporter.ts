@@ -6,8 +6,8 @@ import type { Transport } from "../http/transport.js";
 import { type Logger, redact } from "../logger.js";
 import { getSpanData } from "../tracing/span-data.js";
 import { hrTimeToIso } from "../tracing/time.js";
-import { deferred } from "./deferred.js";
-import { notify, type TraceRecord } from "./trace-record.js";
+import { Fifo } from "./fifo.js";
+import { isSettled, notify, type TraceRecord } from "./trace-record.js";
 import { emptySpanLists, shapeTraceValue, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
 
 /** Counters of what the exporter did; all monotonic except the gauges `queued`, `inFlight`. */
@@ -78,6 +78,9 @@ export interface TraceExporterOptions {
   flushTimeoutMillis: number;
 }
 
+/** Longest stretch of batch building in one turn of the event loop. */
+const BATCH_BUILD_BUDGET_MILLIS = 2;
+
 const defer: (fn: () => void) => void =
   typeof globalThis.setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
 
@@ -90,16 +93,20 @@ const utf8Length: (s: string) => number =
  * they refer to is delivered. Memory is bounded by `maxQueuedTraces`.
  */
 export class TraceExporter {
-  private readonly queue: TraceRecord[] = [];
+  private readonly queue = new Fifo<TraceRecord>();
   private queuedSpans = 0;
   private carry: PreparedTrace | undefined;
   private readonly requests: PQueue;
   private timer: TimerHandle | undefined;
   private pumpScheduled = false;
+  /** A forced (timer) pump ran out of its turn's budget; the next turn continues it. */
+  private forcedPending = false;
   private flushing = 0;
   /** Records with work not yet done, for flush(). */
   private readonly unsettled = new Set<TraceRecord>();
   private readonly evaluations = new Set<Promise<EvaluationOutcome>>();
+  /** Flushes in progress: the records each still waits for, and how to wake it. */
+  private readonly flushes = new Set<{ waiting: Set<TraceRecord>; wake: () => void }>();
   private stopped = false;
   private readonly counters = {
     tracesDelivered: 0,
@@ -207,8 +214,15 @@ export class TraceExporter {
     this.pump();
     let timer: TimerHandle | undefined;
     let timedOut = false;
+    let entry: { waiting: Set<TraceRecord>; wake: () => void } | undefined;
     try {
-      const all = Promise.all([...records.map((r) => r.busy?.promise), ...evaluations]);
+      const waiting = new Set(records.filter((r) => !isSettled(r)));
+      const settledAll = new Promise<void>((resolve) => {
+        entry = { waiting, wake: resolve };
+        if (waiting.size === 0) resolve();
+        else this.flushes.add(entry);
+      });
+      const all = Promise.all([settledAll, ...evaluations]);
       const timeout = new Promise<void>((resolve) => {
         const expire = () => {
           timedOut = true;
@@ -221,10 +235,11 @@ export class TraceExporter {
       await Promise.race([all, timeout]);
     } finally {
       this.flushing--;
+      if (entry) this.flushes.delete(entry);
       if (timer !== undefined) this.clock.clearTimeout(timer);
     }
     const notDelivered = records.filter((r) => r.phase === "failed").map((r) => r.uuid);
-    const pending = records.filter((r) => r.phase !== "failed" && r.busy !== undefined).map((r) => r.uuid);
+    const pending = records.filter((r) => !isSettled(r)).map((r) => r.uuid);
     const delivered = records.length - notDelivered.length - pending.length;
     const result = { ok: notDelivered.length === 0 && pending.length === 0, delivered, notDelivered, pending, timedOut };
     if (!result.ok) {
@@ -251,16 +266,16 @@ export class TraceExporter {
   }
 
   private busy(rec: TraceRecord): void {
-    rec.busy ??= deferred<void>();
+    if (rec.busy) return;
+    rec.busy = true;
     this.unsettled.add(rec);
   }
 
   private settleIfIdle(rec: TraceRecord): void {
-    const done = rec.phase === "failed" || (rec.phase === "sent" && !rec.late && !rec.putInFlight);
-    if (done && rec.busy) {
-      rec.busy.resolve();
-      rec.busy = undefined;
+    if (rec.busy && isSettled(rec)) {
+      rec.busy = false;
       this.unsettled.delete(rec);
+      for (const f of this.flushes) if (f.waiting.delete(rec) && f.waiting.size === 0) f.wake();
     }
     notify(rec);
     this.release(rec);
@@ -269,10 +284,8 @@ export class TraceExporter {
   private fail(rec: TraceRecord, reason: string): void {
     rec.phase = "failed";
     rec.failure = reason;
-    rec.unsent.clear();
     rec.late = undefined;
     rec.spans = [];
-    rec.delivered.resolve(false);
     this.settleIfIdle(rec);
   }
 
@@ -289,19 +302,29 @@ export class TraceExporter {
     this.pumpScheduled = true;
     defer(() => {
       this.pumpScheduled = false;
-      this.pump();
+      const force = this.forcedPending;
+      this.forcedPending = false;
+      this.pump(force);
     });
   }
 
-  /** Starts requests while there is a slot; partial batches only when forced or flushing. */
+  /**
+   * Starts a request when there is a slot; partial batches only when forced or flushing. Builds
+   * at most one batch per turn of the event loop and continues on the next, so that exporting
+   * never holds the app's loop for long.
+   */
   private pump(force = false): void {
     const { concurrency, maxSpansPerRequest } = this.options.batch;
-    while (this.hasQueued() && this.requests.pending + this.requests.size < concurrency) {
+    if (this.hasQueued() && this.requests.pending + this.requests.size < concurrency) {
       const partialOk = force || this.flushing > 0 || this.stopped;
-      if (!partialOk && this.queuedSpans < maxSpansPerRequest && !this.carry) break;
-      const batch = this.takeBatch();
-      if (batch.length === 0) break;
-      void this.requests.add(() => this.sendBatch(batch));
+      if (partialOk || this.queuedSpans >= maxSpansPerRequest || this.carry) {
+        const batch = this.takeBatch();
+        if (batch.length > 0) void this.requests.add(() => this.sendBatch(batch));
+        if (this.hasQueued() && (partialOk || this.queuedSpans >= maxSpansPerRequest)) {
+          if (partialOk) this.forcedPending = true;
+          this.schedulePump();
+        }
+      }
     }
     if (this.hasQueued()) this.armTimer();
     else if (this.timer !== undefined) {
@@ -319,7 +342,10 @@ export class TraceExporter {
     const batch: PreparedTrace[] = [];
     let spans = 0;
     let bytes = 13; // {"traces":[]}
+    const deadline = performance.now() + BATCH_BUILD_BUDGET_MILLIS;
     for (;;) {
+      // A smaller request now beats a long block of the app's event loop.
+      if (batch.length > 0 && performance.now() > deadline) break;
       let next = this.carry;
       this.carry = undefined;
       if (!next) {
@@ -403,8 +429,6 @@ export class TraceExporter {
     if (rec.phase === "failed") return;
     rec.phase = "sent";
     rec.sentEndTime = p.endTime;
-    for (const id of p.spanIds) rec.unsent.delete(id);
-    rec.delivered.resolve(true);
     if (rec.late && !rec.putInFlight) {
       rec.putInFlight = true;
       void this.requests.add(() => this.sendUpdates(rec));
@@ -439,10 +463,8 @@ export class TraceExporter {
       if (outcome.ok) {
         this.counters.updatesDelivered++;
         rec.sentEndTime = endTime;
-        for (const id of spanIds) rec.unsent.delete(id);
       } else {
         this.counters.updatesFailed++;
-        for (const id of spanIds) rec.unsent.delete(id);
         this.logger.error(`late update of trace ${rec.uuid} not delivered (${spanIds.length} span(s)): ${outcome.message}`);
       }
       notify(rec);

@@ -1,7 +1,6 @@
 import type { HrTime } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { JsonValue } from "../tracing/serialize.js";
-import { type Deferred, deferred } from "./deferred.js";
 import { traceUuid } from "./ids.js";
 
 /** Trace-level fields set through `updateCurrentTrace`, already JSON-safe. */
@@ -46,20 +45,16 @@ export interface TraceRecord {
   spans: ReadableSpan[];
   /** Spans kept so far (bounded by maxSpansPerTrace). */
   spanCount: number;
-  /** Span ids started but not yet acknowledged by the service. */
-  unsent: Set<string>;
   root?: ReadableSpan;
   /** Latest end time sent so far, to extend the trace's `endTime` when late spans end later. */
   sentEndTime?: HrTime;
   fields: TraceFields;
   late?: LateUpdate;
   putInFlight: boolean;
-  /** Resolved with true once the trace's POST was acknowledged, false once it was given up. */
-  delivered: Deferred<boolean>;
-  /** Present while the trace has work not yet done; resolved when it has none. */
-  busy?: Deferred<void>;
-  /** Woken whenever a request about this trace finishes. */
-  waiters: Set<() => void>;
+  /** True from hand-off to the exporter until everything about the trace was sent or given up. */
+  busy: boolean;
+  /** Woken whenever something about this trace was sent or given up; made on first wait. */
+  waiters?: Set<() => void>;
   /** Why the trace failed, when it did. */
   failure?: string;
 }
@@ -72,17 +67,15 @@ export function newTraceRecord(traceId: string): TraceRecord {
     open: 0,
     spans: [],
     spanCount: 0,
-    unsent: new Set(),
     fields: { tags: [], metadata: {}, extra: {} },
     putInFlight: false,
-    delivered: deferred<boolean>(),
-    waiters: new Set(),
+    busy: false,
   };
 }
 
 /** Wakes everyone waiting on a record. */
 export function notify(rec: TraceRecord): void {
-  for (const wake of [...rec.waiters]) wake();
+  if (rec.waiters) for (const wake of [...rec.waiters]) wake();
 }
 
 /** Resolves when `done()` is true, re-checked each time the record changes. */
@@ -91,10 +84,15 @@ export function waitFor(rec: TraceRecord, done: () => boolean): Promise<void> {
   return new Promise((resolve) => {
     const check = () => {
       if (done()) {
-        rec.waiters.delete(check);
+        rec.waiters?.delete(check);
         resolve();
       }
     };
-    rec.waiters.add(check);
+    (rec.waiters ??= new Set()).add(check);
   });
+}
+
+/** Nothing more to send about this trace: delivered with its late updates, or given up. */
+export function isSettled(rec: TraceRecord): boolean {
+  return rec.phase === "failed" || (rec.phase === "sent" && !rec.late && !rec.putInFlight);
 }

@@ -22,6 +22,13 @@ export const defaultSerializeLimits: SerializeLimits = {
 
 const NUL = "\u0000";
 
+interface WalkState {
+  budget: number;
+  /** The objects being walked, outermost first: a cycle is an object already on it. */
+  stack: object[];
+  limits: SerializeLimits;
+}
+
 /**
  * Turns any value into a JSON value that `JSON.stringify` cannot throw on: cycles become
  * `"<circular>"`, BigInt and symbols strings, functions `"[Function name]"`, binary data a short
@@ -29,101 +36,111 @@ const NUL = "\u0000";
  * `null`; NUL characters are stripped and everything is bounded by `limits`. Never throws.
  */
 export function toJsonValue(value: unknown, limits: SerializeLimits = defaultSerializeLimits): JsonValue {
-  const state = { budget: limits.maxTotalChars, seen: new Set<object>() };
-
-  const str = (s: string): string => {
-    let out = s.includes(NUL) ? s.split(NUL).join("") : s;
-    const cap = Math.min(limits.maxStringChars, Math.max(state.budget, 0));
-    if (out.length > cap) out = `${out.slice(0, cap)}...[truncated ${out.length - cap} chars]`;
-    state.budget -= out.length;
-    return out;
-  };
-
-  const walk = (v: unknown, depth: number): JsonValue | undefined => {
-    switch (typeof v) {
-      case "string":
-        return str(v);
-      case "number":
-        return Number.isFinite(v) ? v : null;
-      case "boolean":
-        return v;
-      case "bigint":
-        return v.toString();
-      case "symbol":
-        return str(v.toString());
-      case "function":
-        return str(`[Function ${(v as { name?: string }).name || "anonymous"}]`);
-      case "undefined":
-        return undefined;
-    }
-    if (v === null) return null;
-    const obj = v as object;
-    if (state.seen.has(obj)) return "<circular>";
-    if (depth >= limits.maxDepth) return "[max depth]";
-    if (state.budget <= 0) return "[truncated]";
-    state.seen.add(obj);
-    try {
-      return walkObject(obj, depth);
-    } catch (err) {
-      return str(`[unserializable: ${describeError(err)}]`);
-    } finally {
-      state.seen.delete(obj);
-    }
-  };
-
-  const walkObject = (obj: object, depth: number): JsonValue | undefined => {
-    if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? null : obj.toISOString();
-    if (obj instanceof Error) {
-      const out: { [key: string]: JsonValue } = { name: str(obj.name), message: str(obj.message) };
-      if (obj.stack) out.stack = str(obj.stack);
-      return out;
-    }
-    if (ArrayBuffer.isView(obj)) return `[${obj.constructor.name} ${obj.byteLength} bytes]`;
-    if (obj instanceof ArrayBuffer) return `[ArrayBuffer ${obj.byteLength} bytes]`;
-    if (obj instanceof RegExp) return str(String(obj));
-    if (Array.isArray(obj) || obj instanceof Set) {
-      const items = Array.isArray(obj) ? obj : [...obj];
-      const out: JsonValue[] = [];
-      const n = Math.min(items.length, limits.maxItems);
-      for (let i = 0; i < n; i++) out.push(walk(items[i], depth + 1) ?? null);
-      if (items.length > n) out.push(`[${items.length - n} more items]`);
-      return out;
-    }
-    if (obj instanceof Map) {
-      const out: { [key: string]: JsonValue } = {};
-      let i = 0;
-      for (const [k, val] of obj) {
-        if (i++ >= limits.maxItems) break;
-        const item = walk(val, depth + 1);
-        if (item !== undefined) out[str(typeof k === "string" ? k : String(k))] = item;
-      }
-      return out;
-    }
-    const toJSON = (obj as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === "function") return walk(toJSON.call(obj), depth + 1);
-    if (typeof (obj as { then?: unknown }).then === "function") return "[Promise]";
-    const out: { [key: string]: JsonValue } = {};
-    const keys = Object.keys(obj);
-    const n = Math.min(keys.length, limits.maxItems);
-    for (let i = 0; i < n; i++) {
-      const key = keys[i]!;
-      let item: JsonValue | undefined;
-      try {
-        item = walk((obj as Record<string, unknown>)[key], depth + 1);
-      } catch (err) {
-        item = str(`[getter threw: ${describeError(err)}]`);
-      }
-      if (item !== undefined) out[str(key)] = item;
-    }
-    if (keys.length > n) out["..."] = `[${keys.length - n} more keys]`;
-    return out;
-  };
-
+  // The common cases, without setting up a walk.
+  switch (typeof value) {
+    case "number":
+      return Number.isFinite(value) ? value : null;
+    case "boolean":
+      return value;
+    case "string":
+      if (value.length <= limits.maxStringChars && !value.includes(NUL)) return value;
+  }
+  if (value === null || value === undefined) return null;
+  const state: WalkState = { budget: limits.maxTotalChars, stack: [], limits };
   try {
-    return walk(value, 0) ?? null;
+    return walk(state, value, 0) ?? null;
   } catch (err) {
     return `[unserializable: ${describeError(err)}]`;
   }
+}
+
+function str(state: WalkState, s: string): string {
+  let out = s.includes(NUL) ? s.split(NUL).join("") : s;
+  const cap = Math.min(state.limits.maxStringChars, Math.max(state.budget, 0));
+  if (out.length > cap) out = `${out.slice(0, cap)}...[truncated ${out.length - cap} chars]`;
+  state.budget -= out.length;
+  return out;
+}
+
+function walk(state: WalkState, v: unknown, depth: number): JsonValue | undefined {
+  switch (typeof v) {
+    case "string":
+      return str(state, v);
+    case "number":
+      return Number.isFinite(v) ? v : null;
+    case "boolean":
+      return v;
+    case "bigint":
+      return v.toString();
+    case "symbol":
+      return str(state, v.toString());
+    case "function":
+      return str(state, `[Function ${(v as { name?: string }).name || "anonymous"}]`);
+    case "undefined":
+      return undefined;
+  }
+  if (v === null) return null;
+  const obj = v as object;
+  if (state.stack.includes(obj)) return "<circular>";
+  if (depth >= state.limits.maxDepth) return "[max depth]";
+  if (state.budget <= 0) return "[truncated]";
+  state.stack.push(obj);
+  try {
+    return walkObject(state, obj, depth);
+  } catch (err) {
+    return str(state, `[unserializable: ${describeError(err)}]`);
+  } finally {
+    state.stack.pop();
+  }
+}
+
+function walkObject(state: WalkState, obj: object, depth: number): JsonValue | undefined {
+  const { maxItems } = state.limits;
+  if (Array.isArray(obj) || obj instanceof Set) {
+    const items = Array.isArray(obj) ? obj : [...obj];
+    const out: JsonValue[] = [];
+    const n = Math.min(items.length, maxItems);
+    for (let i = 0; i < n; i++) out.push(walk(state, items[i], depth + 1) ?? null);
+    if (items.length > n) out.push(`[${items.length - n} more items]`);
+    return out;
+  }
+  if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? null : obj.toISOString();
+  if (obj instanceof Error) {
+    const out: { [key: string]: JsonValue } = { name: str(state, obj.name), message: str(state, obj.message) };
+    if (obj.stack) out.stack = str(state, obj.stack);
+    return out;
+  }
+  if (ArrayBuffer.isView(obj)) return `[${obj.constructor.name} ${obj.byteLength} bytes]`;
+  if (obj instanceof ArrayBuffer) return `[ArrayBuffer ${obj.byteLength} bytes]`;
+  if (obj instanceof RegExp) return str(state, String(obj));
+  if (obj instanceof Map) {
+    const out: { [key: string]: JsonValue } = {};
+    let i = 0;
+    for (const [k, val] of obj) {
+      if (i++ >= maxItems) break;
+      const item = walk(state, val, depth + 1);
+      if (item !== undefined) out[str(state, typeof k === "string" ? k : String(k))] = item;
+    }
+    return out;
+  }
+  const toJSON = (obj as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === "function") return walk(state, toJSON.call(obj), depth + 1);
+  if (typeof (obj as { then?: unknown }).then === "function") return "[Promise]";
+  const out: { [key: string]: JsonValue } = {};
+  const keys = Object.keys(obj);
+  const n = Math.min(keys.length, maxItems);
+  for (let i = 0; i < n; i++) {
+    const key = keys[i]!;
+    let item: JsonValue | undefined;
+    try {
+      item = walk(state, (obj as Record<string, unknown>)[key], depth + 1);
+    } catch (err) {
+      item = str(state, `[getter threw: ${describeError(err)}]`);
+    }
+    if (item !== undefined) out[str(state, key)] = item;
+  }
+  if (keys.length > n) out["..."] = `[${keys.length - n} more keys]`;
+  return out;
 }
 
 /** The value as text: strings as they are (bounded), anything else as JSON. Never throws. */

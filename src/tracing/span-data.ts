@@ -19,15 +19,16 @@ export interface SpanData {
   ended?: boolean;
 }
 
-const store = new WeakMap<object, SpanData>();
+// A symbol-keyed property on the span itself: cheaper than a WeakMap, and gone with the span.
+const DATA = Symbol("evaltrace.spanData");
 
 /** Attribute that marks our spans and carries their type for any other OTel exporter. */
 export const SPAN_TYPE_ATTRIBUTE = "evaltrace.span.type";
 
 export function setSpanData(span: Span | object, data: SpanData): void {
-  store.set(span, data);
+  (span as { [DATA]?: SpanData })[DATA] = data;
 }
 
 export function getSpanData(span: Span | object): SpanData | undefined {
-  return store.get(span);
+  return (span as { [DATA]?: SpanData })[DATA];
 }

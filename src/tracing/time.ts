@@ -15,8 +15,16 @@ export function preciseNow(): HrTime {
   return [seconds, (micros - seconds * 1_000_000) * 1000];
 }
 
+let cachedSecond = -1;
+let cachedPrefix = "";
+
 /** ISO 8601 in UTC with microseconds and a `Z` suffix, e.g. `2026-01-02T03:04:05.123456Z`. */
 export function hrTimeToIso([seconds, nanos]: HrTime): string {
-  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
-  return `${base}.${String(Math.floor(nanos / 1000)).padStart(6, "0")}Z`;
+  // Spans cluster in time: reuse the formatted whole second (Date formatting is the slow part).
+  if (seconds !== cachedSecond) {
+    cachedSecond = seconds;
+    cachedPrefix = new Date(seconds * 1000).toISOString().slice(0, 19);
+  }
+  const micros = Math.floor(nanos / 1000);
+  return `${cachedPrefix}.${micros < 100000 ? String(micros).padStart(6, "0") : micros}Z`;
 }

@@ -1,0 +1,42 @@
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+/** Starts the receiver child process; resolves with its URL and a stats() / stop() pair. */
+export async function startReceiver() {
+  const child = fork(fileURLToPath(new URL("./receiver.mjs", import.meta.url)));
+  const { port } = await new Promise((r) => child.once("message", r));
+  const ask = (m) =>
+    new Promise((r) => {
+      child.once("message", r);
+      child.send(m);
+    });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stats: () => ask("stats"),
+    reset: () => child.send("reset"),
+    stop: () =>
+      new Promise((r) => {
+        child.on("exit", r);
+        child.send("stop");
+      }),
+  };
+}
+
+/** Median of numbers. */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[s.length >> 1];
+}
+
+/** Lets the event loop turn (timers, I/O) once. */
+export const tick = () => new Promise((r) => setImmediate(r));
+
+/** Prints rows as an aligned table. */
+export function table(rows) {
+  const keys = Object.keys(rows[0]);
+  const width = keys.map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
+  const line = (cells) => cells.map((c, i) => String(c).padEnd(width[i])).join("  ");
+  console.log(line(keys));
+  console.log(line(width.map((w) => "-".repeat(w))));
+  for (const r of rows) console.log(line(keys.map((k) => r[k])));
+}
