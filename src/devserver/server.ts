@@ -175,6 +175,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const orgKey = first("org");
   persist();
   let baseUrl = "";
+  /** Bumped by every acknowledged write: the viewer polls it to know when to refresh. */
+  let version = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
@@ -194,7 +196,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       }
       if (path.startsWith("/_dev/")) {
         if (method !== "GET") throw new HttpError(405, `${method} is not allowed on ${path}`);
-        payload = devRead(state, path);
+        payload = path === "/_dev/version" ? { version, traces: Object.keys(state.traces).length } : devRead(state, path);
       } else {
         const matches = routes.filter((r) => r.pattern.test(path));
         if (matches.length === 0) throw new HttpError(404, `no endpoint ${path}`);
@@ -221,7 +223,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         const result = await r.handler({ state, now, plan, region, baseUrl, judge: options.judge, params: decoded, body });
         status = result.status ?? 200;
         payload = result.body;
-        if (method !== "GET") persist();
+        if (method !== "GET") {
+          persist();
+          version++;
+        }
       }
     } catch (err) {
       if (err instanceof SchemaError) {
