@@ -92,6 +92,11 @@ for (const uuid of turns) {
 const threadJobs = dev.state.jobs.filter((j) => j.target === "thread");
 for (const job of threadJobs) console.log(`thread evaluation of ${job.targetId} with "${job.metricCollection}": ${job.status} ${JSON.stringify(job.results)}`);
 
-console.log(`\nThis demo's emulator (${dev.url}) stops now. To browse traces, run \`npx evaltrace dev\` and open the viewer URL it prints.`);
 await shutdown();
+console.log(`\nviewer: ${dev.url}/`);
+if (process.stdout.isTTY && !process.env.CI) {
+  // Interactive: keep the emulator up so the viewer URL works, until Ctrl+C.
+  console.log("open it in a browser to see these traces as a waterfall; Ctrl+C stops the emulator");
+  await new Promise((resolve) => process.once("SIGINT", resolve));
+}
 await dev.close();

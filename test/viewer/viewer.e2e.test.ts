@@ -58,7 +58,7 @@ describe.skipIf(!available)("the trace viewer in headless Chromium", () => {
 
     const rows = page.locator("tr.trace");
     await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(2);
-    await expect(page.locator("#traces")).toContainText("conv-1");
+    await expect.poll(() => page.locator("#traces").textContent()).toContain("conv-1");
     await rows.first().click();
     const waterfall = page.locator("#waterfall .row");
     await expect.poll(() => waterfall.count()).toBe(4);
@@ -72,23 +72,23 @@ describe.skipIf(!available)("the trace viewer in headless Chromium", () => {
       { name: "llmgenerate", depth: "1", type: "llm", errored: "false" },
     ]);
     // Bars are laid out by time: each child starts at or after its parent, in call order.
-    const lefts = await page.locator("#waterfall .bar").evaluateAll((els) => els.map((e) => Number.parseFloat((e as HTMLElement).style.left)));
+    const lefts = await page.locator("#waterfall .bar").evaluateAll((els) => els.map((e) => Number.parseFloat((e as unknown as { style: { left: string } }).style.left)));
     expect(lefts[0]).toBe(0);
     expect(lefts[1]!).toBeLessThanOrEqual(lefts[2]!);
     expect(lefts[2]!).toBeLessThanOrEqual(lefts[3]!);
 
     // The span panel shows a span's fields.
     await waterfall.nth(3).click();
-    await expect(page.locator("#span-panel")).toContainText("gpt-4o-mini");
-    await expect(page.locator("#span-panel")).toContainText("inputTokenCount");
+    await expect.poll(() => page.locator("#span-panel").textContent()).toContain("gpt-4o-mini");
+    expect(await page.locator("#span-panel").textContent()).toContain("inputTokenCount");
 
     mkdirSync(artifacts, { recursive: true });
     await page.screenshot({ path: `${artifacts}viewer-waterfall.png`, fullPage: true });
 
     // The thread as a conversation.
     await page.goto(`${dev.url}/#/threads/conv-1`);
-    await expect(page.locator("#conversation .bubble")).toHaveCount(4);
-    await expect(page.locator("#conversation")).toContainText("answer to shipping");
+    await expect.poll(() => page.locator("#conversation .bubble").count()).toBe(4);
+    expect(await page.locator("#conversation").textContent()).toContain("answer to shipping");
     await page.screenshot({ path: `${artifacts}viewer-thread.png` });
     await page.close();
   });
