@@ -1,4 +1,4 @@
-import type { ToolCall } from "../tracing/fields.js";
+import type { LlmTestCase, ToolCall } from "../tracing/fields.js";
 
 /** Test-case fields a single-turn metric may read. */
 export type EvaluationParam = "input" | "actualOutput" | "expectedOutput" | "context" | "retrievalContext" | "toolsCalled" | "expectedTools";
@@ -59,15 +59,8 @@ export interface MetricCollection {
   metricSettings: MetricSetting[];
 }
 
-/** A single-turn test case (spec 2.4). */
-export interface SingleTurnTestCase {
-  input: string;
-  actualOutput: string;
-  expectedOutput?: string;
-  context?: string[];
-  retrievalContext?: string[];
-  toolsCalled?: ToolCall[];
-  expectedTools?: ToolCall[];
+/** A single-turn test case (spec 2.4): the online-evaluation test case plus run bookkeeping. */
+export interface SingleTurnTestCase extends LlmTestCase {
   name?: string;
   additionalMetadata?: Record<string, unknown>;
   comments?: string;
