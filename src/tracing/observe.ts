@@ -105,7 +105,7 @@ function wrap<F extends AnyFunction>(options: ObserveOptions, fn: F): F {
   return wrapped as unknown as F;
 }
 
-function start(rt: Runtime, name: string, type: SpanType, fields: { [key: string]: JsonValue }, args: unknown[]) {
+export function start(rt: Runtime, name: string, type: SpanType, fields: { [key: string]: JsonValue }, args: unknown[]) {
   const active = context.active();
   const parent = currentObservedSpan(active);
   const base = parent ? trace.setSpan(active, parent) : trace.deleteSpan(active);
@@ -121,8 +121,8 @@ function start(rt: Runtime, name: string, type: SpanType, fields: { [key: string
   return { span, data, ctx: withObservedSpan(active, span) };
 }
 
-/** Ends a span with its output or error. Never throws. */
-function end(rt: Runtime, span: Span, data: SpanData, output: unknown, error: unknown, failed: boolean): void {
+/** Ends a span with its output or error. Never throws. (Internal: integrations use it through manual-span.) */
+export function end(rt: Runtime, span: Span, data: SpanData, output: unknown, error: unknown, failed: boolean): void {
   try {
     if (!span.isRecording()) return;
     if (failed) {

@@ -1,0 +1,52 @@
+import type { Context } from "@opentelemetry/api";
+import { activeRuntime } from "../runtime.js";
+import type { SpanType } from "./fields.js";
+import { end, start } from "./observe.js";
+import { describeError, type JsonValue } from "./serialize.js";
+import { pickSpanFields } from "./validate-fields.js";
+
+/** A span that an integration opens and ends by hand (for calls that are not one function). */
+export interface ManualSpan {
+  /** The context with this span current: run the call in it so nested spans are its children. */
+  readonly context: Context;
+  /** Sets span fields (type fields, metricCollection, llmTestCase, ...); wrong shapes are ignored. */
+  set(fields: Record<string, unknown>): void;
+  /** Sets the integration that produced the span (`OpenAI`, `LangChain`, ...). */
+  setIntegration(name: string): void;
+  /** Ends the span with its output. Idempotent. */
+  end(output?: unknown): void;
+  /** Ends the span as errored. Idempotent. */
+  fail(error: unknown): void;
+}
+
+/** Opens a span under the current one, or returns undefined when tracing is off. Never throws. */
+export function openSpan(name: string, type: SpanType, fields: Record<string, unknown>, input?: unknown): ManualSpan | undefined {
+  const rt = activeRuntime();
+  if (!rt) return undefined;
+  try {
+    const started = start(rt, name, type, pickSpanFields(type, fields, rt.logger), input === undefined ? [] : [input]);
+    let done = false;
+    return {
+      context: started.ctx,
+      set(more) {
+        if (!done) Object.assign(started.data.fields, pickSpanFields(type, more, rt.logger));
+      },
+      setIntegration(integration) {
+        started.data.fields.integration = integration as JsonValue;
+      },
+      end(output) {
+        if (done) return;
+        done = true;
+        end(rt, started.span, started.data, output, undefined, false);
+      },
+      fail(error) {
+        if (done) return;
+        done = true;
+        end(rt, started.span, started.data, undefined, error, true);
+      },
+    };
+  } catch (err) {
+    rt.logger.error(`could not open span ${name}: ${describeError(err)}`);
+    return undefined;
+  }
+}
