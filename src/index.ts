@@ -45,6 +45,8 @@ export type { BatchOptions, EvaltraceOptions } from "./config.js";
 export { DEFAULT_BASE_URL } from "./config.js";
 export type { OfflineEvaluationOptions, ThreadEvaluationOptions } from "./evaluate.js";
 export { evaluateSpan, evaluateThread, evaluateTrace } from "./evaluate.js";
+export type { EvaltraceSpanProcessorOptions } from "./export/evaltrace-span-processor.js";
+export { EvaltraceSpanProcessor } from "./export/evaltrace-span-processor.js";
 export type { EvaluationOutcome, ExporterStats, FlushResult } from "./export/trace-exporter.js";
 export { flush, shutdown, stats } from "./lifecycle.js";
 export type { Logger, LogLevel } from "./logger.js";

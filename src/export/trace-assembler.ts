@@ -4,7 +4,7 @@ import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace
 import type { Logger } from "../logger.js";
 import type { TraceUpdate } from "../tracing/fields.js";
 import type { JsonValue } from "../tracing/serialize.js";
-import { getSpanData } from "../tracing/span-data.js";
+import { getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
 import type { TraceExporter } from "./trace-exporter.js";
 import { newTraceRecord, type TraceRecord } from "./trace-record.js";
 
@@ -66,7 +66,7 @@ export class TraceAssembler implements SpanProcessor {
     let rec = this.records.get(traceId);
     if (!rec) {
       rec = newTraceRecord(traceId);
-      const parent = span.parentSpanContext ? otelTrace.getSpan(parentContext) : undefined;
+      const parent = parentSpanIdOf(span) ? otelTrace.getSpan(parentContext) : undefined;
       if (parent && (parent as unknown as ReadableSpan).ended) {
         // A span started from the context of a trace that has already been handed off (work
         // left running after its root returned): it can only be a late update.
@@ -93,7 +93,7 @@ export class TraceAssembler implements SpanProcessor {
     } else if (rec.phase === "open" || rec.phase === "queued") {
       rec.spanCount++;
       rec.spans.push(span);
-      if (!span.parentSpanContext && rec.phase === "open") {
+      if (!parentSpanIdOf(span) && rec.phase === "open") {
         this.running--;
         rec.root = span;
         rec.phase = "queued";

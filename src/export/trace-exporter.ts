@@ -375,8 +375,10 @@ export class TraceExporter {
     const lists = emptySpanLists();
     let endTime = root.endTime;
     const spanIds: string[] = [];
+    let rootWire: WireSpan | undefined;
     for (const span of rec.spans) {
       const wire = toWireSpan(span, true);
+      if (span === root) rootWire = wire;
       lists[spanListKeys[wire.type]].push(wire);
       spanIds.push(span.spanContext().spanId);
       if (later(span.endTime, endTime)) endTime = span.endTime;
@@ -391,8 +393,9 @@ export class TraceExporter {
       environment: f.environment ?? this.options.environment,
       ...lists,
     };
-    const input = f.input ?? rootData?.input;
-    const output = f.output ?? rootData?.output;
+    // Spans of other instrumentations carry no span data: their mapped fields stand in.
+    const input = f.input ?? rootData?.input ?? rootWire?.input;
+    const output = f.output ?? rootData?.output ?? rootWire?.output;
     if (input !== undefined) wire.input = shapeTraceValue(input);
     if (output !== undefined) wire.output = shapeTraceValue(output);
     if (f.tags.length > 0) wire.tags = [...new Set(f.tags)];

@@ -2,7 +2,8 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanType } from "../tracing/fields.js";
 import { type JsonValue, toText } from "../tracing/serialize.js";
-import { getSpanData, SPAN_TYPE_ATTRIBUTE } from "../tracing/span-data.js";
+import { getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
+import { foreignSpanFields, foreignSpanType } from "./foreign-span.js";
 import { hrTimeToIso } from "../tracing/time.js";
 import { spanUuid } from "./ids.js";
 
@@ -57,8 +58,6 @@ export function emptySpanLists(): { [K in SpanListKey]: WireSpan[] } {
   return { baseSpans: [], llmSpans: [], retrieverSpans: [], agentSpans: [], toolSpans: [] };
 }
 
-const llmOperations = new Set(["chat", "generate_content", "text_completion"]);
-
 /**
  * Maps a finished OTel span to the service's span. Our own spans carry their data in the span
  * data store; spans of other instrumentations are mapped from the OpenTelemetry GenAI
@@ -68,7 +67,7 @@ export function toWireSpan(span: ReadableSpan, parentKnown: boolean): WireSpan {
   const ctx = span.spanContext();
   const data = getSpanData(span);
   const attrs = span.attributes;
-  const type: SpanType = data?.type ?? inferType(attrs);
+  const type: SpanType = data?.type ?? foreignSpanType(span.name, attrs);
   const errored = span.status.code === SpanStatusCode.ERROR;
   const wire: WireSpan = {
     uuid: spanUuid(ctx.traceId, ctx.spanId),
@@ -79,7 +78,7 @@ export function toWireSpan(span: ReadableSpan, parentKnown: boolean): WireSpan {
     endTime: hrTimeToIso(span.endTime),
   };
   if (errored) wire.error = span.status.message || "error";
-  const parentId = span.parentSpanContext?.spanId;
+  const parentId = parentSpanIdOf(span);
   if (parentId && parentKnown) wire.parentUuid = spanUuid(ctx.traceId, parentId);
   if (data) {
     if (data.input !== undefined) wire.input = shapeValue(type, data.input);
@@ -87,7 +86,13 @@ export function toWireSpan(span: ReadableSpan, parentKnown: boolean): WireSpan {
     if (data.metadata) wire.metadata = data.metadata;
     for (const [k, v] of Object.entries(data.fields)) wire[k] = v;
   } else {
-    mapGenAiAttributes(wire, attrs);
+    // A span of another instrumentation (OpenTelemetry GenAI conventions, Vercel AI SDK).
+    const foreign = foreignSpanFields(span.name, type, attrs);
+    wire.name = foreign.name;
+    const { input, output, ...rest } = foreign.fields;
+    if (input !== undefined) wire.input = shapeValue(type, input);
+    if (output !== undefined) wire.output = shapeValue(type, output, true);
+    Object.assign(wire, rest);
   }
   if (type === "agent") {
     wire.availableTools ??= [];
@@ -121,30 +126,4 @@ function isMessageList(value: JsonValue): value is { role: string; content: Json
 /** Shapes a trace-level input/output: strings on the wire (spec 2.5). */
 export function shapeTraceValue(value: JsonValue): string {
   return toText(value);
-}
-
-function inferType(attrs: ReadableSpan["attributes"]): SpanType {
-  const declared = attrs[SPAN_TYPE_ATTRIBUTE];
-  if (typeof declared === "string" && declared in spanListKeys) return declared as SpanType;
-  const op = attrs["gen_ai.operation.name"];
-  if (typeof op === "string" && llmOperations.has(op)) return "llm";
-  if (attrs["gen_ai.tool.name"] !== undefined) return "tool";
-  return "base";
-}
-
-function mapGenAiAttributes(wire: WireSpan, attrs: ReadableSpan["attributes"]): void {
-  const model = attrs["gen_ai.response.model"] ?? attrs["gen_ai.request.model"];
-  if (wire.type === "llm") {
-    if (typeof model === "string") wire.model = model;
-    const system = attrs["gen_ai.system"] ?? attrs["gen_ai.provider.name"];
-    if (typeof system === "string") wire.provider = system;
-    const inTokens = attrs["gen_ai.usage.input_tokens"];
-    const outTokens = attrs["gen_ai.usage.output_tokens"];
-    if (typeof inTokens === "number") wire.inputTokenCount = inTokens;
-    if (typeof outTokens === "number") wire.outputTokenCount = outTokens;
-  }
-  if (wire.type === "tool") {
-    const description = attrs["gen_ai.tool.description"];
-    if (typeof description === "string") wire.description = description;
-  }
 }

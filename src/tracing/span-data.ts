@@ -32,3 +32,20 @@ export function setSpanData(span: Span | object, data: SpanData): void {
 export function getSpanData(span: Span | object): SpanData | undefined {
   return (span as { [DATA]?: SpanData })[DATA];
 }
+
+const PARENT = Symbol("evaltrace.parentOverride");
+
+/**
+ * Overrides a span's parent for our traces: the span id of its nearest kept ancestor, or null
+ * for a root. Set by the span processor for foreign spans whose parents were left out.
+ */
+export function setParentOverride(span: object, parentSpanId: string | null): void {
+  (span as { [PARENT]?: string | null })[PARENT] = parentSpanId;
+}
+
+/** The parent span id to use for a span in our traces (undefined for a root). */
+export function parentSpanIdOf(span: { parentSpanContext?: { spanId: string } | undefined }): string | undefined {
+  const override = (span as { [PARENT]?: string | null })[PARENT];
+  if (override !== undefined) return override ?? undefined;
+  return span.parentSpanContext?.spanId;
+}

@@ -30,6 +30,18 @@ export async function startFakeOpenAI(): Promise<{ url: string; requests: { path
       };
       if (path === "/chat/completions") {
         const base = { id: "chatcmpl-1", object: "chat.completion", created: 1, model: "gpt-4o-mini-2024-07-18" };
+        const messages = (body.messages as { role: string }[] | undefined) ?? [];
+        if (Array.isArray(body.tools) && body.tools.length > 0 && !messages.some((m) => m.role === "tool") && !body.stream) {
+          // First step of a tool loop: ask for the first tool, with arguments.
+          const tool = (body.tools as { function: { name: string } }[])[0]!.function.name;
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify({
+            ...base,
+            choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: tool, arguments: JSON.stringify({ orderId: "A-1001" }) } }] }, finish_reason: "tool_calls" }],
+            usage: { prompt_tokens: 20, completion_tokens: 7, total_tokens: 27 },
+          }));
+          return;
+        }
         if (body.stream) {
           sse([
             ...words.map((w, i) => ({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: i === 0 ? { role: "assistant", content: w } : { content: w }, finish_reason: null }] })),

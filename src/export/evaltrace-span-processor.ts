@@ -1,0 +1,73 @@
+import type { Context } from "@opentelemetry/api";
+import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { activeRuntime } from "../runtime.js";
+import { setParentOverride } from "../tracing/span-data.js";
+import { isLlmRelevant } from "./foreign-span.js";
+
+/** Options of {@link EvaltraceSpanProcessor}. */
+export interface EvaltraceSpanProcessorOptions {
+  /**
+   * Decides which spans belong in the service's traces.
+   * @default spans with OpenTelemetry GenAI (`gen_ai.*`) or Vercel AI SDK (`ai.*`) attributes
+   */
+  keep?: (span: { name: string; attributes: ReadableSpan["attributes"] }) => boolean;
+}
+
+const KEPT = Symbol("evaltrace.kept");
+
+/**
+ * A span processor to add to your own OpenTelemetry setup (a `NodeTracerProvider`, `NodeSDK`,
+ * beside Sentry, Datadog, Honeycomb ...): the LLM-relevant spans of any instrumentation go to
+ * the service as evaltrace traces (GenAI semantic conventions become llm and tool spans; the
+ * Vercel AI SDK's `experimental_telemetry` spans too). Spans that are not LLM-relevant (HTTP,
+ * DB) are left out, and their LLM-relevant descendants are re-parented to the nearest kept
+ * ancestor, so the hierarchy stays valid. Uses the options of `configure()`.
+ *
+ * @example
+ * const provider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(otlp), new EvaltraceSpanProcessor()] });
+ */
+export class EvaltraceSpanProcessor implements SpanProcessor {
+  /** span id -> id of its nearest kept ancestor-or-self (null: none), while the span runs. */
+  private readonly nearestKept = new Map<string, string | null>();
+  private readonly keep: NonNullable<EvaltraceSpanProcessorOptions["keep"]>;
+
+  constructor(options: EvaltraceSpanProcessorOptions = {}) {
+    this.keep = options.keep ?? ((span) => isLlmRelevant(span.name, span.attributes));
+  }
+
+  onStart(span: Span, parentContext: Context): void {
+    try {
+      const { spanId } = span.spanContext();
+      const parentId = span.parentSpanContext?.spanId;
+      const ancestor = parentId ? (this.nearestKept.get(parentId) ?? null) : null;
+      const rt = activeRuntime();
+      const kept = rt !== undefined && this.keep(span) && (ancestor !== null || rt.assembler.admitNewTrace());
+      this.nearestKept.set(spanId, kept ? spanId : ancestor);
+      if (!kept || !rt) return;
+      setParentOverride(span, ancestor);
+      (span as unknown as { [KEPT]: boolean })[KEPT] = true;
+      rt.assembler.onStart(span, parentContext);
+    } catch {
+      // Never break the app's tracing pipeline.
+    }
+  }
+
+  onEnd(span: ReadableSpan): void {
+    try {
+      this.nearestKept.delete(span.spanContext().spanId);
+      if (!(span as unknown as { [KEPT]?: boolean })[KEPT]) return;
+      activeRuntime()?.assembler.onEnd(span);
+    } catch {
+      // Never break the app's tracing pipeline.
+    }
+  }
+
+  async forceFlush(): Promise<void> {
+    await activeRuntime()?.exporter.flush();
+  }
+
+  async shutdown(): Promise<void> {
+    this.nearestKept.clear();
+  }
+}
+
