@@ -19,12 +19,15 @@ export interface ManualSpan {
   fail(error: unknown): void;
 }
 
-/** Opens a span under the current one, or returns undefined when tracing is off. Never throws. */
-export function openSpan(name: string, type: SpanType, fields: Record<string, unknown>, input?: unknown): ManualSpan | undefined {
+/**
+ * Opens a span under the current one (or under `parent`, a context from another ManualSpan),
+ * or returns undefined when tracing is off. Never throws.
+ */
+export function openSpan(name: string, type: SpanType, fields: Record<string, unknown>, input?: unknown, parent?: Context): ManualSpan | undefined {
   const rt = activeRuntime();
   if (!rt) return undefined;
   try {
-    const started = start(rt, name, type, pickSpanFields(type, fields, rt.logger), input === undefined ? [] : [input]);
+    const started = start(rt, name, type, pickSpanFields(type, fields, rt.logger), input === undefined ? [] : [input], parent);
     let done = false;
     return {
       context: started.ctx,

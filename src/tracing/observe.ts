@@ -1,4 +1,4 @@
-import { context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import { type Context, context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import { activeRuntime, type Runtime } from "../runtime.js";
 import { capture } from "./capture.js";
 import { currentObservedSpan, withObservedSpan } from "./context.js";
@@ -105,8 +105,8 @@ function wrap<F extends AnyFunction>(options: ObserveOptions, fn: F): F {
   return wrapped as unknown as F;
 }
 
-export function start(rt: Runtime, name: string, type: SpanType, fields: { [key: string]: JsonValue }, args: unknown[]) {
-  const active = context.active();
+export function start(rt: Runtime, name: string, type: SpanType, fields: { [key: string]: JsonValue }, args: unknown[], parentContext?: Context) {
+  const active = parentContext ?? context.active();
   const parent = currentObservedSpan(active);
   const base = parent ? trace.setSpan(active, parent) : trace.deleteSpan(active);
   const span = rt.tracer.startSpan(name, { startTime: preciseNow(), attributes: { [SPAN_TYPE_ATTRIBUTE]: type } }, base);
