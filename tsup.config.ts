@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", devserver: "src/devserver/index.ts", cli: "src/cli/main.ts", openai: "src/integrations/openai.ts", langchain: "src/integrations/langchain.ts" },
+  entry: { index: "src/index.ts", devserver: "src/devserver/index.ts", cli: "src/cli/main.ts", openai: "src/integrations/openai.ts", langchain: "src/integrations/langchain.ts", "openai-agents": "src/integrations/openai-agents.ts" },
   format: ["esm", "cjs"],
   dts: true,
   clean: true,

@@ -1,43 +1,27 @@
-// The OpenAI integration, offline: a fake OpenAI server on loopback, the local emulator, and
-// the real openai package.   npm run build && node examples/openai.mjs
-import { createServer } from "node:http";
-import OpenAI from "openai";
+// The OpenAI SDK integration, offline: the real openai package against the fake OpenAI server
+// and the local emulator.   npm run build && node examples/openai.mjs
 import { configure, flush, observe, shutdown } from "evaltrace";
-import { startDevServer } from "evaltrace/devserver";
+import { startDevServer, startFakeOpenAI } from "evaltrace/devserver";
 import { wrapOpenAI } from "evaltrace/openai";
+import OpenAI from "openai";
+import { printTraces } from "./print-traces.mjs";
 
-// A stand-in for api.openai.com that answers every chat completion the same way.
-const fake = createServer((req, res) => {
-  req.resume();
-  req.on("end", () => {
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({
-      id: "chatcmpl-1", object: "chat.completion", created: 1, model: "gpt-4o-mini",
-      choices: [{ index: 0, message: { role: "assistant", content: "Orders ship within 2 days." }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 14, completion_tokens: 6, total_tokens: 20 },
-    }));
-  });
-});
-await new Promise((r) => fake.listen(0, "127.0.0.1", r));
-
+const fake = await startFakeOpenAI();
 const dev = await startDevServer({ port: 0 });
 configure({ apiKey: dev.projectKey, baseUrl: dev.url });
 
 // One line instruments the client.
-const openai = wrapOpenAI(new OpenAI({ apiKey: "sk-offline", baseURL: `http://127.0.0.1:${fake.address().port}/v1` }), { metricCollection: "answers" });
+const openai = wrapOpenAI(new OpenAI({ apiKey: "sk-offline", baseURL: fake.url }), { metricCollection: "answers" });
 
 const answer = observe({ type: "agent", name: "support-agent" }, async (question) => {
-  const r = await openai.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: question }] });
-  return r.choices[0].message.content;
+  const stream = await openai.chat.completions.create({ model: "gpt-4o-mini", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: question }] });
+  let text = "";
+  for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
+  return text;
 });
 console.log(await answer("When do orders ship?"));
 await flush();
-
-for (const trace of Object.values(dev.state.traces)) {
-  for (const s of trace.spans) {
-    console.log(`[${s.type}] ${s.name}${s.model ? ` model=${s.model} tokens=${s.inputTokenCount}/${s.outputTokenCount} integration=${s.integration}` : ""}`);
-  }
-}
+printTraces(dev);
 await shutdown();
 await dev.close();
-fake.close();
+await fake.close();

@@ -386,7 +386,7 @@ export class TraceExporter {
     rec.spans = [];
     const wire: WireTrace = {
       uuid: rec.uuid,
-      name: f.name ?? root.name,
+      name: f.name ?? rootWire?.name ?? root.name,
       startTime: hrTimeToIso(root.startTime),
       endTime: hrTimeToIso(endTime),
       status: root.status.code === 2 ? "ERRORED" : "SUCCESS",

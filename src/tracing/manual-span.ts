@@ -1,6 +1,7 @@
 import type { Context } from "@opentelemetry/api";
 import { activeRuntime } from "../runtime.js";
 import type { SpanType } from "./fields.js";
+import { capture } from "./capture.js";
 import { end, start } from "./observe.js";
 import { describeError, type JsonValue } from "./serialize.js";
 import { pickSpanFields } from "./validate-fields.js";
@@ -11,6 +12,10 @@ export interface ManualSpan {
   readonly context: Context;
   /** Sets span fields (type fields, metricCollection, llmTestCase, ...); wrong shapes are ignored. */
   set(fields: Record<string, unknown>): void;
+  /** Replaces the captured input (masked and made JSON-safe like any capture). */
+  setInput(input: unknown): void;
+  /** Renames the span. */
+  rename(name: string): void;
   /** Sets the integration that produced the span (`OpenAI`, `LangChain`, ...). */
   setIntegration(name: string): void;
   /** Ends the span with its output. Idempotent. */
@@ -33,6 +38,14 @@ export function openSpan(name: string, type: SpanType, fields: Record<string, un
       context: started.ctx,
       set(more) {
         if (!done) Object.assign(started.data.fields, pickSpanFields(type, more, rt.logger));
+      },
+      setInput(input) {
+        if (done) return;
+        const captured = capture(rt, input);
+        if (captured !== undefined) started.data.input = captured;
+      },
+      rename(newName) {
+        if (!done && newName) started.span.updateName(newName);
       },
       setIntegration(integration) {
         started.data.fields.integration = integration as JsonValue;

@@ -1,10 +1,9 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { type DevServer, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
 import type { StoredSpan } from "../../src/devserver/store.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/integrations/openai.js";
-import { startFakeOpenAI } from "../helpers/fake-openai.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 let dev: DevServer;

@@ -4,10 +4,9 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import { generateText, stepCountIs, streamText, tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { type DevServer, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
 import type { StoredTrace } from "../../src/devserver/store.js";
 import { EvaltraceSpanProcessor, flush, shutdown } from "../../src/index.js";
-import { startFakeOpenAI } from "../helpers/fake-openai.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 let dev: DevServer;

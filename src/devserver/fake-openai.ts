@@ -1,11 +1,22 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
+/** A running fake OpenAI API. */
+export interface FakeOpenAI {
+  /** Base URL to give an OpenAI client (`baseURL`), e.g. `http://127.0.0.1:PORT/v1`. */
+  url: string;
+  /** Every request received: path (without `/v1`) and JSON body. */
+  requests: { path: string; body: Record<string, unknown> }[];
+  close(): Promise<void>;
+}
+
 /**
- * A fake OpenAI API on loopback, answering in OpenAI's wire format: chat completions and
- * responses, as JSON or as server-sent events. The model name "boom" gets a 400.
+ * A fake OpenAI API on loopback, to run integrations offline (examples, tests): it answers in
+ * OpenAI's wire format, chat completions and responses, as JSON or server-sent events, always
+ * with "Orders ship in 2 days." On a chat completion with tools and no tool result yet, it calls
+ * the first tool with `{"orderId": "A-1001"}`. The model name "boom" gets a 400.
  */
-export async function startFakeOpenAI(): Promise<{ url: string; requests: { path: string; body: Record<string, unknown> }[]; close(): Promise<void> }> {
+export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const requests: { path: string; body: Record<string, unknown> }[] = [];
   const server = createServer((req, res) => {
     let raw = "";

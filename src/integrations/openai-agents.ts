@@ -1,0 +1,192 @@
+import type { Context } from "@opentelemetry/api";
+import type { SpanType } from "../tracing/fields.js";
+import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
+
+/** The parts of an Agents SDK trace this processor reads. */
+export interface AgentsTrace {
+  traceId: string;
+  name: string;
+  groupId?: string | null;
+}
+
+/** The parts of an Agents SDK span this processor reads. */
+export interface AgentsSpan {
+  readonly spanId: string;
+  readonly traceId: string;
+  readonly parentId: string | null;
+  readonly spanData: { type: string; [key: string]: unknown };
+  readonly error: { message: string; data?: unknown } | null;
+}
+
+/** Options of {@link EvaltraceTracingProcessor}. */
+export interface EvaltraceTracingProcessorOptions {
+  /** Single-turn metric collection that evaluates each generation online. */
+  metricCollection?: string;
+}
+
+type Message = { role: string; content: string };
+
+function text(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((p) => (p && typeof p === "object" && "text" in p ? String((p as { text: unknown }).text) : JSON.stringify(p))).join("");
+  return content === undefined || content === null ? "" : JSON.stringify(content);
+}
+
+function messages(items: unknown): Message[] {
+  if (typeof items === "string") return [{ role: "user", content: items }];
+  if (!Array.isArray(items)) return [];
+  return items
+    .filter((m): m is Record<string, unknown> => m !== null && typeof m === "object")
+    .map((m) => ({ role: String(m.role ?? (m.type === "function_call_output" ? "tool" : "assistant")), content: text(m.content ?? m.output ?? m.arguments ?? m) }));
+}
+
+function parseJson(s: unknown): unknown {
+  if (typeof s !== "string") return s;
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+}
+
+/**
+ * A tracing processor for the OpenAI Agents SDK: each agent run becomes a trace (agent spans
+ * with their tools and handoffs, generations and responses as llm spans, function calls as tool
+ * spans, handoffs as base spans), nested as the SDK runs them and under the current `observe()`
+ * span.
+ *
+ * @example
+ * import { addTraceProcessor } from "@openai/agents";
+ * addTraceProcessor(new EvaltraceTracingProcessor());
+ */
+export class EvaltraceTracingProcessor {
+  private readonly spans = new Map<string, ManualSpan>();
+  /** Bookkeeping spans (task, turn) left out: their id -> their parent's id. */
+  private readonly transparent = new Map<string, string>();
+
+  constructor(private readonly options: EvaltraceTracingProcessorOptions = {}) {}
+
+  async onTraceStart(trace: AgentsTrace): Promise<void> {
+    const span = openSpan(trace.name || "Agent workflow", "base", {});
+    if (!span) return;
+    span.setIntegration("OpenAI Agents");
+    this.spans.set(trace.traceId, span);
+  }
+
+  async onTraceEnd(trace: AgentsTrace): Promise<void> {
+    const span = this.spans.get(trace.traceId);
+    this.spans.delete(trace.traceId);
+    span?.end();
+  }
+
+  /** The context of the nearest span we opened, skipping the transparent ones. */
+  private parentContext(id: string): Context | undefined {
+    let key: string | undefined = id;
+    for (let hops = 0; key !== undefined && hops < 64; hops++) {
+      const opened = this.spans.get(key);
+      if (opened) return opened.context;
+      key = this.transparent.get(key);
+    }
+    return undefined;
+  }
+
+  async onSpanStart(span: AgentsSpan): Promise<void> {
+    const data = span.spanData;
+    const parentKey = span.parentId ?? span.traceId;
+    if (data.type === "task" || data.type === "turn") {
+      // The SDK's own bookkeeping (a run, one model turn): its children go to the agent above.
+      this.transparent.set(span.spanId, parentKey);
+      return;
+    }
+    const parent = this.parentContext(parentKey);
+    const [name, type] = this.describe(data);
+    const opened = openSpan(name, type, {}, undefined, parent);
+    if (!opened) return;
+    opened.setIntegration("OpenAI Agents");
+    this.spans.set(span.spanId, opened);
+  }
+
+  async onSpanEnd(span: AgentsSpan): Promise<void> {
+    this.transparent.delete(span.spanId);
+    const opened = this.spans.get(span.spanId);
+    if (!opened) return;
+    this.spans.delete(span.spanId);
+    const data = span.spanData;
+    let output: unknown;
+    switch (data.type) {
+      case "agent":
+        opened.set({ availableTools: data.tools ?? [], agentHandoffs: data.handoffs ?? [] });
+        break;
+      case "generation": {
+        const input = messages(data.input);
+        opened.setInput(input);
+        // In chat-completions mode the output holds the raw completions, usage included.
+        const raw = (Array.isArray(data.output) ? data.output[0] : undefined) as
+          | { object?: string; model?: unknown; usage?: { prompt_tokens?: number; completion_tokens?: number }; choices?: { message?: { content?: unknown; tool_calls?: unknown } }[] }
+          | undefined;
+        const completion = raw?.object === "chat.completion" ? raw : undefined;
+        const usage = (data.usage as { input_tokens?: number; output_tokens?: number } | undefined) ??
+          (completion?.usage ? { input_tokens: completion.usage.prompt_tokens, output_tokens: completion.usage.completion_tokens } : undefined);
+        const message = completion?.choices?.[0]?.message;
+        output = completion ? (message?.content ? text(message.content) : JSON.stringify(message?.tool_calls ?? "")) : messages(data.output).map((m) => m.content).join("");
+        this.llmFields(opened, data.model ?? completion?.model, usage, input, output as string);
+        break;
+      }
+      case "response": {
+        const response = (data._response ?? {}) as { model?: unknown; usage?: { input_tokens?: number; output_tokens?: number }; output?: unknown[] };
+        const input = messages(data._input);
+        if (input.length) opened.setInput(input);
+        output = messages(response.output).map((m) => m.content).join("");
+        this.llmFields(opened, response.model, response.usage, input, output as string);
+        break;
+      }
+      case "function":
+        opened.setInput(parseJson(data.input));
+        output = parseJson(data.output);
+        break;
+      case "handoff":
+        // The target is known only once the handoff happened.
+        opened.rename(`handoff → ${String(data.to_agent ?? "?")}`);
+        output = { from: data.from_agent, to: data.to_agent };
+        break;
+      default:
+        output = data.data ?? undefined;
+    }
+    if (span.error) opened.fail(new Error(span.error.message));
+    else opened.end(output);
+  }
+
+  private describe(data: AgentsSpan["spanData"]): [string, SpanType] {
+    switch (data.type) {
+      case "agent":
+        return [String(data.name ?? "agent"), "agent"];
+      case "generation":
+      case "response":
+        return [data.type === "generation" ? "generation" : "response", "llm"];
+      case "function":
+        return [String(data.name ?? "function"), "tool"];
+      case "handoff":
+        return [`handoff → ${String(data.to_agent ?? "?")}`, "base"];
+      default:
+        return [String(data.name ?? data.type), "base"];
+    }
+  }
+
+  private llmFields(span: ManualSpan, model: unknown, usage: { input_tokens?: number; output_tokens?: number } | undefined, input: Message[], output: string): void {
+    const fields: Record<string, unknown> = { model, provider: "openai", inputTokenCount: usage?.input_tokens, outputTokenCount: usage?.output_tokens };
+    if (this.options.metricCollection) {
+      fields.metricCollection = this.options.metricCollection;
+      const lastUser = [...input].reverse().find((m) => m.role === "user")?.content ?? "";
+      fields.llmTestCase = { input: lastUser, actualOutput: output };
+    }
+    span.set(fields);
+  }
+
+  async shutdown(): Promise<void> {
+    for (const span of this.spans.values()) span.end();
+    this.spans.clear();
+    this.transparent.clear();
+  }
+
+  async forceFlush(): Promise<void> {}
+}
