@@ -1,7 +1,8 @@
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { activeRuntime } from "../runtime.js";
-import { setParentOverride } from "../tracing/span-data.js";
+import type { LlmTestCase } from "../tracing/fields.js";
+import { type ForeignEvaluation, setForeignEvaluation, setParentOverride } from "../tracing/span-data.js";
 import { isLlmRelevant } from "./foreign-span.js";
 
 /** Options of {@link EvaltraceSpanProcessor}. */
@@ -11,6 +12,10 @@ export interface EvaltraceSpanProcessorOptions {
    * @default spans with OpenTelemetry GenAI (`gen_ai.*`) or Vercel AI SDK (`ai.*`) attributes
    */
   keep?: (span: { name: string; attributes: ReadableSpan["attributes"] }) => boolean;
+  /** Single-turn metric collection that evaluates each llm span online. */
+  metricCollection?: string;
+  /** Builds the online-eval test case of an llm span. @default last user message and the reply, when metricCollection is set */
+  llmTestCase?: boolean | ((call: { input: string; output: string }) => LlmTestCase | undefined);
 }
 
 const KEPT = Symbol("evaltrace.kept");
@@ -30,9 +35,12 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
   /** span id -> id of its nearest kept ancestor-or-self (null: none), while the span runs. */
   private readonly nearestKept = new Map<string, string | null>();
   private readonly keep: NonNullable<EvaltraceSpanProcessorOptions["keep"]>;
+  private readonly evaluation: ForeignEvaluation | undefined;
 
   constructor(options: EvaltraceSpanProcessorOptions = {}) {
     this.keep = options.keep ?? ((span) => isLlmRelevant(span.name, span.attributes));
+    const { metricCollection, llmTestCase } = options;
+    this.evaluation = metricCollection !== undefined || llmTestCase !== undefined ? { metricCollection, llmTestCase } : undefined;
   }
 
   onStart(span: Span, parentContext: Context): void {
@@ -45,6 +53,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       this.nearestKept.set(spanId, kept ? spanId : ancestor);
       if (!kept || !rt) return;
       setParentOverride(span, ancestor);
+      if (this.evaluation) setForeignEvaluation(span, this.evaluation);
       (span as unknown as { [KEPT]: boolean })[KEPT] = true;
       rt.assembler.onStart(span, parentContext);
     } catch {

@@ -2,7 +2,8 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanType } from "../tracing/fields.js";
 import { type JsonValue, toText } from "../tracing/serialize.js";
-import { getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
+import { buildTestCase } from "../integrations/test-case.js";
+import { getForeignEvaluation, getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
 import { foreignSpanFields, foreignSpanType } from "./foreign-span.js";
 import { hrTimeToIso } from "../tracing/time.js";
 import { spanUuid } from "./ids.js";
@@ -93,6 +94,13 @@ export function toWireSpan(span: ReadableSpan, parentKnown: boolean): WireSpan {
     if (input !== undefined) wire.input = shapeValue(type, input);
     if (output !== undefined) wire.output = shapeValue(type, output, true);
     Object.assign(wire, rest);
+    const evaluation = getForeignEvaluation(span);
+    if (evaluation && type === "llm") {
+      if (evaluation.metricCollection) wire.metricCollection = evaluation.metricCollection;
+      const messages = Array.isArray(wire.input) ? (wire.input as { role: string; content: string }[]) : [];
+      const testCase = buildTestCase(evaluation.llmTestCase, evaluation.metricCollection, messages, typeof wire.output === "string" ? wire.output : "");
+      if (testCase) wire.llmTestCase = testCase as unknown as JsonValue;
+    }
   }
   if (type === "agent") {
     wire.availableTools ??= [];

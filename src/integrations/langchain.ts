@@ -1,14 +1,15 @@
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Context } from "@opentelemetry/api";
-import type { LlmTestCase, SpanType } from "../tracing/fields.js";
+import type { SpanType } from "../tracing/fields.js";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
+import { buildTestCase, type LlmTestCaseOption } from "./test-case.js";
 
 /** Options of {@link EvaltraceCallbackHandler}. */
 export interface EvaltraceCallbackHandlerOptions {
   /** Single-turn metric collection that evaluates each LLM call online. */
   metricCollection?: string;
   /** Builds the online-eval test case of an LLM call. @default last user message and the reply, when metricCollection is set */
-  llmTestCase?: boolean | ((call: { input: string; output: string }) => LlmTestCase | undefined);
+  llmTestCase?: LlmTestCaseOption;
 }
 
 type Serialized = { id?: string[]; name?: string };
@@ -117,12 +118,8 @@ export class EvaltraceCallbackHandler extends BaseCallbackHandler {
     };
     const responseModel = gen?.message?.response_metadata?.model_name ?? gen?.message?.response_metadata?.model;
     if (typeof responseModel === "string") fields.model = responseModel;
-    const want = this.options.llmTestCase ?? this.options.metricCollection !== undefined;
-    if (want && run) {
-      const input = run.input ?? "";
-      const testCase = typeof want === "function" ? want({ input, output: reply }) : { input, actualOutput: reply };
-      if (testCase) fields.llmTestCase = testCase;
-    }
+    const testCase = buildTestCase(this.options.llmTestCase, this.options.metricCollection, [{ role: "user", content: run?.input ?? "" }], reply);
+    if (testCase) fields.llmTestCase = testCase;
     this.close(runId, reply, fields);
   }
 

@@ -1,6 +1,7 @@
 import type { Context } from "@opentelemetry/api";
 import type { SpanType } from "../tracing/fields.js";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
+import { buildTestCase, type LlmTestCaseOption } from "./test-case.js";
 
 /** The parts of an Agents SDK trace this processor reads. */
 export interface AgentsTrace {
@@ -22,6 +23,8 @@ export interface AgentsSpan {
 export interface EvaltraceTracingProcessorOptions {
   /** Single-turn metric collection that evaluates each generation online. */
   metricCollection?: string;
+  /** Builds the online-eval test case of a generation. @default last user message and the reply, when metricCollection is set */
+  llmTestCase?: LlmTestCaseOption;
 }
 
 type Message = { role: string; content: string };
@@ -174,11 +177,9 @@ export class EvaltraceTracingProcessor {
 
   private llmFields(span: ManualSpan, model: unknown, usage: { input_tokens?: number; output_tokens?: number } | undefined, input: Message[], output: string): void {
     const fields: Record<string, unknown> = { model, provider: "openai", inputTokenCount: usage?.input_tokens, outputTokenCount: usage?.output_tokens };
-    if (this.options.metricCollection) {
-      fields.metricCollection = this.options.metricCollection;
-      const lastUser = [...input].reverse().find((m) => m.role === "user")?.content ?? "";
-      fields.llmTestCase = { input: lastUser, actualOutput: output };
-    }
+    if (this.options.metricCollection) fields.metricCollection = this.options.metricCollection;
+    const testCase = buildTestCase(this.options.llmTestCase, this.options.metricCollection, input, output);
+    if (testCase) fields.llmTestCase = testCase;
     span.set(fields);
   }
 

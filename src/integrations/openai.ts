@@ -1,6 +1,6 @@
 import { context } from "@opentelemetry/api";
-import type { LlmTestCase } from "../tracing/fields.js";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
+import { buildTestCase, type LlmTestCaseOption } from "./test-case.js";
 
 /** Options of {@link wrapOpenAI}. */
 export interface WrapOpenAIOptions {
@@ -12,7 +12,7 @@ export interface WrapOpenAIOptions {
    * The test case of the online evaluation. `true` (the default when `metricCollection` is set)
    * uses the last user message as `input` and the reply as `actualOutput`; a function builds it.
    */
-  llmTestCase?: boolean | ((call: { input: string; output: string }) => LlmTestCase | undefined);
+  llmTestCase?: LlmTestCaseOption;
 }
 
 type Message = { role: string; content: string };
@@ -113,12 +113,8 @@ function finishSpan(span: ManualSpan, options: WrapOpenAIOptions, input: Message
   const outTokens = usage?.completion_tokens ?? usage?.output_tokens;
   if (inTokens !== undefined) fields.inputTokenCount = inTokens;
   if (outTokens !== undefined) fields.outputTokenCount = outTokens;
-  const wantCase = options.llmTestCase ?? options.metricCollection !== undefined;
-  if (wantCase) {
-    const lastUser = [...input].reverse().find((m) => m.role === "user")?.content ?? "";
-    const testCase = typeof wantCase === "function" ? wantCase({ input: lastUser, output }) : { input: lastUser, actualOutput: output };
-    if (testCase) fields.llmTestCase = testCase;
-  }
+  const testCase = buildTestCase(options.llmTestCase, options.metricCollection, input, output);
+  if (testCase) fields.llmTestCase = testCase;
   span.set(fields);
   span.end(output);
 }

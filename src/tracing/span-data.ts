@@ -49,3 +49,19 @@ export function parentSpanIdOf(span: { parentSpanContext?: { spanId: string } | 
   if (override !== undefined) return override ?? undefined;
   return span.parentSpanContext?.spanId;
 }
+
+const EVAL = Symbol("evaltrace.evaluation");
+
+/** Online-evaluation settings for a foreign llm span, applied when it is mapped. */
+export interface ForeignEvaluation {
+  metricCollection?: string;
+  llmTestCase?: boolean | ((call: { input: string; output: string }) => { input: string; actualOutput: string } | undefined);
+}
+
+export function setForeignEvaluation(span: object, evaluation: ForeignEvaluation): void {
+  (span as { [EVAL]?: ForeignEvaluation })[EVAL] = evaluation;
+}
+
+export function getForeignEvaluation(span: object): ForeignEvaluation | undefined {
+  return (span as { [EVAL]?: ForeignEvaluation })[EVAL];
+}

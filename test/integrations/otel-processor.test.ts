@@ -13,7 +13,7 @@ let dev: DevServer;
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
 // The app's own OTel setup: its exporter, plus ours beside it.
 const appExporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(appExporter), new EvaltraceSpanProcessor()] });
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(appExporter), new EvaltraceSpanProcessor({ metricCollection: "answers" })] });
 const tracer = provider.getTracer("app");
 
 beforeAll(async () => {
@@ -110,6 +110,8 @@ describe("the Vercel AI SDK (real ai package) through the span processor", () =>
       [11, 4],
     ]);
     expect(llm[1]!.output).toBe("Orders ship in 2 days.");
+    // Online evaluation: the collection and a test case from the prompt and the reply.
+    expect(llm[1]).toMatchObject({ metricCollection: "answers", llmTestCase: { input: "Where is order A-1001?", actualOutput: "Orders ship in 2 days." } });
     expect(byName("lookupOrder")[0]).toMatchObject({ type: "tool", input: { orderId: "A-1001" }, output: { orderId: "A-1001", status: "shipped" } });
     expect(stored!.fields).toMatchObject({ input: "Where is order A-1001?", output: "Orders ship in 2 days." });
   });
