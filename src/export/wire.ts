@@ -2,7 +2,7 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanType } from "../tracing/fields.js";
 import { type JsonValue, toText } from "../tracing/serialize.js";
-import { buildTestCase } from "../integrations/test-case.js";
+import { buildTestCase } from "../tracing/test-case.js";
 import { getForeignEvaluation, getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
 import { foreignSpanFields, foreignSpanType } from "./foreign-span.js";
 import { hrTimeToIso } from "../tracing/time.js";

@@ -2,7 +2,7 @@ import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { Context } from "@opentelemetry/api";
 import type { SpanType } from "../tracing/fields.js";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
-import { buildTestCase, type LlmTestCaseOption } from "./test-case.js";
+import { buildTestCase, type LlmTestCaseOption } from "../tracing/test-case.js";
 
 /** Options of {@link EvaltraceCallbackHandler}. */
 export interface EvaltraceCallbackHandlerOptions {

@@ -1,7 +1,7 @@
 import type { Context } from "@opentelemetry/api";
 import type { SpanType } from "../tracing/fields.js";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
-import { buildTestCase, type LlmTestCaseOption } from "./test-case.js";
+import { buildTestCase, type LlmTestCaseOption } from "../tracing/test-case.js";
 
 /** The parts of an Agents SDK trace this processor reads. */
 export interface AgentsTrace {

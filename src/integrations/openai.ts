@@ -1,6 +1,6 @@
 import { context } from "@opentelemetry/api";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
-import { buildTestCase, type LlmTestCaseOption } from "./test-case.js";
+import { buildTestCase, type LlmTestCaseOption } from "../tracing/test-case.js";
 
 /** Options of {@link wrapOpenAI}. */
 export interface WrapOpenAIOptions {

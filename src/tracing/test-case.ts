@@ -1,4 +1,4 @@
-import type { LlmTestCase } from "../tracing/fields.js";
+import type { LlmTestCase } from "./fields.js";
 
 /**
  * How an integration builds the online-eval test case of an llm span: `true` uses the last user
