@@ -38,6 +38,7 @@ export type {
   SingleTurnGolden,
   SingleTurnTestCase,
   Turn,
+  UpdateApiKeyResult,
 } from "./client/types.js";
 export type { Clock, TimerHandle } from "./clock.js";
 export { systemClock } from "./clock.js";

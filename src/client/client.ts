@@ -35,6 +35,7 @@ import type {
   PromptPush,
   PromptPushResult,
   RotateApiKeyInput,
+  UpdateApiKeyResult,
 } from "./types.js";
 
 /** Options of {@link Client}. Unset fields come from `configure()`, then the environment. */
@@ -324,7 +325,7 @@ export class DatasetsApi {
       requests++;
       options.onProgress?.({ pushed, total: goldens.length });
     }
-    return { datasetId: str(last.data?.id, "data.id"), link: last.link ?? "", pushed, requests };
+    return { datasetId: str(last.data?.id, "data.id"), link: last.link ?? "", deprecated: last.deprecated === true, pushed, requests };
   }
 }
 
@@ -343,10 +344,10 @@ export class ApiKeysApi {
   }
 
   /** Activates (`valid: true`) or deactivates a key; takes effect at once. */
-  async update(apiKeyId: number, input: { valid: boolean }): Promise<ApiKey> {
+  async update(apiKeyId: number, input: { valid: boolean }): Promise<UpdateApiKeyResult> {
     const id = this.id(apiKeyId);
     const res = await this.http.call("PUT", `/v2/organization/api-keys/${id}`, input, checkKeyUpdate);
-    return res.data as unknown as ApiKey;
+    return { ...(res.data as unknown as ApiKey), deprecated: res.deprecated === true };
   }
 
   private id(apiKeyId: number): number {

@@ -225,6 +225,8 @@ export interface DatasetPushOptions {
 export interface DatasetPushResult {
   datasetId: string;
   link: string;
+  /** Whether the service marks `POST /v2/datasets` as deprecated. */
+  deprecated: boolean;
   pushed: number;
   requests: number;
 }
@@ -240,6 +242,11 @@ export interface ApiKey {
   expiresAt: string | null;
   created_at: string;
   lastUsed: string | null;
+}
+
+/** What a key update returns (`PUT /v2/...`): the key, both secrets masked, and the endpoint's deprecation flag. */
+export interface UpdateApiKeyResult extends ApiKey {
+  deprecated: boolean;
 }
 
 /** Body of a key rotation (spec 4.1). */

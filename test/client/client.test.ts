@@ -161,7 +161,7 @@ describe("datasets", () => {
     const goldens = Array.from({ length: 1234 }, (_, i) => ({ input: `q${i}`, expectedOutput: `a${i}` }));
     const progress: number[] = [];
     const result = await client.datasets.push({ alias: "big", goldens, finalized: false }, { chunkSize: 500, onProgress: (p) => progress.push(p.pushed) });
-    expect(result).toMatchObject({ pushed: 1234, requests: 3, datasetId: expect.any(String) });
+    expect(result).toMatchObject({ pushed: 1234, requests: 3, datasetId: expect.any(String), deprecated: false });
     expect(progress).toEqual([500, 1000, 1234]);
     expect(dev.state.datasets.big!.unversioned).toHaveLength(1234);
     expect(dev.state.datasets.big!.unversioned.every((g) => g.finalized === false)).toBe(true);
@@ -185,7 +185,7 @@ describe("organization API keys", () => {
     const logger = memoryLogger();
     const oldClient = new Client({ apiKey: dev.orgKey, baseUrl: dev.url, maxRetries: 0, logger });
     const newClient = new Client({ apiKey: rotated.shadowValue!, baseUrl: dev.url, maxRetries: 0 });
-    expect((await oldClient.apiKeys.update(dev.orgKeyId, { valid: true })).valid).toBe(true);
+    expect(await oldClient.apiKeys.update(dev.orgKeyId, { valid: true })).toMatchObject({ valid: true, deprecated: false });
     expect(logger.lines.some((l) => l.startsWith("warn:") && l.includes("being replaced"))).toBe(true);
     expect((await newClient.apiKeys.update(dev.orgKeyId, { valid: true })).valid).toBe(true);
     now += 2 * 3_600_000;
