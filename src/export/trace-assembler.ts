@@ -34,6 +34,13 @@ export class TraceAssembler implements SpanProcessor {
 
   /** Traces whose root is still running (ended ones are bounded by the export queue instead). */
   private running = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  /** Resolves once no trace is running (every root started so far has ended). */
+  whenIdle(): Promise<void> {
+    if (this.running === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
 
   /** Whether a new trace may start; counts the refusal. Called by the sampler. */
   admitNewTrace(): boolean {
@@ -94,7 +101,11 @@ export class TraceAssembler implements SpanProcessor {
       rec.spanCount++;
       rec.spans.push(span);
       if (!parentSpanIdOf(span) && rec.phase === "open") {
-        this.running--;
+        if (--this.running === 0 && this.idleWaiters.length > 0) {
+          const waiters = this.idleWaiters;
+          this.idleWaiters = [];
+          for (const wake of waiters) wake();
+        }
         rec.root = span;
         rec.phase = "queued";
         this.exporter.enqueue(rec);
