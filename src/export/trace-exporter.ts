@@ -424,7 +424,9 @@ export class TraceExporter {
       this.logger.error(`${batch.length} trace(s) not delivered: ${outcome.message}`);
       for (const p of batch) this.fail(p.rec, outcome.message);
     }
-    if (this.queuedSpans >= this.options.batch.maxSpansPerRequest || this.carry || this.flushing > 0) this.pump();
+    // On the next turn: p-queue counts this task as running until it has returned, so pumping
+    // from here would see no free slot (and with concurrency 1, stall for good).
+    if (this.queuedSpans >= this.options.batch.maxSpansPerRequest || this.carry || this.flushing > 0) this.schedulePump();
   }
 
   private delivered(p: PreparedTrace): void {

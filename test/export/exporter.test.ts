@@ -54,6 +54,15 @@ describe("exporter", () => {
     }
   });
 
+  it("drains a flush that needs many batches with one request at a time", async () => {
+    const { rec } = await withRecorder(undefined, { batch: { maxSpansPerRequest: 3, concurrency: 1, flushIntervalMillis: 3_600_000 } });
+    const f = observe({ name: "t" }, (i: number) => i);
+    for (let i = 0; i < 30; i++) f(i);
+    expect(await flush()).toMatchObject({ ok: true, delivered: 30 });
+    expect(rec.requests.length).toBeGreaterThanOrEqual(10);
+    expect(postedTraces(rec.requests)).toHaveLength(30);
+  });
+
   it("sends a span that ends after its trace was sent as a PUT with only the new span", async () => {
     const { rec } = await withRecorder();
     let release!: () => void;
