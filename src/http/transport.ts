@@ -104,7 +104,11 @@ export class Transport {
 
   /** Closes pooled connections, aborting requests still in flight. */
   async close(): Promise<void> {
-    await this.closeSender?.();
+    try {
+      await this.closeSender?.();
+    } catch {
+      // Closing is best effort; it must never throw into the app's shutdown.
+    }
   }
 
   private async attempt(method: HttpMethod, path: string, body?: string): Promise<RawResponse> {
@@ -121,12 +125,17 @@ export class Transport {
   }
 
   private async createSender(): Promise<Sender> {
-    const isNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === "string";
+    const versions = (globalThis as { process?: { versions?: { node?: string; bun?: string } } }).process?.versions;
+    // Node: undici's pooled dispatcher. Elsewhere (Bun, Deno, workerd), the runtime's own fetch:
+    // their `undici` modules are partial stand-ins.
+    const isNode = typeof versions?.node === "string" && versions.bun === undefined && !("Deno" in globalThis);
     if (isNode) {
       try {
         const undici = await import("undici");
         const agent = new undici.Agent({ keepAliveTimeout: 4_000, connections: 32 });
-        this.closeSender = () => agent.destroy();
+        this.closeSender = async () => {
+          if (typeof agent.destroy === "function") await agent.destroy();
+        };
         return async (url, init) => {
           const res = await undici.request(url, {
             method: init.method,

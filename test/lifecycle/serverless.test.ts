@@ -61,18 +61,20 @@ describe("serverless delivery", () => {
 describe("import", () => {
   it("does no work at import time: no timers, sockets, listeners or global registrations", () => {
     const probe = (load: string) => `
-      const before = { resources: process.getActiveResourcesInfo().length, listeners: ["beforeExit", "SIGTERM", "SIGINT"].map((e) => process.listenerCount(e)) };
+      const before = { resources: process.getActiveResourcesInfo(), listeners: ["beforeExit", "SIGTERM", "SIGINT"].map((e) => process.listenerCount(e)) };
       ${load}
       setImmediate(() => {
-        const after = { resources: process.getActiveResourcesInfo().length, listeners: ["beforeExit", "SIGTERM", "SIGINT"].map((e) => process.listenerCount(e)) };
+        const after = { resources: process.getActiveResourcesInfo(), listeners: ["beforeExit", "SIGTERM", "SIGINT"].map((e) => process.listenerCount(e)) };
         const otel = globalThis[Symbol.for("opentelemetry.js.api.1")];
         console.log(JSON.stringify({ before, after, registered: otel ? Object.keys(otel).filter((k) => k !== "version") : [] }));
       });`;
     for (const [flags, load] of [
-      [["--input-type=module"], `await import("evaltrace"); await import("evaltrace/devserver");`],
-      [[], `require("evaltrace"); require("evaltrace/devserver");`],
+      // What apps load: the SDK and its integration entry points (not the dev server, a tool).
+      [["--input-type=module"], `await import("evaltrace"); await import("evaltrace/openai"); await import("evaltrace/openai-agents");`],
+      [[], `require("evaltrace"); require("evaltrace/openai"); require("evaltrace/openai-agents");`],
     ] as const) {
-      const out = JSON.parse(execFileSync(process.execPath, [...flags, "-e", probe(load)], { cwd: root, encoding: "utf8" }));
+      // A clean environment: the test runner's own variables must not decide what opens.
+      const out = JSON.parse(execFileSync(process.execPath, [...flags, "-e", probe(load)], { cwd: root, encoding: "utf8", env: { PATH: process.env.PATH } }));
       expect(out.after).toEqual(out.before);
       expect(out.registered).toEqual([]);
     }
