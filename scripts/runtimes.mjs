@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// npm run test:runtimes: the test suite on Node 22, Node 24 and Bun, and the examples on Bun, each runtime
+// npm run test:runtimes: the test suite on Node 22, Node 24 and Bun, the examples on Bun, and the
+// tracing core inside Cloudflare's workerd; each runtime
 // installed from the npm registry into .runtimes/ (kept out of package.json: its binaries are
 // platform packages, and only CI and this script need them).
 import { execFileSync } from "node:child_process";
@@ -46,7 +47,8 @@ if (!only.length || only.some((o) => "bun".includes(o))) {
   const version = execFileSync(bun.bin, ["--version"], { encoding: "utf8" }).trim();
   console.log(`\n== the test suite on Bun ${version} (without ${zodTests.length} files that import zod) ==`);
   try {
-    execFileSync(bun.bin, ["--bun", join(root, "node_modules", "vitest", "vitest.mjs"), "run", ...zodTests.flatMap((f) => ["--exclude", f])], { cwd: root, stdio: "inherit" });
+    const excluded = [...zodTests, "test/workerd/**"];
+    execFileSync(bun.bin, ["--bun", join(root, "node_modules", "vitest", "vitest.mjs"), "run", ...excluded.flatMap((f) => ["--exclude", f])], { cwd: root, stdio: "inherit" });
   } catch {
     failed++;
     console.error("the test suite failed on Bun");
@@ -60,6 +62,18 @@ if (!only.length || only.some((o) => "bun".includes(o))) {
       failed++;
       console.error(`FAIL examples/${example}.mjs: ${String(err.stderr ?? err).slice(0, 2000)}`);
     }
+  }
+}
+if (!only.length || only.some((o) => "workerd".includes(o))) {
+  // Cloudflare's workerd, through miniflare (which ships it as a registry package).
+  const dir = join(cache, "workerd");
+  if (!existsSync(join(dir, "node_modules", "miniflare"))) install("miniflare@4.20260730.0", dir);
+  console.log("\n== the tracing core inside workerd (miniflare) ==");
+  try {
+    execFileSync(process.execPath, [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "test/workerd"], { cwd: root, stdio: "inherit", env: { ...process.env, EVALTRACE_WORKERD: "1" } });
+  } catch {
+    failed++;
+    console.error("the workerd test failed");
   }
 }
 console.log(failed ? `\n${failed} runtime check(s) failed` : "\nall runtimes passed");

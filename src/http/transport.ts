@@ -131,7 +131,9 @@ export class Transport {
     const isNode = typeof versions?.node === "string" && versions.bun === undefined && !("Deno" in globalThis);
     if (isNode) {
       try {
-        const undici = await import("undici");
+        // A specifier bundlers do not follow: edge builds (Workers, Vercel Edge) must not try to
+        // bundle or resolve undici, which only Node uses.
+        const undici = (await import(/* @vite-ignore */ /* webpackIgnore: true */ UNDICI)) as typeof import("undici");
         const agent = new undici.Agent({ keepAliveTimeout: 4_000, connections: 32 });
         this.closeSender = async () => {
           if (typeof agent.destroy === "function") await agent.destroy();
@@ -171,6 +173,8 @@ export class Transport {
     );
   }
 }
+
+const UNDICI: string = ["un", "dici"].join("");
 
 const fetchSender: Sender = async (url, init) => {
   const controller = new AbortController();

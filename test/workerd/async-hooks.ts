@@ -1,0 +1,1 @@
+export * from "node:async_hooks";

@@ -1,0 +1,4 @@
+import events from "node:events";
+
+export const EventEmitter = events.EventEmitter;
+export default events;
