@@ -65,7 +65,8 @@ interface PreparedTrace {
   rec: TraceRecord;
   json: string;
   bytes: number;
-  spanIds: string[];
+  /** Spans in the trace, for the per-request span limit. */
+  spanCount: number;
   endTime: HrTime;
 }
 
@@ -354,13 +355,13 @@ export class TraceExporter {
         this.queuedSpans -= rec.spans.length;
         next = this.prepare(rec);
       }
-      const fits = batch.length === 0 || (spans + next.spanIds.length <= maxSpansPerRequest && bytes + next.bytes + 1 <= maxRequestBytes);
+      const fits = batch.length === 0 || (spans + next.spanCount <= maxSpansPerRequest && bytes + next.bytes + 1 <= maxRequestBytes);
       if (!fits) {
         this.carry = next;
         break;
       }
       batch.push(next);
-      spans += next.spanIds.length;
+      spans += next.spanCount;
       bytes += next.bytes + 1;
     }
     return batch;
@@ -374,15 +375,14 @@ export class TraceExporter {
     const rootData = getSpanData(root);
     const lists = emptySpanLists();
     let endTime = root.endTime;
-    const spanIds: string[] = [];
     let rootWire: WireSpan | undefined;
     for (const span of rec.spans) {
       const wire = toWireSpan(span, true);
       if (span === root) rootWire = wire;
       lists[spanListKeys[wire.type]].push(wire);
-      spanIds.push(span.spanContext().spanId);
       if (later(span.endTime, endTime)) endTime = span.endTime;
     }
+    const spanCount = rec.spans.length;
     rec.spans = [];
     const wire: WireTrace = {
       uuid: rec.uuid,
@@ -406,7 +406,7 @@ export class TraceExporter {
     if (f.llmTestCase !== undefined) wire.llmTestCase = f.llmTestCase;
     Object.assign(wire, f.extra);
     const json = redact(JSON.stringify(wire), [this.options.apiKey]);
-    return { rec, json, bytes: utf8Length(json), spanIds, endTime };
+    return { rec, json, bytes: utf8Length(json), spanCount, endTime };
   }
 
   private async sendBatch(batch: PreparedTrace[]): Promise<void> {
@@ -448,13 +448,11 @@ export class TraceExporter {
       rec.late = undefined;
       const body: Record<string, unknown> = {};
       const lists: Partial<Record<string, WireSpan[]>> = {};
-      const spanIds: string[] = [];
       let endTime = rec.sentEndTime;
       for (const span of late.spans) {
         const wire = toWireSpan(span, true);
         const key = spanListKeys[wire.type];
         (lists[key] ??= []).push(wire);
-        spanIds.push(span.spanContext().spanId);
         if (!endTime || later(span.endTime, endTime)) endTime = span.endTime;
       }
       Object.assign(body, lists);
@@ -470,7 +468,7 @@ export class TraceExporter {
         rec.sentEndTime = endTime;
       } else {
         this.counters.updatesFailed++;
-        this.logger.error(`late update of trace ${rec.uuid} not delivered (${spanIds.length} span(s)): ${outcome.message}`);
+        this.logger.error(`late update of trace ${rec.uuid} not delivered (${late.spans.length} span(s)): ${outcome.message}`);
       }
       notify(rec);
     }
