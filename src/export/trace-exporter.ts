@@ -377,7 +377,7 @@ export class TraceExporter {
     let endTime = root.endTime;
     let rootWire: WireSpan | undefined;
     for (const span of rec.spans) {
-      const wire = toWireSpan(span, true);
+      const wire = toWireSpan(span);
       if (span === root) rootWire = wire;
       lists[spanListKeys[wire.type]].push(wire);
       if (later(span.endTime, endTime)) endTime = span.endTime;
@@ -450,7 +450,7 @@ export class TraceExporter {
       const lists: Partial<Record<string, WireSpan[]>> = {};
       let endTime = rec.sentEndTime;
       for (const span of late.spans) {
-        const wire = toWireSpan(span, true);
+        const wire = toWireSpan(span);
         const key = spanListKeys[wire.type];
         (lists[key] ??= []).push(wire);
         if (!endTime || later(span.endTime, endTime)) endTime = span.endTime;

@@ -61,10 +61,11 @@ export function emptySpanLists(): { [K in SpanListKey]: WireSpan[] } {
 
 /**
  * Maps a finished OTel span to the service's span. Our own spans carry their data in the span
- * data store; spans of other instrumentations are mapped from the OpenTelemetry GenAI
- * attributes (`gen_ai.*`), as the vendor's own OTel path does.
+ * data store; spans of other instrumentations are mapped from their OpenTelemetry GenAI
+ * (`gen_ai.*`) and Vercel AI SDK (`ai.*`) attributes. The parent is the span's own, or the
+ * nearest kept ancestor the span processor set for it.
  */
-export function toWireSpan(span: ReadableSpan, parentKnown: boolean): WireSpan {
+export function toWireSpan(span: ReadableSpan): WireSpan {
   const ctx = span.spanContext();
   const data = getSpanData(span);
   const attrs = span.attributes;
@@ -80,7 +81,7 @@ export function toWireSpan(span: ReadableSpan, parentKnown: boolean): WireSpan {
   };
   if (errored) wire.error = span.status.message || "error";
   const parentId = parentSpanIdOf(span);
-  if (parentId && parentKnown) wire.parentUuid = spanUuid(ctx.traceId, parentId);
+  if (parentId) wire.parentUuid = spanUuid(ctx.traceId, parentId);
   if (data) {
     if (data.input !== undefined) wire.input = shapeValue(type, data.input);
     if (data.output !== undefined) wire.output = shapeValue(type, data.output, true);
