@@ -2,6 +2,7 @@ import type { Attributes, AttributeValue } from "@opentelemetry/api";
 import type { SpanType } from "../tracing/fields.js";
 import type { JsonValue } from "../tracing/serialize.js";
 import { SPAN_TYPE_ATTRIBUTE } from "../tracing/span-data.js";
+import { messageText } from "../tracing/message-text.js";
 
 const llmOperations = new Set(["chat", "generate_content", "text_completion"]);
 const spanTypes = new Set<string>(["base", "llm", "retriever", "agent", "tool"]);
@@ -42,23 +43,13 @@ function json(v: AttributeValue | undefined): JsonValue | undefined {
   }
 }
 
-function text(content: JsonValue | undefined): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content
-      .map((part) => (part && typeof part === "object" && !Array.isArray(part) && typeof part.text === "string" ? part.text : JSON.stringify(part)))
-      .join("");
-  }
-  return content === undefined || content === null ? "" : JSON.stringify(content);
-}
-
 /** Messages from `ai.prompt.messages`, `gen_ai.input.messages` or legacy `gen_ai.prompt.N.*`. */
 function inputMessages(a: Attributes): { role: string; content: string }[] | undefined {
   const list = json(a["ai.prompt.messages"]) ?? json(a["gen_ai.input.messages"]);
   if (Array.isArray(list)) {
     return list
       .filter((m): m is { [key: string]: JsonValue } => m !== null && typeof m === "object" && !Array.isArray(m))
-      .map((m) => ({ role: String(m.role ?? "user"), content: text(m.content ?? m.parts) }));
+      .map((m) => ({ role: String(m.role ?? "user"), content: messageText(m.content ?? m.parts) }));
   }
   const legacy: { role: string; content: string }[] = [];
   for (let i = 0; a[`gen_ai.prompt.${i}.content`] !== undefined || a[`gen_ai.prompt.${i}.role`] !== undefined; i++) {
@@ -73,7 +64,7 @@ function outputText(a: Attributes): string | undefined {
   const toolCalls = str(a["ai.response.toolCalls"]);
   if (toolCalls) return toolCalls;
   const out = json(a["gen_ai.output.messages"]);
-  if (Array.isArray(out)) return out.map((m) => (m && typeof m === "object" && !Array.isArray(m) ? text(m.content ?? m.parts) : "")).join("");
+  if (Array.isArray(out)) return out.map((m) => (m && typeof m === "object" && !Array.isArray(m) ? messageText(m.content ?? m.parts) : "")).join("");
   return undefined;
 }
 
@@ -113,7 +104,7 @@ export function foreignSpanFields(name: string, type: SpanType, a: Attributes): 
     if (prompt && typeof prompt === "object" && !Array.isArray(prompt) && typeof prompt.prompt === "string") fields.input = prompt.prompt;
     else if (prompt && typeof prompt === "object" && !Array.isArray(prompt) && Array.isArray(prompt.messages)) {
       const users = prompt.messages.filter((m) => m && typeof m === "object" && !Array.isArray(m) && m.role === "user") as { [key: string]: JsonValue }[];
-      fields.input = users.length ? text(users[users.length - 1]!.content) : prompt;
+      fields.input = users.length ? messageText(users[users.length - 1]!.content) : prompt;
     } else if (prompt !== undefined) fields.input = prompt;
     const output = outputText(a);
     if (output !== undefined) fields.output = output;

@@ -3,6 +3,7 @@ import type { Context } from "@opentelemetry/api";
 import type { SpanType } from "../tracing/fields.js";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
 import { buildTestCase, type LlmTestCaseOption } from "../tracing/test-case.js";
+import { messageText } from "../tracing/message-text.js";
 
 /** Options of {@link EvaltraceCallbackHandler}. */
 export interface EvaltraceCallbackHandlerOptions {
@@ -17,15 +18,9 @@ type Msg = { content?: unknown; role?: string; type?: string; _getType?: () => s
 
 const roles: Record<string, string> = { human: "user", ai: "assistant", system: "system", tool: "tool", function: "tool", generic: "user" };
 
-function text(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => (p && typeof p === "object" && "text" in p ? String((p as { text: unknown }).text) : JSON.stringify(p))).join("");
-  return content === undefined || content === null ? "" : JSON.stringify(content);
-}
-
 function message(m: Msg): { role: string; content: string } {
   const kind = m.getType?.() ?? m._getType?.() ?? m.type ?? m.role ?? "human";
-  return { role: roles[kind] ?? kind, content: text(m.content) };
+  return { role: roles[kind] ?? kind, content: messageText(m.content) };
 }
 
 const nameOf = (s: Serialized | undefined, runName: string | undefined, fallback: string) => runName ?? s?.name ?? s?.id?.at(-1) ?? fallback;
@@ -109,7 +104,7 @@ export class EvaltraceCallbackHandler extends BaseCallbackHandler {
   override handleLLMEnd(output: { generations?: { text?: string; message?: Msg & { usage_metadata?: { input_tokens?: number; output_tokens?: number }; response_metadata?: Record<string, unknown> } }[][]; llmOutput?: Record<string, unknown> }, runId: string): void {
     const run = this.runs.get(runId);
     const gen = output.generations?.[0]?.[0];
-    const reply = gen?.text || text(gen?.message?.content) || (gen?.message ? JSON.stringify((gen.message as { tool_calls?: unknown }).tool_calls ?? "") : "");
+    const reply = gen?.text || messageText(gen?.message?.content) || (gen?.message ? JSON.stringify((gen.message as { tool_calls?: unknown }).tool_calls ?? "") : "");
     const usage = gen?.message?.usage_metadata;
     const tokenUsage = output.llmOutput?.tokenUsage as { promptTokens?: number; completionTokens?: number } | undefined;
     const fields: Record<string, unknown> = {

@@ -2,6 +2,7 @@ import type { Context } from "@opentelemetry/api";
 import type { SpanType } from "../tracing/fields.js";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
 import { buildTestCase, type LlmTestCaseOption } from "../tracing/test-case.js";
+import { messageText } from "../tracing/message-text.js";
 
 /** The parts of an Agents SDK trace this processor reads. */
 export interface AgentsTrace {
@@ -29,18 +30,12 @@ export interface EvaltraceTracingProcessorOptions {
 
 type Message = { role: string; content: string };
 
-function text(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p) => (p && typeof p === "object" && "text" in p ? String((p as { text: unknown }).text) : JSON.stringify(p))).join("");
-  return content === undefined || content === null ? "" : JSON.stringify(content);
-}
-
 function messages(items: unknown): Message[] {
   if (typeof items === "string") return [{ role: "user", content: items }];
   if (!Array.isArray(items)) return [];
   return items
     .filter((m): m is Record<string, unknown> => m !== null && typeof m === "object")
-    .map((m) => ({ role: String(m.role ?? (m.type === "function_call_output" ? "tool" : "assistant")), content: text(m.content ?? m.output ?? m.arguments ?? m) }));
+    .map((m) => ({ role: String(m.role ?? (m.type === "function_call_output" ? "tool" : "assistant")), content: messageText(m.content ?? m.output ?? m.arguments ?? m) }));
 }
 
 function parseJson(s: unknown): unknown {
@@ -131,7 +126,7 @@ export class EvaltraceTracingProcessor {
         const usage = (data.usage as { input_tokens?: number; output_tokens?: number } | undefined) ??
           (completion?.usage ? { input_tokens: completion.usage.prompt_tokens, output_tokens: completion.usage.completion_tokens } : undefined);
         const message = completion?.choices?.[0]?.message;
-        output = completion ? (message?.content ? text(message.content) : JSON.stringify(message?.tool_calls ?? "")) : messages(data.output).map((m) => m.content).join("");
+        output = completion ? (message?.content ? messageText(message.content) : JSON.stringify(message?.tool_calls ?? "")) : messages(data.output).map((m) => m.content).join("");
         this.llmFields(opened, data.model ?? completion?.model, usage, input, output as string);
         break;
       }

@@ -1,6 +1,7 @@
 import { context } from "@opentelemetry/api";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
 import { buildTestCase, type LlmTestCaseOption } from "../tracing/test-case.js";
+import { messageText } from "../tracing/message-text.js";
 
 /** Options of {@link wrapOpenAI}. */
 export interface WrapOpenAIOptions {
@@ -82,17 +83,9 @@ function wrapCreate<T extends object>(resource: T, api: "chat" | "responses", op
   });
 }
 
-function text(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content.map((part) => (part && typeof part === "object" && "text" in part ? String((part as { text: unknown }).text) : JSON.stringify(part))).join("");
-  }
-  return content === undefined || content === null ? "" : JSON.stringify(content);
-}
-
 function chatInput(params: Record<string, unknown>): Message[] {
   const messages = Array.isArray(params?.messages) ? (params.messages as { role?: unknown; content?: unknown }[]) : [];
-  return messages.map((m) => ({ role: String(m.role ?? "user"), content: text(m.content) }));
+  return messages.map((m) => ({ role: String(m.role ?? "user"), content: messageText(m.content) }));
 }
 
 function responsesInput(params: Record<string, unknown>): Message[] {
@@ -101,7 +94,7 @@ function responsesInput(params: Record<string, unknown>): Message[] {
   const input = params?.input;
   if (typeof input === "string") out.push({ role: "user", content: input });
   else if (Array.isArray(input)) {
-    for (const item of input as { role?: unknown; content?: unknown }[]) out.push({ role: String(item.role ?? "user"), content: text(item.content) });
+    for (const item of input as { role?: unknown; content?: unknown }[]) out.push({ role: String(item.role ?? "user"), content: messageText(item.content) });
   }
   return out;
 }
@@ -122,7 +115,7 @@ function finishSpan(span: ManualSpan, options: WrapOpenAIOptions, input: Message
 function finishChat(value: unknown, finish: (output: string, model: unknown, usage: Usage | undefined) => void): void {
   const r = value as { model?: unknown; usage?: Usage; choices?: { message?: { content?: unknown; tool_calls?: unknown } }[] };
   const message = r?.choices?.[0]?.message;
-  const output = message?.content ? text(message.content) : message?.tool_calls ? JSON.stringify(message.tool_calls) : "";
+  const output = message?.content ? messageText(message.content) : message?.tool_calls ? JSON.stringify(message.tool_calls) : "";
   finish(output, r?.model, r?.usage);
 }
 
