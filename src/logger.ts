@@ -44,3 +44,11 @@ export function safeLogger(inner: Logger, secrets: () => readonly string[]): Log
   };
   return { debug: guard("debug"), info: guard("info"), warn: guard("warn"), error: guard("error") };
 }
+
+/**
+ * Whether a running count of dropped items is worth reporting now: at 1, 10, 100, ... so a
+ * steady loss is visible in the log without flooding it.
+ */
+export function isReportableCount(count: number): boolean {
+  return count > 0 && Number.isInteger(Math.log10(count));
+}

@@ -1,7 +1,7 @@
 import type { Context } from "@opentelemetry/api";
 import { trace as otelTrace } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import type { Logger } from "../logger.js";
+import { isReportableCount, type Logger } from "../logger.js";
 import type { TraceUpdate } from "../tracing/fields.js";
 import type { JsonValue } from "../tracing/serialize.js";
 import { getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
@@ -46,7 +46,7 @@ export class TraceAssembler implements SpanProcessor {
   admitNewTrace(): boolean {
     if (this.running < this.limits.maxOpenTraces) return true;
     this.droppedTraces++;
-    if (this.droppedTraces === 1 || Number.isInteger(Math.log10(this.droppedTraces))) {
+    if (isReportableCount(this.droppedTraces)) {
       this.logger.warn(
         `${this.droppedTraces} trace(s) not recorded: ${this.limits.maxOpenTraces} traces are open at once (maxOpenTraces)`,
       );

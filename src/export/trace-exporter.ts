@@ -3,7 +3,7 @@ import PQueue from "p-queue";
 import type { Clock, TimerHandle } from "../clock.js";
 import type { BatchOptions } from "../config.js";
 import type { Transport } from "../http/transport.js";
-import { type Logger, redact } from "../logger.js";
+import { isReportableCount, type Logger, redact } from "../logger.js";
 import { getSpanData } from "../tracing/span-data.js";
 import { hrTimeToIso } from "../tracing/time.js";
 import { Fifo } from "./fifo.js";
@@ -148,7 +148,7 @@ export class TraceExporter {
       this.counters.tracesDropped++;
       this.fail(rec, this.stopped ? "the SDK was shut down" : "the export queue was full (maxQueuedTraces)");
       const n = this.counters.tracesDropped;
-      if (n === 1 || Number.isInteger(Math.log10(n))) {
+      if (isReportableCount(n)) {
         this.logger.warn(
           `${n} trace(s) dropped so far: ${this.stopped ? "SDK shut down" : `export queue full (maxQueuedTraces=${this.options.batch.maxQueuedTraces})`}`,
         );
