@@ -8,17 +8,21 @@ export type TimerHandle = unknown;
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
-  /** Runs `callback` after `delayMillis`. Real timers are `unref()`'d so they never keep a process alive. */
-  setTimeout(callback: () => void, delayMillis: number): TimerHandle;
+  /**
+   * Runs `callback` after `delayMillis`. Real timers are `unref()`'d, so that background work
+   * never keeps a process alive, unless `keepAlive` is true: the timer belongs to work that
+   * someone awaits (a `flush()`, a client call), and the process must live until it fires.
+   */
+  setTimeout(callback: () => void, delayMillis: number, keepAlive?: boolean): TimerHandle;
   clearTimeout(handle: TimerHandle): void;
 }
 
-/** The real clock: `Date.now()` and unref'd `setTimeout`. */
+/** The real clock: `Date.now()` and `setTimeout`, unref'd unless kept alive. */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimeout(callback, delayMillis) {
+  setTimeout(callback, delayMillis, keepAlive = false) {
     const handle = setTimeout(callback, delayMillis);
-    (handle as { unref?: () => void }).unref?.();
+    if (!keepAlive) (handle as { unref?: () => void }).unref?.();
     return handle;
   },
   clearTimeout(handle) {

@@ -62,8 +62,20 @@ export interface EvaltraceOptions {
   shutdownTimeoutMillis?: number;
   /** Most traces with spans still open at once; beyond it new traces are not recorded and are counted. @default 10000 */
   maxOpenTraces?: number;
-  /** Most spans kept per trace; later ones are dropped and counted. @default 10000 */
+  /**
+   * Most spans kept per trace; later ones are dropped and counted, the trace's root and every
+   * ancestor of a kept span are always kept, and the trace is marked in its metadata
+   * (`evaltrace.truncated`, `evaltrace.droppedSpans`). @default 10000
+   */
   maxSpansPerTrace?: number;
+  /**
+   * Longest a trace is held waiting for its spans to end, in milliseconds. Past it (checked at
+   * least every quarter of it) the trace is sent with its still-open spans closed at that time
+   * and marked (`evaltrace.unfinished` on the span, `evaltrace.unfinishedSpans` on the trace);
+   * those spans ending later are ignored and counted. A stream never consumed or a span never
+   * ended can so never hold a trace, or the `maxOpenTraces` budget, for good. @default 300000 (5 min)
+   */
+  maxTraceDurationMillis?: number;
   /** Bounds on each captured value. */
   serializeLimits?: Partial<SerializeLimits>;
   /** Flush on `beforeExit`, SIGTERM and SIGINT. @default true */
@@ -93,9 +105,12 @@ export interface ResolvedOptions {
   shutdownTimeoutMillis: number;
   maxOpenTraces: number;
   maxSpansPerTrace: number;
+  maxTraceDurationMillis: number;
   serializeLimits: SerializeLimits;
   registerExitHooks: boolean;
   clock: Clock;
+  /** Environment variables that were set but unusable, one line each; logged once by the runtime. */
+  envProblems: string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -118,6 +133,54 @@ function describe(value: unknown): string {
   return String(value);
 }
 
+const optionKeys: readonly (keyof EvaltraceOptions)[] = [
+  "apiKey",
+  "baseUrl",
+  "environment",
+  "sampleRate",
+  "enabled",
+  "captureInputs",
+  "captureOutputs",
+  "mask",
+  "batch",
+  "logger",
+  "logLevel",
+  "apiKeyHeader",
+  "requestTimeoutMillis",
+  "maxRetries",
+  "initialRetryDelayMillis",
+  "maxRetryDelayMillis",
+  "flushTimeoutMillis",
+  "shutdownTimeoutMillis",
+  "maxOpenTraces",
+  "maxSpansPerTrace",
+  "maxTraceDurationMillis",
+  "serializeLimits",
+  "registerExitHooks",
+  "clock",
+];
+const batchKeys: readonly (keyof BatchOptions)[] = ["maxSpansPerRequest", "maxRequestBytes", "flushIntervalMillis", "maxQueuedTraces", "concurrency"];
+const limitKeys = Object.keys(defaultSerializeLimits) as (keyof SerializeLimits)[];
+const logLevels: readonly LogLevel[] = ["debug", "info", "warn", "error", "silent"];
+
+/** Rejects keys that are not options (a typo like `apikey` would otherwise be ignored). */
+function checkKeys(where: string, value: object, known: readonly string[]): void {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const near = known.find((k) => k.toLowerCase() === key.toLowerCase());
+    throw new TypeError(
+      `evaltrace: unknown option \`${where}${key}\`${near ? `; did you mean \`${where}${near}\`?` : ""} (known: ${known.join(", ")})`,
+    );
+  }
+}
+
+function object<T extends object>(option: string, value: T | undefined, known: readonly string[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) fail(option, value, "an object");
+  checkKeys(`${option}.`, value, known);
+  return value;
+}
+
 function int(option: string, value: number | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
@@ -138,41 +201,84 @@ function str(option: string, value: string | undefined): string | undefined {
   return value;
 }
 
+function resolveLimits(limits: Partial<SerializeLimits>): SerializeLimits {
+  const out = { ...defaultSerializeLimits };
+  for (const key of limitKeys) out[key] = int(`serializeLimits.${key}`, limits[key], defaultSerializeLimits[key], 1);
+  return out;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Applies environment fallbacks and defaults once and validates every option.
  * @throws TypeError naming the option, the value and what was expected.
  */
 export function resolveOptions(options: EvaltraceOptions = {}, env: Env = processEnv()): ResolvedOptions {
-  if (typeof options !== "object" || options === null) fail("options", options, "an object");
+  if (typeof options !== "object" || options === null || Array.isArray(options)) fail("options", options, "an object");
+  checkKeys("", options, optionKeys);
+  const envProblems: string[] = [];
+  const badEnv = (name: string, expected: string, then: string) =>
+    envProblems.push(`environment variable ${name}=${describe(env[name])} is not ${expected}; ${then}`);
   if (options.apiKey !== undefined && typeof options.apiKey !== "string") fail("apiKey", "(hidden)", "a string");
   // An empty key (an env var set but empty) means no key: tracing stays off, the app untouched.
   const apiKey = options.apiKey || env.SERVICE_API_KEY || undefined;
-  const baseUrl = (str("baseUrl", options.baseUrl) ?? (env.SERVICE_BASE_URL || DEFAULT_BASE_URL)).replace(/\/+$/, "");
-  try {
-    const url = new URL(baseUrl);
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("protocol");
-  } catch {
-    fail("baseUrl", baseUrl, "an http(s) URL");
+  let enabledFromEnv = true;
+  const enabledVar = env.SERVICE_TRACING_ENABLED?.trim().toLowerCase();
+  if (enabledVar === "false" || enabledVar === "0" || enabledVar === "no" || enabledVar === "off") enabledFromEnv = false;
+  else if (enabledVar && !["true", "1", "yes", "on"].includes(enabledVar)) badEnv("SERVICE_TRACING_ENABLED", "true or false", "tracing stays on");
+  let baseUrl = str("baseUrl", options.baseUrl);
+  if (baseUrl !== undefined) {
+    if (!isHttpUrl(baseUrl)) fail("baseUrl", baseUrl, "an http(s) URL");
+  } else if (env.SERVICE_BASE_URL) {
+    if (isHttpUrl(env.SERVICE_BASE_URL)) baseUrl = env.SERVICE_BASE_URL;
+    else {
+      // Sending to another address than the one meant would be worse than not sending.
+      badEnv("SERVICE_BASE_URL", "an http(s) URL", "tracing is off until it is fixed or configure({ baseUrl }) is called");
+      enabledFromEnv = false;
+    }
   }
+  baseUrl = (baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
   let sampleRate = options.sampleRate;
-  if (sampleRate === undefined && env.SERVICE_SAMPLE_RATE) sampleRate = Number(env.SERVICE_SAMPLE_RATE);
+  if (sampleRate === undefined && env.SERVICE_SAMPLE_RATE) {
+    const fromEnv = Number(env.SERVICE_SAMPLE_RATE);
+    if (env.SERVICE_SAMPLE_RATE.trim() !== "" && fromEnv >= 0 && fromEnv <= 1) sampleRate = fromEnv;
+    else badEnv("SERVICE_SAMPLE_RATE", "a number from 0 to 1", "every trace is kept");
+  }
   if (sampleRate === undefined) sampleRate = 1;
   if (typeof sampleRate !== "number" || !(sampleRate >= 0 && sampleRate <= 1)) {
     fail("sampleRate", sampleRate, "a number from 0 to 1");
   }
   if (options.mask !== undefined && typeof options.mask !== "function") fail("mask", options.mask, "a function");
+  if (options.logLevel !== undefined && !logLevels.includes(options.logLevel)) {
+    fail("logLevel", options.logLevel, `one of ${logLevels.join(", ")}`);
+  }
+  if (options.logger !== undefined && (typeof options.logger !== "object" || options.logger === null)) fail("logger", options.logger, "an object");
+  if (options.clock !== undefined) {
+    const c = options.clock as Partial<Clock> | null;
+    if (typeof c !== "object" || c === null || typeof c.now !== "function" || typeof c.setTimeout !== "function" || typeof c.clearTimeout !== "function") {
+      fail("clock", options.clock, "an object with now, setTimeout and clearTimeout");
+    }
+  }
   const logger = options.logger ?? consoleLogger(options.logLevel ?? "warn");
   for (const method of ["debug", "info", "warn", "error"] as const) {
     if (typeof logger[method] !== "function") fail(`logger.${method}`, logger[method], "a function");
   }
-  const batch = options.batch ?? {};
+  const batch = object("batch", options.batch, batchKeys) ?? {};
+  const limits = object("serializeLimits", options.serializeLimits, limitKeys) ?? {};
   const maxRetryDelayMillis = int("maxRetryDelayMillis", options.maxRetryDelayMillis, 30_000, 0);
   return {
     apiKey,
     baseUrl,
     environment: str("environment", options.environment) ?? (env.SERVICE_ENVIRONMENT || "development"),
     sampleRate,
-    enabled: bool("enabled", options.enabled, env.SERVICE_TRACING_ENABLED?.toLowerCase() !== "false"),
+    enabled: bool("enabled", options.enabled, enabledFromEnv),
     captureInputs: bool("captureInputs", options.captureInputs, true),
     captureOutputs: bool("captureOutputs", options.captureOutputs, true),
     mask: options.mask,
@@ -193,8 +299,10 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
     shutdownTimeoutMillis: int("shutdownTimeoutMillis", options.shutdownTimeoutMillis, 5_000, 0),
     maxOpenTraces: int("maxOpenTraces", options.maxOpenTraces, 10_000, 1),
     maxSpansPerTrace: int("maxSpansPerTrace", options.maxSpansPerTrace, 10_000, 1),
-    serializeLimits: { ...defaultSerializeLimits, ...options.serializeLimits },
+    maxTraceDurationMillis: int("maxTraceDurationMillis", options.maxTraceDurationMillis, 300_000, 1),
+    serializeLimits: resolveLimits(limits),
     registerExitHooks: bool("registerExitHooks", options.registerExitHooks, true),
     clock: options.clock ?? systemClock,
+    envProblems,
   };
 }

@@ -5,14 +5,24 @@ import { type EvaltraceOptions, type ResolvedOptions, resolveOptions } from "./c
 import { TraceAssembler } from "./export/trace-assembler.js";
 import { type ExporterStats, type FlushResult, TraceExporter } from "./export/trace-exporter.js";
 import { Transport } from "./http/transport.js";
+import { installExitHooks } from "./lifecycle/exit-hooks.js";
 import { type Logger, safeLogger } from "./logger.js";
+import { registry } from "./registry.js";
 
 /** Counters of the whole SDK: the exporter's plus what was dropped before export. */
 export interface SdkStats extends ExporterStats {
+  /** Whether tracing records now (configured with a key, enabled, not shut down). */
+  enabled: boolean;
   /** Traces not recorded because `maxOpenTraces` traces were open. */
   tracesNotRecorded: number;
-  /** Spans dropped because their trace reached `maxSpansPerTrace`. */
+  /** Spans dropped because their trace reached `maxSpansPerTrace` (the trace went out marked as truncated). */
   spansDropped: number;
+  /** Traces sent before all their spans ended (`maxTraceDurationMillis`, `deliver()` or `shutdown()` timeouts). */
+  tracesForceEnded: number;
+  /** Spans sent still open, closed at the time their trace was sent, and marked `evaltrace.unfinished`. */
+  spansForceEnded: number;
+  /** Of those, spans that really ended later: ignored (the service cannot update a stored span). */
+  spansEndedAfterForceEnd: number;
   /** Traces whose spans are still open or unsent, held in memory now. */
   openTraces: number;
 }
@@ -31,6 +41,7 @@ export class Runtime {
   constructor(options: ResolvedOptions) {
     this.options = options;
     this.logger = safeLogger(options.logger, () => (options.apiKey ? [options.apiKey] : []));
+    for (const problem of options.envProblems) this.logger.warn(problem);
     let exporter!: TraceExporter;
     this.transport = new Transport({
       ...options,
@@ -53,18 +64,43 @@ export class Runtime {
     return this.shutdownPromise !== undefined;
   }
 
+  /** Whether tracing records now. */
+  get isRecording(): boolean {
+    return this.options.enabled && this.options.apiKey !== undefined && !this.isShutdown;
+  }
+
   stats(): SdkStats {
+    const a = this.assembler;
     return {
       ...this.exporter.stats(),
-      tracesNotRecorded: this.assembler.droppedTraces,
-      spansDropped: this.assembler.droppedSpans,
-      openTraces: this.assembler.openTraces,
+      enabled: this.isRecording,
+      tracesNotRecorded: a.droppedTraces,
+      spansDropped: a.droppedSpans,
+      tracesForceEnded: a.forcedTraces,
+      spansForceEnded: a.forcedSpans,
+      spansEndedAfterForceEnd: a.spansEndedAfterForce,
+      openTraces: a.openTraces,
     };
   }
 
+  /**
+   * Stops recording new traces, waits (within the budget) for the traces running now to end,
+   * sends those still running with their open spans marked, delivers everything, then closes
+   * the transport. The result counts every trace that was not delivered. Idempotent.
+   */
   shutdown(timeoutMillis = this.options.shutdownTimeoutMillis): Promise<FlushResult> {
-    this.shutdownPromise ??= this.exporter.shutdown(timeoutMillis);
+    this.shutdownPromise ??= this.drainAndClose(timeoutMillis);
     return this.shutdownPromise;
+  }
+
+  private async drainAndClose(timeoutMillis: number): Promise<FlushResult> {
+    const clock = this.options.clock;
+    const started = clock.now();
+    // Half the budget for running work to end, the rest (at least) for delivery.
+    await this.assembler.whenSpansEnded([...this.assembler.all()], timeoutMillis / 2);
+    this.assembler.forceEndAll("shutdown");
+    const left = Math.max(0, timeoutMillis - (clock.now() - started));
+    return this.exporter.shutdown(left);
   }
 }
 
@@ -90,39 +126,42 @@ class EvaltraceSampler implements Sampler {
   }
 }
 
-let current: Runtime | undefined;
-let contextReady = false;
-let warnedNoKey = false;
-let hooksInstalled = false;
-
 /**
  * Registers an AsyncLocalStorage context manager unless the app already has one: the OTel API
  * refuses a second registration, so an app's own manager is never replaced.
  */
 function ensureContextManager(): void {
-  if (contextReady) return;
-  contextReady = true;
+  const reg = registry();
+  if (reg.contextReady) return;
+  reg.contextReady = true;
   const manager = new AsyncLocalStorageContextManager();
   if (context.setGlobalContextManager(manager.enable())) return;
   manager.disable();
 }
 
-/** Sets the SDK's options. Calling it again replaces the options; work already queued is still delivered. */
+/**
+ * Sets the SDK's options, for every copy of the package in the process (ESM, CommonJS and every
+ * subpath entry share one runtime). Calling it again replaces the options; work already queued
+ * is still delivered.
+ * @throws TypeError naming an option that is unknown or has a wrong value.
+ */
 export function configure(options: EvaltraceOptions = {}): void {
   const resolved = resolveOptions(options);
-  const previous = current;
-  current = new Runtime(resolved);
+  const reg = registry();
+  const previous = reg.current;
+  reg.current = new Runtime(resolved);
   ensureContextManager();
-  installExitHooks();
+  installExitHooks(reg);
   if (previous && !previous.isShutdown) {
     void previous.exporter.flush();
   }
-  warnIfNoKey(current);
+  warnIfNoKey(reg.current);
 }
 
 function warnIfNoKey(rt: Runtime): void {
-  if (!rt.options.apiKey && rt.options.enabled && !warnedNoKey) {
-    warnedNoKey = true;
+  const reg = registry();
+  if (!rt.options.apiKey && rt.options.enabled && !reg.warnedNoKey) {
+    reg.warnedNoKey = true;
     rt.logger.warn("no API key (set SERVICE_API_KEY or configure({ apiKey })): tracing is off, the app runs untouched");
   }
 }
@@ -132,63 +171,27 @@ function warnIfNoKey(rt: Runtime): void {
  * Made from the environment on first use when `configure()` was never called.
  */
 export function activeRuntime(): Runtime | undefined {
-  if (!current) {
+  const rt = ensureRuntime();
+  return rt?.isRecording ? rt : undefined;
+}
+
+/** The current runtime whatever its state, made from the environment if there is none yet. */
+export function ensureRuntime(): Runtime | undefined {
+  const reg = registry();
+  if (!reg.current) {
     try {
-      current = new Runtime(resolveOptions({}));
+      reg.current = new Runtime(resolveOptions({}));
       ensureContextManager();
-      installExitHooks();
-      warnIfNoKey(current);
+      installExitHooks(reg);
+      warnIfNoKey(reg.current);
     } catch {
       return undefined;
     }
   }
-  const rt = current;
-  if (!rt.options.enabled || !rt.options.apiKey || rt.isShutdown) return undefined;
-  return rt;
+  return reg.current;
 }
 
 /** The current runtime whatever its state, without creating one. */
 export function currentRuntime(): Runtime | undefined {
-  return current;
-}
-
-type Proc = {
-  on(event: string, listener: (...args: unknown[]) => void): unknown;
-  removeListener(event: string, listener: (...args: unknown[]) => void): unknown;
-  listenerCount(event: string): number;
-  kill(pid: number, signal: string): unknown;
-  pid: number;
-};
-
-/**
- * Delivers on the way out: on `beforeExit` (the loop ran dry: the app ended without `flush()`)
- * and on SIGTERM/SIGINT. A signal handler of ours alone would stop Node's default exit, so when
- * the app has no handler of its own, the signal is re-raised after the flush.
- */
-function installExitHooks(): void {
-  if (hooksInstalled) return;
-  const proc = (globalThis as { process?: Proc }).process;
-  if (!proc || typeof proc.on !== "function") return;
-  const rt = current;
-  if (!rt?.options.registerExitHooks) return;
-  hooksInstalled = true;
-  proc.on("beforeExit", () => {
-    const live = current;
-    if (live && !live.isShutdown && live.exporter.hasPendingWork) {
-      void live.exporter.flush(live.options.shutdownTimeoutMillis);
-    }
-  });
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    const onSignal = () => {
-      const live = current;
-      const done = live ? live.shutdown() : Promise.resolve();
-      void done.finally(() => {
-        if (proc.listenerCount(signal) === 1) {
-          proc.removeListener(signal, onSignal);
-          proc.kill(proc.pid, signal);
-        }
-      });
-    };
-    proc.on(signal, onSignal);
-  }
+  return registry().current;
 }

@@ -117,7 +117,8 @@ class ClientHttp {
   constructor(o: ResolvedOptions) {
     this.apiKey = o.apiKey;
     this.logger = safeLogger(o.logger, () => (o.apiKey ? [o.apiKey] : []));
-    this.transport = new Transport({ ...o, logger: this.logger });
+    // Every client call is awaited: its retry waits must keep the process alive.
+    this.transport = new Transport({ ...o, logger: this.logger, keepProcessAlive: true });
   }
 
   /** Runs `check` on the body (a spec rule broken: ValidationError, nothing sent), then sends. */

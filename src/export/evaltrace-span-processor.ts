@@ -18,7 +18,7 @@ export interface EvaltraceSpanProcessorOptions {
   llmTestCase?: boolean | ((call: { input: string; output: string }) => LlmTestCase | undefined);
 }
 
-const KEPT = Symbol("evaltrace.kept");
+const KEPT = Symbol.for("evaltrace.kept");
 
 /**
  * A span processor to add to your own OpenTelemetry setup (a `NodeTracerProvider`, `NodeSDK`,

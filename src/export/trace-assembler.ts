@@ -1,22 +1,37 @@
 import type { Context } from "@opentelemetry/api";
+import type { Clock, TimerHandle } from "../clock.js";
 import { trace as otelTrace } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { isReportableCount, type Logger } from "../logger.js";
 import type { TraceUpdate } from "../tracing/fields.js";
 import type { JsonValue } from "../tracing/serialize.js";
 import { getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
+import { preciseNow } from "../tracing/time.js";
 import type { TraceExporter } from "./trace-exporter.js";
-import { newTraceRecord, type TraceRecord } from "./trace-record.js";
+import { newTraceRecord, notify, type TraceRecord, waitFor } from "./trace-record.js";
+import { TRUNCATED_KEY, UNFINISHED_SPAN_KEY, UNFINISHED_SPANS_KEY, unfinishedView } from "./unfinished.js";
 
 /** The subset of `TraceUpdate`, already made JSON-safe, that the assembler stores. */
 export type SafeTraceUpdate = { [K in keyof TraceUpdate]?: JsonValue };
 
 const overwritableLate = new Set(["output", "environment", "metadata", "tags"]);
 
+/** What the assembler needs of the options. */
+export interface AssemblerOptions {
+  maxOpenTraces: number;
+  maxSpansPerTrace: number;
+  maxTraceDurationMillis: number;
+  clock: Clock;
+}
+
+/** Why a trace was sent before all its spans ended. */
+export type ForceEndReason = "maxTraceDurationMillis" | "deliver" | "shutdown" | "exit";
+
 /**
  * The span processor of our provider. It buffers the finished spans of each trace and, when the
  * trace's root ends, hands the whole trace to the exporter. Spans and trace updates that arrive
- * after that become late updates (`PUT`). Holds at most `maxOpenTraces` traces.
+ * after that become late updates (`PUT`). Holds at most `maxOpenTraces` running traces, each for
+ * at most `maxTraceDurationMillis`: a trace whose spans never end is sent with them marked.
  */
 export class TraceAssembler implements SpanProcessor {
   private readonly records = new Map<string, TraceRecord>();
@@ -24,11 +39,21 @@ export class TraceAssembler implements SpanProcessor {
   droppedSpans = 0;
   /** Traces not recorded because maxOpenTraces traces were open. */
   droppedTraces = 0;
+  /** Traces force-ended, open spans sent unfinished, and real ends of those ignored later. */
+  forcedTraces = 0;
+  forcedSpans = 0;
+  spansEndedAfterForce = 0;
   private warnedIgnoredFields = false;
+  /** Every span ever force-ended, to count its real end after its record is gone. */
+  private forced: WeakSet<object> | undefined;
+  private sweepTimer: TimerHandle | undefined;
+  /** Spans open across all traces: the sweep timer runs only while some are. */
+  private spansOpen = 0;
+  private lastRefusalSweep = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly exporter: TraceExporter,
-    private readonly limits: { maxOpenTraces: number; maxSpansPerTrace: number },
+    private readonly limits: AssemblerOptions,
     private readonly logger: Logger,
   ) {}
 
@@ -42,9 +67,33 @@ export class TraceAssembler implements SpanProcessor {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * Resolves once none of `records` has a span open, or after `timeoutMillis` (kept alive: the
+   * caller awaits it). Spans started meanwhile in those traces are waited for too.
+   */
+  async whenSpansEnded(records: TraceRecord[], timeoutMillis: number): Promise<void> {
+    const open = records.filter((r) => r.open > 0);
+    if (open.length === 0) return;
+    const clock = this.limits.clock;
+    let timer: TimerHandle | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      if (timeoutMillis <= 0) resolve();
+      else timer = clock.setTimeout(resolve, timeoutMillis, true);
+    });
+    await Promise.race([Promise.all(open.map((r) => waitFor(r, () => r.open <= 0))), deadline]);
+    if (timer !== undefined) clock.clearTimeout(timer);
+  }
+
   /** Whether a new trace may start; counts the refusal. Called by the sampler. */
   admitNewTrace(): boolean {
     if (this.running < this.limits.maxOpenTraces) return true;
+    // Stuck traces must never keep new ones out: evict those past their time first.
+    const now = this.limits.clock.now();
+    if (now - this.lastRefusalSweep >= 100) {
+      this.lastRefusalSweep = now;
+      this.sweep();
+      if (this.running < this.limits.maxOpenTraces) return true;
+    }
     this.droppedTraces++;
     if (isReportableCount(this.droppedTraces)) {
       this.logger.warn(
@@ -72,7 +121,7 @@ export class TraceAssembler implements SpanProcessor {
     const { traceId } = span.spanContext();
     let rec = this.records.get(traceId);
     if (!rec) {
-      rec = newTraceRecord(traceId);
+      rec = newTraceRecord(traceId, this.limits.clock.now());
       const parent = parentSpanIdOf(span) ? otelTrace.getSpan(parentContext) : undefined;
       if (parent && (parent as unknown as ReadableSpan).ended) {
         // A span started from the context of a trace that has already been handed off (work
@@ -83,40 +132,159 @@ export class TraceAssembler implements SpanProcessor {
       }
       this.records.set(traceId, rec);
     }
+    if (this.spansOpen++ === 0) this.armSweep();
     rec.open++;
+    rec.openSpans.add(span);
   }
 
   onEnd(span: ReadableSpan): void {
     const rec = this.records.get(span.spanContext().traceId);
-    if (!rec) return;
+    if (!rec) {
+      if (this.wasForced(span)) this.spansEndedAfterForce++;
+      return;
+    }
+    if (rec.forced?.has(span)) {
+      // Already sent as unfinished; the service cannot update a stored span.
+      this.spansEndedAfterForce++;
+      return;
+    }
     rec.open--;
+    rec.openSpans.delete(span);
+    if (--this.spansOpen === 0) this.disarmSweep();
     const data = getSpanData(span);
     if (data) data.ended = true;
-    if (rec.spanCount >= this.limits.maxSpansPerTrace) {
+    const parentId = parentSpanIdOf(span);
+    if (rec.phase === "failed") {
+      // Nothing more to send about it.
+    } else if (!this.keeps(rec, span, parentId)) {
+      rec.droppedSpans++;
       this.droppedSpans++;
-      if (this.droppedSpans === 1) {
-        this.logger.warn(`span(s) dropped: trace ${rec.uuid} reached maxSpansPerTrace (${this.limits.maxSpansPerTrace})`);
+      if (isReportableCount(this.droppedSpans)) {
+        this.logger.warn(
+          `${this.droppedSpans} span(s) dropped so far: trace ${rec.uuid} reached maxSpansPerTrace (${this.limits.maxSpansPerTrace}); the trace is sent marked ${TRUNCATED_KEY}`,
+        );
       }
-    } else if (rec.phase === "open" || rec.phase === "queued") {
+    } else {
       rec.spanCount++;
-      rec.spans.push(span);
-      if (!parentSpanIdOf(span) && rec.phase === "open") {
-        if (--this.running === 0 && this.idleWaiters.length > 0) {
-          const waiters = this.idleWaiters;
-          this.idleWaiters = [];
-          for (const wake of waiters) wake();
-        }
-        rec.root = span;
-        rec.phase = "queued";
-        this.exporter.enqueue(rec);
+      if (parentId) rec.neededParents.add(parentId);
+      if (rec.phase === "open" || rec.phase === "queued") {
+        rec.spans.push(span);
+        if (!parentId && rec.phase === "open") this.handOff(rec, span);
+      } else {
+        rec.late ??= { spans: [] };
+        rec.late.spans.push(span);
+        this.exporter.scheduleUpdate(rec);
       }
-    } else if (rec.phase !== "failed") {
-      rec.spanCount++;
-      rec.late ??= { spans: [] };
-      rec.late.spans.push(span);
-      this.exporter.scheduleUpdate(rec);
     }
+    if (rec.open === 0) notify(rec);
     this.release(rec);
+  }
+
+  /**
+   * Sends now what is held of every trace with open spans: running ones with their open spans
+   * closed and marked, spans still open in traces already sent as late updates, likewise.
+   * Their real ends are ignored later (and counted).
+   */
+  forceEndAll(reason: ForceEndReason, records: Iterable<TraceRecord> = this.records.values()): void {
+    for (const rec of [...records]) if (rec.open > 0 && rec.phase !== "failed") this.forceEnd(rec, reason);
+  }
+
+  /** Whether a span may be kept: within the limit, or the root, or the parent of a kept span. */
+  private keeps(rec: TraceRecord, span: ReadableSpan, parentId: string | undefined): boolean {
+    if (rec.spanCount < this.limits.maxSpansPerTrace || !parentId) return true;
+    // Dropping an ancestor of a kept span would leave that span pointing at nothing.
+    return rec.neededParents.has(span.spanContext().spanId);
+  }
+
+  /** The local root ended: the trace is complete but for late spans. */
+  private handOff(rec: TraceRecord, root: ReadableSpan): void {
+    if (--this.running === 0 && this.idleWaiters.length > 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const wake of waiters) wake();
+    }
+    rec.root = root;
+    rec.phase = "queued";
+    this.exporter.enqueue(rec);
+  }
+
+  private forceEnd(rec: TraceRecord, reason: ForceEndReason): void {
+    const endTime = preciseNow();
+    const open = [...rec.openSpans];
+    rec.forced ??= new WeakSet();
+    this.forced ??= new WeakSet();
+    const views: ReadableSpan[] = [];
+    for (const span of open) {
+      rec.forced.add(span);
+      this.forced.add(span);
+      views.push(unfinishedView(span, endTime));
+    }
+    rec.openSpans.clear();
+    this.spansOpen -= rec.open;
+    rec.open = 0;
+    if (this.spansOpen <= 0) this.disarmSweep();
+    this.forcedTraces++;
+    this.forcedSpans += views.length;
+    if (rec.phase === "open" || rec.phase === "queued") rec.fields.metadata[UNFINISHED_SPANS_KEY] = views.length;
+    else if (views.length > 0) {
+      rec.late ??= { spans: [] };
+      rec.late.metadata = { ...rec.late.metadata, [UNFINISHED_SPANS_KEY]: views.length };
+    }
+    if (isReportableCount(this.forcedTraces)) {
+      this.logger.warn(
+        `${this.forcedTraces} trace(s) sent with spans still open (${reason}; e.g. trace ${rec.uuid}, ${views.length} open): they are marked ${UNFINISHED_SPAN_KEY}`,
+      );
+    }
+    for (const view of views) {
+      rec.spanCount++;
+      const parentId = parentSpanIdOf(view);
+      if (rec.phase === "open" || rec.phase === "queued") {
+        rec.spans.push(view);
+        if (!parentId && rec.phase === "open") this.handOff(rec, view);
+      } else {
+        rec.late ??= { spans: [] };
+        rec.late.spans.push(view);
+      }
+    }
+    if (rec.phase === "open") {
+      // The root was not among the open spans (it belongs to a trace whose root we never saw):
+      // the earliest kept span stands in, so the trace still goes out.
+      const stand = rec.spans.find((s) => !parentSpanIdOf(s)) ?? rec.spans[0];
+      if (stand) this.handOff(rec, stand);
+    }
+    if (rec.late) this.exporter.scheduleUpdate(rec);
+    notify(rec);
+    this.release(rec);
+  }
+
+  private wasForced(span: ReadableSpan): boolean {
+    return this.forced?.has(span) === true;
+  }
+
+  /** Force-ends every trace held past `maxTraceDurationMillis`. */
+  private sweep(): void {
+    const now = this.limits.clock.now();
+    const max = this.limits.maxTraceDurationMillis;
+    const stale: TraceRecord[] = [];
+    for (const rec of this.records.values()) if (rec.open > 0 && now - rec.startedAt >= max) stale.push(rec);
+    if (stale.length > 0) this.forceEndAll("maxTraceDurationMillis", stale);
+  }
+
+  /** Checks for stuck traces every quarter of `maxTraceDurationMillis` while any is held. */
+  private armSweep(): void {
+    if (this.sweepTimer !== undefined) return;
+    const every = Math.max(1, Math.ceil(this.limits.maxTraceDurationMillis / 4));
+    this.sweepTimer = this.limits.clock.setTimeout(() => {
+      this.sweepTimer = undefined;
+      this.sweep();
+      if (this.spansOpen > 0) this.armSweep();
+    }, every);
+  }
+
+  private disarmSweep(): void {
+    if (this.sweepTimer === undefined) return;
+    this.limits.clock.clearTimeout(this.sweepTimer);
+    this.sweepTimer = undefined;
   }
 
   /** Applies `updateCurrentTrace` to the trace with this id. */

@@ -2,12 +2,13 @@ import type { HrTime } from "@opentelemetry/api";
 import PQueue from "p-queue";
 import type { Clock, TimerHandle } from "../clock.js";
 import type { BatchOptions } from "../config.js";
-import type { Transport } from "../http/transport.js";
+import type { Transport, TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger, redact } from "../logger.js";
 import { getSpanData } from "../tracing/span-data.js";
 import { hrTimeToIso } from "../tracing/time.js";
 import { Fifo } from "./fifo.js";
 import { isSettled, notify, type TraceRecord } from "./trace-record.js";
+import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
 import { emptySpanLists, shapeTraceValue, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
 
 /** Counters of what the exporter did; all monotonic except the gauges `queued`, `inFlight`. */
@@ -61,6 +62,12 @@ export interface EvaluationOutcome {
   error?: string;
 }
 
+/** A flush in progress: the records it still waits for, and how to wake it. */
+interface FlushWaiter {
+  waiting: Set<TraceRecord>;
+  wake: () => void;
+}
+
 interface PreparedTrace {
   rec: TraceRecord;
   json: string;
@@ -107,8 +114,10 @@ export class TraceExporter {
   private readonly unsettled = new Set<TraceRecord>();
   private readonly evaluations = new Set<Promise<EvaluationOutcome>>();
   /** Flushes in progress: the records each still waits for, and how to wake it. */
-  private readonly flushes = new Set<{ waiting: Set<TraceRecord>; wake: () => void }>();
+  private readonly flushes = new Set<FlushWaiter>();
   private stopped = false;
+  private shutdownResult: Promise<FlushResult> | undefined;
+  private enqueued = 0;
   private readonly counters = {
     tracesDelivered: 0,
     tracesFailed: 0,
@@ -156,6 +165,7 @@ export class TraceExporter {
       return;
     }
     this.busy(rec);
+    this.enqueued++;
     this.queue.push(rec);
     this.queuedSpans += rec.spans.length;
     if (this.queuedSpans >= this.options.batch.maxSpansPerRequest) this.schedulePump();
@@ -206,42 +216,52 @@ export class TraceExporter {
 
   /**
    * Sends everything finished so far now and resolves when all of it was delivered or given
-   * up, or when `timeoutMillis` passed. Never rejects.
+   * up, or when `timeoutMillis` passed. With `drain`, what finishes meanwhile is waited for too,
+   * until nothing is left. Keeps the process alive while it waits (its caller awaits it). Never
+   * rejects.
    */
-  async flush(timeoutMillis = this.options.flushTimeoutMillis): Promise<FlushResult> {
-    const records = [...this.unsettled];
-    const evaluations = [...this.evaluations];
+  async flush(timeoutMillis = this.options.flushTimeoutMillis, drain = false): Promise<FlushResult> {
+    const records = new Set(this.unsettled);
+    let evaluations = [...this.evaluations];
     this.flushing++;
     this.pump();
     let timer: TimerHandle | undefined;
     let timedOut = false;
-    let entry: { waiting: Set<TraceRecord>; wake: () => void } | undefined;
+    const entry: FlushWaiter = { waiting: new Set(), wake: () => {} };
+    const timeout = new Promise<void>((resolve) => {
+      const expire = () => {
+        timedOut = true;
+        resolve();
+      };
+      // A zero timeout means "send now, do not wait": no timer, so it works with any clock.
+      if (timeoutMillis <= 0) queueMicrotask(expire);
+      else timer = this.clock.setTimeout(expire, timeoutMillis, true);
+    });
     try {
-      const waiting = new Set(records.filter((r) => !isSettled(r)));
-      const settledAll = new Promise<void>((resolve) => {
-        entry = { waiting, wake: resolve };
-        if (waiting.size === 0) resolve();
-        else this.flushes.add(entry);
-      });
-      const all = Promise.all([settledAll, ...evaluations]);
-      const timeout = new Promise<void>((resolve) => {
-        const expire = () => {
-          timedOut = true;
-          resolve();
-        };
-        // A zero timeout means "send now, do not wait": no timer, so it works with any clock.
-        if (timeoutMillis <= 0) queueMicrotask(expire);
-        else timer = this.clock.setTimeout(expire, timeoutMillis);
-      });
-      await Promise.race([all, timeout]);
+      for (;;) {
+        entry.waiting = new Set([...records].filter((r) => !isSettled(r)));
+        if (entry.waiting.size === 0 && evaluations.length === 0) break;
+        const settledAll = new Promise<void>((resolve) => {
+          entry.wake = resolve;
+          if (entry.waiting.size === 0) resolve();
+          else this.flushes.add(entry);
+        });
+        await Promise.race([Promise.all([settledAll, ...evaluations]), timeout]);
+        this.flushes.delete(entry);
+        if (timedOut || !drain) break;
+        for (const r of this.unsettled) records.add(r);
+        evaluations = [...this.evaluations];
+        this.pump();
+      }
     } finally {
       this.flushing--;
-      if (entry) this.flushes.delete(entry);
+      this.flushes.delete(entry);
       if (timer !== undefined) this.clock.clearTimeout(timer);
     }
-    const notDelivered = records.filter((r) => r.phase === "failed").map((r) => r.uuid);
-    const pending = records.filter((r) => !isSettled(r)).map((r) => r.uuid);
-    const delivered = records.length - notDelivered.length - pending.length;
+    const all = [...records];
+    const notDelivered = all.filter((r) => r.phase === "failed").map((r) => r.uuid);
+    const pending = all.filter((r) => !isSettled(r)).map((r) => r.uuid);
+    const delivered = all.length - notDelivered.length - pending.length;
     const result = { ok: notDelivered.length === 0 && pending.length === 0, delivered, notDelivered, pending, timedOut };
     if (!result.ok) {
       this.logger.warn(
@@ -251,14 +271,31 @@ export class TraceExporter {
     return result;
   }
 
-  /** Flushes, then refuses new traces and releases connections. Idempotent. */
+  /**
+   * Delivers everything, what finishes meanwhile included (within `timeoutMillis`), then refuses
+   * new traces, closes the transport (nothing retries after it) and resolves with the truth:
+   * whatever was not delivered is in the result. Idempotent.
+   */
   async shutdown(timeoutMillis = this.options.flushTimeoutMillis): Promise<FlushResult> {
-    const result = await this.flush(timeoutMillis);
-    this.stopped = true;
-    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.transport.close();
-    return result;
+    this.shutdownResult ??= (async () => {
+      const result = await this.flush(timeoutMillis, true);
+      this.stopped = true;
+      if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+      this.timer = undefined;
+      await this.transport.close();
+      // Anything still unsettled now cannot be delivered any more: the result says so.
+      for (const rec of this.unsettled) {
+        if (!result.pending.includes(rec.uuid) && !result.notDelivered.includes(rec.uuid)) result.pending.push(rec.uuid);
+      }
+      result.ok = result.ok && result.pending.length === 0 && result.notDelivered.length === 0;
+      return result;
+    })();
+    return this.shutdownResult;
+  }
+
+  /** Traces handed to the exporter so far, to tell whether new work arrived since a check. */
+  get handedOff(): number {
+    return this.enqueued;
   }
 
   /** Whether there is anything not yet delivered (used by the exit hook). */
@@ -378,6 +415,7 @@ export class TraceExporter {
     let rootWire: WireSpan | undefined;
     for (const span of rec.spans) {
       const wire = toWireSpan(span);
+      if (isUnfinished(span)) markUnfinished(wire);
       if (span === root) rootWire = wire;
       lists[spanListKeys[wire.type]].push(wire);
       if (later(span.endTime, endTime)) endTime = span.endTime;
@@ -399,6 +437,11 @@ export class TraceExporter {
     if (input !== undefined) wire.input = shapeTraceValue(input);
     if (output !== undefined) wire.output = shapeTraceValue(output);
     if (f.tags.length > 0) wire.tags = [...new Set(f.tags)];
+    if (rec.droppedSpans > 0) {
+      f.metadata[TRUNCATED_KEY] = true;
+      f.metadata[DROPPED_SPANS_KEY] = rec.droppedSpans;
+      rec.droppedReported = rec.droppedSpans;
+    }
     if (Object.keys(f.metadata).length > 0) wire.metadata = f.metadata;
     if (f.threadId !== undefined) wire.threadId = f.threadId;
     if (f.userId !== undefined) wire.userId = f.userId;
@@ -409,16 +452,21 @@ export class TraceExporter {
     return { rec, json, bytes: utf8Length(json), spanCount, endTime };
   }
 
-  private async sendBatch(batch: PreparedTrace[]): Promise<void> {
+  /**
+   * Sends a batch. `maybeStored`: an earlier request carrying these traces may have been stored
+   * although its answer was lost, so a 409 ("already exists") for one of them means delivered.
+   */
+  private async sendBatch(batch: PreparedTrace[], maybeStored = false): Promise<void> {
     const body = `{"traces":[${batch.map((p) => p.json).join(",")}]}`;
     const outcome = await this.send("POST", "/v1/traces", body);
-    if (outcome.ok) {
+    const stored = maybeStored || outcome.attempts > 1;
+    if (outcome.ok || (outcome.status === 409 && batch.length === 1 && stored)) {
       this.counters.tracesDelivered += batch.length;
       for (const p of batch) this.delivered(p);
     } else if (outcome.status !== undefined && outcome.status < 500 && batch.length > 1) {
       // One invalid trace must not take its batch-mates down with it: split and resend.
       const half = Math.ceil(batch.length / 2);
-      await Promise.all([this.sendBatch(batch.slice(0, half)), this.sendBatch(batch.slice(half))]);
+      await Promise.all([this.sendBatch(batch.slice(0, half), stored), this.sendBatch(batch.slice(half), stored)]);
     } else {
       this.counters.tracesFailed += batch.length;
       this.logger.error(`${batch.length} trace(s) not delivered: ${outcome.message}`);
@@ -451,6 +499,7 @@ export class TraceExporter {
       let endTime = rec.sentEndTime;
       for (const span of late.spans) {
         const wire = toWireSpan(span);
+        if (isUnfinished(span)) markUnfinished(wire);
         const key = spanListKeys[wire.type];
         (lists[key] ??= []).push(wire);
         if (!endTime || later(span.endTime, endTime)) endTime = span.endTime;
@@ -459,11 +508,17 @@ export class TraceExporter {
       if (endTime && rec.sentEndTime !== endTime) body.endTime = hrTimeToIso(endTime);
       if (late.output !== undefined) body.output = shapeTraceValue(late.output);
       if (late.environment !== undefined) body.environment = late.environment;
-      if (late.metadata) body.metadata = late.metadata;
+      let metadata = late.metadata;
+      if (rec.droppedSpans > rec.droppedReported) {
+        metadata = { ...metadata, [TRUNCATED_KEY]: true, [DROPPED_SPANS_KEY]: rec.droppedSpans };
+        rec.droppedReported = rec.droppedSpans;
+      }
+      if (metadata) body.metadata = metadata;
       if (late.tags) body.tags = late.tags;
       if (Object.keys(body).length === 0) continue;
       const outcome = await this.send("PUT", `/v1/traces/${encodeURIComponent(rec.uuid)}`, redact(JSON.stringify(body), [this.options.apiKey]));
-      if (outcome.ok) {
+      // 409 to a retry: an earlier attempt whose answer was lost stored it ("already stored").
+      if (outcome.ok || storedByEarlierAttempt(outcome)) {
         this.counters.updatesDelivered++;
         rec.sentEndTime = endTime;
       } else {
@@ -481,6 +536,15 @@ export class TraceExporter {
     this.counters.bytesSent += body.length;
     return this.transport.send(method, path, body);
   }
+}
+
+/** A 409 answering a retry: the attempt whose answer was lost had stored it. */
+function storedByEarlierAttempt(outcome: TransportOutcome): boolean {
+  return !outcome.ok && outcome.status === 409 && outcome.attempts > 1;
+}
+
+function markUnfinished(wire: WireSpan): void {
+  wire.metadata = { ...wire.metadata, [UNFINISHED_SPAN_KEY]: true };
 }
 
 function later(a: HrTime, b: HrTime): boolean {

@@ -57,9 +57,20 @@ export interface TraceRecord {
   waiters?: Set<() => void>;
   /** Why the trace failed, when it did. */
   failure?: string;
+  /** The clock's time when the record was made (its first span started), for `maxTraceDurationMillis`. */
+  startedAt: number;
+  /** Spans started and not yet ended (the objects), to send them marked if the trace is force-ended. */
+  openSpans: Set<ReadableSpan>;
+  /** Span ids that kept spans name as their parent: past `maxSpansPerTrace` these are still kept. */
+  neededParents: Set<string>;
+  /** Spans dropped past `maxSpansPerTrace`, and how many of those the service was told of. */
+  droppedSpans: number;
+  droppedReported: number;
+  /** Open spans sent closed (force-ended), whose real end must be ignored. */
+  forced?: WeakSet<object>;
 }
 
-export function newTraceRecord(traceId: string): TraceRecord {
+export function newTraceRecord(traceId: string, startedAt: number): TraceRecord {
   return {
     traceId,
     uuid: traceUuid(traceId),
@@ -70,6 +81,11 @@ export function newTraceRecord(traceId: string): TraceRecord {
     fields: { tags: [], metadata: {}, extra: {} },
     putInFlight: false,
     busy: false,
+    startedAt,
+    openSpans: new Set(),
+    neededParents: new Set(),
+    droppedSpans: 0,
+    droppedReported: 0,
   };
 }
 

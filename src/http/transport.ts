@@ -3,6 +3,7 @@ import { suppressTracing } from "@opentelemetry/core";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import { describeError } from "../tracing/serialize.js";
+import { RecoveryGate } from "./recovery.js";
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from "./retry.js";
 
 /** The HTTP methods the service uses. */
@@ -33,6 +34,14 @@ export interface TransportOptions {
   logger: Logger;
   /** Random source for jitter, in [0, 1). @default Math.random */
   random?: () => number;
+  /**
+   * Whether the process must stay alive while a request waits to retry: true where every request
+   * is awaited by the caller (the REST client); false for background export, whose awaited
+   * parts (`flush()`) keep the process alive on their own. @default false
+   */
+  keepProcessAlive?: boolean;
+  /** While requests wait to retry, how often one is sent early to learn that the service is back. @default 1000 */
+  probeIntervalMillis?: number;
   /** Called before each retry with the wait chosen, e.g. to count retries. */
   onRetry?: (info: { path: string; attempt: number; delayMillis: number; reason: string }) => void;
 }
@@ -58,42 +67,73 @@ export class Transport {
   private sender: Promise<Sender> | undefined;
   private closeSender: (() => Promise<void>) | undefined;
   private warnedHeaders = false;
+  private closed = false;
+  private readonly recovery: RecoveryGate;
 
   constructor(options: TransportOptions) {
     this.options = options;
+    this.recovery = new RecoveryGate(options.clock, options.probeIntervalMillis ?? PROBE_INTERVAL_MILLIS);
   }
 
-  /** Sends one request, retrying what is worth retrying, and never throws. */
+  /**
+   * Sends one request, retrying what is worth retrying, and never throws. Every attempt of one
+   * call carries the same `Idempotency-Key`, so a retry of a write that did arrive (its answer
+   * was lost) is not applied twice by a service that honours the header.
+   */
   async send(method: HttpMethod, path: string, body?: string): Promise<TransportOutcome> {
     const o = this.options;
     const random = o.random ?? Math.random;
+    const keepAlive = o.keepProcessAlive === true;
+    const idempotencyKey = method === "GET" ? undefined : newIdempotencyKey();
     let attempts = 0;
+    let retries = 0;
+    let probe = false;
+    let dueAt = 0;
+    let asked = false;
     for (;;) {
+      let failure: TransportOutcome & { ok: false };
+      if (this.closed) return { ok: false, message: `request to ${path} not sent: the SDK was shut down`, attempts };
       attempts++;
       let delay: number | undefined;
       let reason: string;
-      let failure: TransportOutcome & { ok: false };
       try {
-        const res = await this.attempt(method, path, body);
+        const res = await this.attempt(method, path, body, idempotencyKey);
         this.checkWarningHeaders(res.headers);
         const parsed = parseBody(res.text);
         if (res.status >= 200 && res.status < 300) {
+          this.recovery.answered();
           return { ok: true, status: res.status, body: parsed, headers: res.headers, attempts };
         }
         reason = `HTTP ${res.status}`;
         failure = { ok: false, status: res.status, message: errorMessage(res.status, parsed), body: parsed, attempts };
-        if (!isRetryableStatus(res.status)) return failure;
+        if (!isRetryableStatus(res.status)) {
+          this.recovery.answered();
+          return failure;
+        }
         const retryAfter = parseRetryAfter(res.headers["retry-after"], o.clock.now());
         if (retryAfter !== undefined) delay = Math.min(retryAfter, o.maxRetryDelayMillis);
+        // The service asked to slow down: no early retries.
+        asked = retryAfter !== undefined || res.status === 429;
       } catch (err) {
         reason = describeError(err);
         failure = { ok: false, message: `request to ${path} failed: ${reason}`, attempts };
+        asked = false;
+      } finally {
+        if (probe) this.recovery.probeDone();
       }
-      if (attempts > o.maxRetries) return failure;
-      delay ??= backoffDelay(attempts - 1, o.initialRetryDelayMillis, o.maxRetryDelayMillis, random);
-      o.onRetry?.({ path, attempt: attempts, delayMillis: delay, reason });
-      o.logger.debug(`retrying ${method} ${path} in ${delay} ms after ${reason} (attempt ${attempts})`);
-      await new Promise<void>((resolve) => o.clock.setTimeout(resolve, delay));
+      if (this.closed) return { ...failure, message: `${failure.message} (not retried: the SDK was shut down)` };
+      // A failed probe was an extra attempt: it goes back to the rest of its wait, no retry used.
+      if (!probe) {
+        retries++;
+        if (retries > o.maxRetries) return failure;
+        delay ??= backoffDelay(retries - 1, o.initialRetryDelayMillis, o.maxRetryDelayMillis, random);
+        dueAt = o.clock.now() + delay;
+        o.onRetry?.({ path, attempt: attempts, delayMillis: delay, reason });
+        o.logger.debug(`retrying ${method} ${path} in ${delay} ms after ${reason} (attempt ${attempts})`);
+      }
+      const woke = await this.recovery.wait(Math.max(0, dueAt - o.clock.now()), keepAlive, !asked);
+      if (woke === "closed") return { ...failure, message: `${failure.message} (not retried: the SDK was shut down)` };
+      probe = woke === "probe";
     }
   }
 
@@ -102,8 +142,13 @@ export class Transport {
     this.sender ??= this.createSender();
   }
 
-  /** Closes pooled connections, aborting requests still in flight. */
+  /**
+   * Closes pooled connections, aborting requests still in flight; from now on nothing is sent
+   * or retried (every send fails at once), so no work outlives a shutdown.
+   */
   async close(): Promise<void> {
+    this.closed = true;
+    this.recovery.close();
     try {
       await this.closeSender?.();
     } catch {
@@ -111,13 +156,19 @@ export class Transport {
     }
   }
 
-  private async attempt(method: HttpMethod, path: string, body?: string): Promise<RawResponse> {
+  /** True once closed. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private async attempt(method: HttpMethod, path: string, body: string | undefined, idempotencyKey: string | undefined): Promise<RawResponse> {
     const o = this.options;
     this.sender ??= this.createSender();
     const send = await this.sender;
     const headers: Record<string, string> = { accept: "application/json", "user-agent": "evaltrace-js" };
     if (o.apiKey) headers[o.apiKeyHeader] = o.apiKey;
     if (body !== undefined) headers["content-type"] = "application/json";
+    if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
     // Our own HTTP calls must never become spans, in our provider or in the app's.
     return context.with(suppressTracing(context.active()), () =>
       send(`${o.baseUrl}${path}`, { method, headers, body, timeoutMillis: o.requestTimeoutMillis }),
@@ -172,6 +223,17 @@ export class Transport {
         `${warning ? `: ${warning}` : ""}. Switch to the new key value.`,
     );
   }
+}
+
+/** While the service is unreachable, one early retry at most this often. */
+const PROBE_INTERVAL_MILLIS = 1000;
+
+/** A random UUID: one per logical request, the same on each of its attempts. */
+function newIdempotencyKey(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (typeof c?.randomUUID === "function") return c.randomUUID();
+  const hex = () => Math.floor(Math.random() * 0x10000).toString(16).padStart(4, "0");
+  return `${hex()}${hex()}-${hex()}-4${hex().slice(1)}-${hex()}-${hex()}${hex()}${hex()}`;
 }
 
 const UNDICI: string = ["un", "dici"].join("");

@@ -20,7 +20,8 @@ export interface SpanData {
 }
 
 // A symbol-keyed property on the span itself: cheaper than a WeakMap, and gone with the span.
-const DATA = Symbol("evaltrace.spanData");
+// Symbol.for: the ESM and CommonJS copies of the package must read what the other wrote.
+const DATA = Symbol.for("evaltrace.spanData");
 
 /** Attribute that marks our spans and carries their type for any other OTel exporter. */
 export const SPAN_TYPE_ATTRIBUTE = "evaltrace.span.type";
@@ -33,7 +34,7 @@ export function getSpanData(span: Span | object): SpanData | undefined {
   return (span as { [DATA]?: SpanData })[DATA];
 }
 
-const PARENT = Symbol("evaltrace.parentOverride");
+const PARENT = Symbol.for("evaltrace.parentOverride");
 
 /**
  * Overrides a span's parent for our traces: the span id of its nearest kept ancestor, or null
@@ -50,7 +51,7 @@ export function parentSpanIdOf(span: { parentSpanContext?: { spanId: string } | 
   return span.parentSpanContext?.spanId;
 }
 
-const EVAL = Symbol("evaltrace.evaluation");
+const EVAL = Symbol.for("evaltrace.evaluation");
 
 /** Online-evaluation settings for a foreign llm span, applied when it is mapped. */
 export interface ForeignEvaluation {
