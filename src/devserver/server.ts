@@ -1,8 +1,18 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Handler, Judge, Plan } from "./context.js";
+import type { Handler, Judge, Plan, RouteContext } from "./context.js";
 import { SchemaError } from "../spec/schema.js";
 import { HttpError } from "./http-error.js";
+import {
+  bodyDigest,
+  checkLimits,
+  IDEMPOTENCY_HEADER,
+  type IdempotencyLimits,
+  IdempotencyStore,
+  isRemembered,
+  REPLAYED_HEADER,
+  readIdempotencyKey,
+} from "./idempotency.js";
 import { authenticate, createKey, keyView } from "./keys.js";
 import { rotateKey, updateKey } from "./routes/api-keys.js";
 import { createCollection, listCollections, updateCollection } from "./routes/collections.js";
@@ -12,7 +22,7 @@ import { batchCreateMetrics, createMetric, listMetrics, updateMetric } from "./r
 import { evaluateSpan, evaluateThread, evaluateTrace } from "./routes/offline.js";
 import { pushPrompt } from "./routes/prompts.js";
 import { ingestTraces, updateTrace } from "./routes/traces.js";
-import { loadState, type KeyRecord, type State, saveState } from "./store.js";
+import { type IdempotencyRecord, loadState, type KeyRecord, type State, saveState } from "./store.js";
 import { viewerHtml } from "./viewer.js";
 
 /** Options of {@link startDevServer}. */
@@ -37,6 +47,11 @@ export interface DevServerOptions {
   region?: string;
   /** Name of the authentication header. @default "SERVICE_API_KEY" */
   apiKeyHeader?: string;
+  /**
+   * How long and how many answers to writes sent with an `Idempotency-Key` are remembered (by
+   * `clock`); they persist in `dataFile` with the rest. @default { ttlMillis: 86400000, maxEntries: 10000 }
+   */
+  idempotency?: Partial<IdempotencyLimits>;
 }
 
 /** A running emulator. */
@@ -150,6 +165,75 @@ function devRead(state: State, path: string): unknown {
   throw new HttpError(404, `no read endpoint ${path}`);
 }
 
+/** A response about to be sent. */
+interface Outcome {
+  status: number;
+  /** The JSON body, serialized. */
+  text: string;
+  /** Headers from processing the request (authentication adds its own). */
+  headers: Record<string, string>;
+  /** Whether a route handler ran to completion (its write, if any, happened). */
+  applied: boolean;
+}
+
+function jsonOutcome(status: number, payload: unknown, applied = false): Outcome {
+  return { status, text: JSON.stringify(payload), headers: {}, applied };
+}
+
+/** The `{success: false, error}` answer to a rejection (`deprecated` too on /v2 paths). */
+function errorOutcome(err: unknown, path: string): Outcome {
+  let status = 500;
+  let headers: Record<string, string> = {};
+  let error = `internal error: ${(err as Error).message}`;
+  if (err instanceof SchemaError) {
+    status = 400;
+    error = err.message;
+  } else if (err instanceof HttpError) {
+    status = err.status;
+    headers = err.headers;
+    error = err.message;
+  }
+  const payload = path.startsWith("/v2/") ? { success: false, error, deprecated: false } : { success: false, error };
+  return { ...jsonOutcome(status, payload), headers };
+}
+
+/** Runs a route handler; a rejection becomes its error answer rather than a throw. */
+async function runHandler(handler: Handler, ctx: RouteContext, path: string): Promise<Outcome> {
+  try {
+    const result = await handler(ctx);
+    return jsonOutcome(result.status ?? 200, result.body, true);
+  } catch (err) {
+    return errorOutcome(err, path);
+  }
+}
+
+/** The remembered answer, marked as a replay. */
+function replayOf(record: IdempotencyRecord): Outcome {
+  return { status: record.status, text: record.body, headers: { ...record.headers, [REPLAYED_HEADER]: "true" }, applied: false };
+}
+
+/** The route of a method and path; 404 for an unknown path, 405 (with `Allow`) for a wrong method. */
+function findRoute(method: string, path: string): Route {
+  const matches = routes.filter((r) => r.pattern.test(path));
+  if (matches.length === 0) throw new HttpError(404, `no endpoint ${path}`);
+  const r = matches.find((m) => m.method === method);
+  if (!r) throw new HttpError(405, `${method} is not allowed on ${path}; use ${matches.map((m) => m.method).join(" or ")}`, { allow: matches.map((m) => m.method).join(", ") });
+  return r;
+}
+
+/** The JSON body of a write; an empty body reads as `{}`. */
+async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+  const raw = await readBody(req, limit);
+  if (raw.trim().length === 0) return {};
+  const type = req.headers["content-type"] ?? "";
+  if (!/^application\/json\b/i.test(type)) throw new HttpError(415, `Content-Type must be application/json; got "${type || "none"}"`);
+  try {
+    return JSON.parse(raw);
+  } catch (err) {
+    throw new HttpError(400, `malformed JSON body: ${(err as Error).message}`);
+  }
+}
+
 /**
  * Starts the local emulator of the service: every endpoint of the spec with its rules, on
  * loopback, with no account.
@@ -166,6 +250,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const header = options.apiKeyHeader ?? "SERVICE_API_KEY";
   const maxBody = options.maxBodyBytes ?? 32 * 1024 * 1024;
   const log = options.log ?? (() => {});
+  const limits = checkLimits(options.idempotency, "startDevServer: idempotency");
   const state = loadState(options.dataFile);
   const persist = () => {
     if (options.dataFile) saveState(options.dataFile, state);
@@ -178,74 +263,67 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   /** Bumped by every acknowledged write: the viewer polls it to know when to refresh. */
   let version = 0;
 
+  const idempotency = new IdempotencyStore(state.idempotency, limits);
+
+  /** Runs an API route: authentication, then the request once, or the remembered answer to it. */
+  const callApi = async (req: IncomingMessage, method: string, path: string, authHeaders: Record<string, string>): Promise<Outcome> => {
+    const r = findRoute(method, path);
+    const now = clock();
+    const auth = authenticate(state, req.headers[header.toLowerCase()] as string | undefined, r.scope, now, header);
+    Object.assign(authHeaders, auth.headers);
+    const isWrite = method !== "GET";
+    const key = isWrite ? readIdempotencyKey(req.headers[IDEMPOTENCY_HEADER]) : undefined;
+    const body = isWrite ? await readJson(req, maxBody) : {};
+    const params = r.pattern.exec(path)?.groups ?? {};
+    const decoded = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decodeURIComponent(v)]));
+    const run = () => runHandler(r.handler, { state, now, plan, region, baseUrl, judge: options.judge, params: decoded, body }, path);
+    if (key === undefined) return afterWrite(isWrite, await run(), false);
+    const claim = await idempotency.claim({ scope: `${auth.key.scope}:${auth.key.id}`, key, method, path, bodyDigest: bodyDigest(body), now });
+    if (claim.kind === "replay") return replayOf(claim.record);
+    let outcome: Outcome | undefined;
+    try {
+      outcome = await run();
+    } finally {
+      // Remembered before the state is saved: the effect and its answer reach the file together.
+      claim.finish(outcome && { status: outcome.status, body: outcome.text, headers: outcome.headers });
+    }
+    return afterWrite(isWrite, outcome, isRemembered(outcome.status));
+  };
+
+  /** Saves what a write did (and an answer just remembered) and tells the viewer. */
+  const afterWrite = (isWrite: boolean, outcome: Outcome, remembered: boolean): Outcome => {
+    if (isWrite && (outcome.applied || remembered)) persist();
+    if (isWrite && outcome.applied) version++;
+    return outcome;
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const url = new URL(req.url ?? "/", "http://local");
     const path = url.pathname.replace(/\/+$/, "") || "/";
     const method = req.method ?? "GET";
-    const isV2 = path.startsWith("/v2/");
-    let status = 200;
-    let payload: unknown;
-    const headers: Record<string, string> = {};
+    if (method === "GET" && (path === "/" || path === "/index.html")) {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(viewerHtml);
+      log(`${method} ${path} 200`);
+      return;
+    }
+    const authHeaders: Record<string, string> = {};
+    let outcome: Outcome;
     try {
-      if (method === "GET" && (path === "/" || path === "/index.html")) {
-        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-        res.end(viewerHtml);
-        log(`${method} ${path} 200`);
-        return;
-      }
       if (path.startsWith("/_dev/")) {
         if (method !== "GET") throw new HttpError(405, `${method} is not allowed on ${path}`);
-        payload = path === "/_dev/version" ? { version, traces: Object.keys(state.traces).length } : devRead(state, path);
+        outcome = jsonOutcome(200, path === "/_dev/version" ? { version, traces: Object.keys(state.traces).length } : devRead(state, path));
       } else {
-        const matches = routes.filter((r) => r.pattern.test(path));
-        if (matches.length === 0) throw new HttpError(404, `no endpoint ${path}`);
-        const r = matches.find((m) => m.method === method);
-        if (!r) throw new HttpError(405, `${method} is not allowed on ${path}; use ${matches.map((m) => m.method).join(" or ")}`, { allow: matches.map((m) => m.method).join(", ") });
-        const now = clock();
-        const auth = authenticate(state, req.headers[header.toLowerCase()] as string | undefined, r.scope, now, header);
-        Object.assign(headers, auth.headers);
-        let body: unknown = {};
-        if (method !== "GET") {
-          const raw = await readBody(req, maxBody);
-          if (raw.trim().length > 0) {
-            const type = req.headers["content-type"] ?? "";
-            if (!/^application\/json\b/i.test(type)) throw new HttpError(415, `Content-Type must be application/json; got "${type || "none"}"`);
-            try {
-              body = JSON.parse(raw);
-            } catch (err) {
-              throw new HttpError(400, `malformed JSON body: ${(err as Error).message}`);
-            }
-          }
-        }
-        const params = r.pattern.exec(path)?.groups ?? {};
-        const decoded = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decodeURIComponent(v)]));
-        const result = await r.handler({ state, now, plan, region, baseUrl, judge: options.judge, params: decoded, body });
-        status = result.status ?? 200;
-        payload = result.body;
-        if (method !== "GET") {
-          persist();
-          version++;
-        }
+        outcome = await callApi(req, method, path, authHeaders);
       }
     } catch (err) {
-      if (err instanceof SchemaError) {
-        status = 400;
-        payload = { success: false, error: err.message };
-      } else if (err instanceof HttpError) {
-        status = err.status;
-        Object.assign(headers, err.headers);
-        payload = { success: false, error: err.message };
-      } else {
-        status = 500;
-        payload = { success: false, error: `internal error: ${(err as Error).message}` };
-      }
-      if (isV2 && payload && typeof payload === "object") (payload as Record<string, unknown>).deprecated = false;
+      outcome = errorOutcome(err, path);
     }
-    const text = JSON.stringify(payload);
-    res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-    res.end(text);
-    log(`${method} ${path} ${status} ${(performance.now() - started).toFixed(1)} ms`);
+    res.writeHead(outcome.status, { ...authHeaders, ...outcome.headers, "content-type": "application/json", "content-length": Buffer.byteLength(outcome.text) });
+    res.end(outcome.text);
+    const replayed = outcome.headers[REPLAYED_HEADER] ? " (idempotent replay)" : "";
+    log(`${method} ${path} ${outcome.status} ${(performance.now() - started).toFixed(1)} ms${replayed}`);
   };
 
   const server = createServer((req, res) => {

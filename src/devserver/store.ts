@@ -108,6 +108,28 @@ export interface DatasetRecord {
   versions: Record<string, GoldenRecord[]>;
 }
 
+/**
+ * The remembered answer to a write sent with an `Idempotency-Key`: a later request with the same
+ * key from the same API key is answered with it instead of being applied again.
+ */
+export interface IdempotencyRecord {
+  /** Which API key sent it (`org:1`, `project:2`): keys of different API keys are independent. */
+  scope: string;
+  /** The `Idempotency-Key` header value. */
+  key: string;
+  method: string;
+  path: string;
+  /** Digest of the request body (canonical JSON), to tell a retry from a different request. */
+  bodyDigest: string;
+  /** When the first request was processed (the server's clock, ms since the epoch). */
+  createdAt: number;
+  status: number;
+  /** The response body exactly as it was sent. */
+  body: string;
+  /** Response headers that came from the processing (not those of authentication). */
+  headers: Record<string, string>;
+}
+
 /** Everything the emulator stores; plain JSON so that it persists as is. */
 export interface State {
   seq: number;
@@ -125,6 +147,8 @@ export interface State {
   jobs: EvaluationJob[];
   prompts: Record<string, PromptRecord>;
   datasets: Record<string, DatasetRecord>;
+  /** Remembered answers to writes sent with an `Idempotency-Key`, oldest first. */
+  idempotency: IdempotencyRecord[];
 }
 
 const singleTurnDefaults = [
@@ -178,6 +202,7 @@ export function emptyState(): State {
     jobs: [],
     prompts: {},
     datasets: {},
+    idempotency: [],
   };
 }
 
@@ -187,10 +212,11 @@ export function newId(state: State, prefix: string): string {
   return `${prefix}_${state.seq.toString(36)}${randomBytes(4).toString("hex")}`;
 }
 
-/** Loads state from `file` when it exists. */
+/** Loads state from `file` when it exists; a file written before `idempotency` existed loads with none. */
 export function loadState(file: string | undefined): State {
   if (!file || !existsSync(file)) return emptyState();
-  return JSON.parse(readFileSync(file, "utf8")) as State;
+  const state = JSON.parse(readFileSync(file, "utf8")) as Partial<State> & Omit<State, "idempotency">;
+  return { ...state, idempotency: Array.isArray(state.idempotency) ? state.idempotency : [] };
 }
 
 /**

@@ -1,0 +1,216 @@
+import { createHash } from "node:crypto";
+import { HttpError } from "./http-error.js";
+import type { IdempotencyRecord } from "./store.js";
+
+/** The request header, lower case as Node presents it. */
+export const IDEMPOTENCY_HEADER = "idempotency-key";
+
+/** Set (to `true`) on a response that repeats a remembered one instead of processing the request. */
+export const REPLAYED_HEADER = "Idempotent-Replayed";
+
+/** Longest key accepted; a UUID has 36 characters. */
+export const MAX_KEY_LENGTH = 255;
+
+/** How long and how many remembered answers are kept. */
+export interface IdempotencyLimits {
+  /** A key is forgotten this long after its first request was processed. */
+  ttlMillis: number;
+  /** At most this many answers are remembered; beyond it the oldest is forgotten. */
+  maxEntries: number;
+}
+
+/** 24 hours and 10,000 answers. */
+export const DEFAULT_IDEMPOTENCY_LIMITS: Readonly<IdempotencyLimits> = { ttlMillis: 24 * 3_600_000, maxEntries: 10_000 };
+
+/** Who sent a request under which key, and what it was: what a later request is compared with. */
+export interface IdempotentRequest {
+  scope: string;
+  key: string;
+  method: string;
+  path: string;
+  bodyDigest: string;
+  /** The server's clock when the request arrived. */
+  now: number;
+}
+
+/** A response as sent: what a retry is answered with. */
+export interface SentResponse {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * What {@link IdempotencyStore.claim} decides: repeat a remembered answer, or process the request
+ * as the first with its key and then call `finish` (always, exactly once) with what was answered.
+ */
+export type Claim = { kind: "replay"; record: IdempotencyRecord } | { kind: "first"; finish: (response: SentResponse | undefined) => void };
+
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+/**
+ * The `Idempotency-Key` of a request, or undefined without one. The value is taken as sent, or
+ * unquoted when it is a structured-field string (`"..."`, the form of the IETF draft). An empty,
+ * overlong (over 255 characters) or non-printable value is rejected with 400.
+ */
+export function readIdempotencyKey(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const raw = Array.isArray(header) ? header.join(", ") : header;
+  const key = /^"([^"\\]*)"$/.exec(raw)?.[1] ?? raw;
+  if (key.length === 0) throw new HttpError(400, "the Idempotency-Key header is empty; send one unique value per logical request, e.g. a UUID");
+  if (key.length > MAX_KEY_LENGTH) {
+    throw new HttpError(400, `the Idempotency-Key header is ${key.length} characters long; at most ${MAX_KEY_LENGTH} are accepted (a UUID has 36)`);
+  }
+  if (!VISIBLE_ASCII.test(key)) {
+    throw new HttpError(400, "the Idempotency-Key header may hold only visible ASCII characters (no spaces or control characters) and one key per request");
+  }
+  return key;
+}
+
+/** Whether an answer is remembered: every one but those a client is meant to retry (408, 429, 5xx). */
+export function isRemembered(status: number): boolean {
+  return status < 500 && status !== 408 && status !== 429;
+}
+
+/** JSON with object keys sorted at every level, so that equal documents serialize equally. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** Digest of a parsed request body: equal JSON documents (key order aside) give equal digests. */
+export function bodyDigest(body: unknown): string {
+  return createHash("sha256").update(canonicalJson(body)).digest("hex");
+}
+
+/** 422 unless `request` is the same request as `first` (method, path and body). */
+function ensureSameRequest(first: Pick<IdempotentRequest, "key" | "method" | "path" | "bodyDigest">, request: IdempotentRequest): void {
+  const key = JSON.stringify(request.key);
+  if (first.method !== request.method || first.path !== request.path) {
+    throw new HttpError(
+      422,
+      `Idempotency-Key ${key} was already used for ${first.method} ${first.path}; this request is ${request.method} ${request.path}. Send a new key with every new request`,
+    );
+  }
+  if (first.bodyDigest !== request.bodyDigest) {
+    throw new HttpError(
+      422,
+      `Idempotency-Key ${key} was already used for ${first.method} ${first.path} with a different body; a retry must resend the same body, a new request needs a new key`,
+    );
+  }
+}
+
+/**
+ * The answers to writes sent with an `Idempotency-Key`, per sending API key: the first request
+ * with a key is processed, a later identical one gets the same answer and changes nothing, a
+ * different one under the same key gets 422, and one that arrives while the first is still being
+ * processed waits for it. Answers expire after `ttlMillis` and at most `maxEntries` are kept
+ * (oldest forgotten first). The records live in `records` (the persisted state), oldest first;
+ * a Map indexes them, so keys such as `__proto__` are plain keys.
+ */
+export class IdempotencyStore {
+  private readonly index = new Map<string, IdempotencyRecord>();
+  private readonly running = new Map<string, { request: IdempotentRequest; done: Promise<void> }>();
+
+  constructor(
+    private readonly records: IdempotencyRecord[],
+    private readonly limits: IdempotencyLimits,
+  ) {
+    for (const record of records) this.index.set(slot(record.scope, record.key), record);
+    // A file may hold duplicates (hand-edited) or more than the cap (saved with a larger one).
+    const indexed = new Set(this.index.values());
+    for (let i = records.length - 1; i >= 0; i--) if (!indexed.has(records[i]!)) records.splice(i, 1);
+    this.trim();
+  }
+
+  /** How many answers are remembered. */
+  get size(): number {
+    return this.records.length;
+  }
+
+  /** Decides what to do with a request that carries a key; waits while an identical one is processed. */
+  async claim(request: IdempotentRequest): Promise<Claim> {
+    const id = slot(request.scope, request.key);
+    for (;;) {
+      this.expire(request.now);
+      const known = this.lookup(id, request.now);
+      if (known) {
+        ensureSameRequest(known, request);
+        return { kind: "replay", record: known };
+      }
+      const running = this.running.get(id);
+      if (!running) return this.start(id, request);
+      ensureSameRequest(running.request, request);
+      await running.done;
+    }
+  }
+
+  private start(id: string, request: IdempotentRequest): Claim {
+    let release = () => {};
+    const done = new Promise<void>((resolve) => (release = resolve));
+    this.running.set(id, { request, done });
+    const finish = (response: SentResponse | undefined) => {
+      if (this.running.get(id)?.done !== done) return;
+      this.running.delete(id);
+      if (response && isRemembered(response.status)) this.remember(request, response);
+      release();
+    };
+    return { kind: "first", finish };
+  }
+
+  private remember(request: IdempotentRequest, response: SentResponse): void {
+    const { scope, key, method, path, bodyDigest, now } = request;
+    const record: IdempotencyRecord = { scope, key, method, path, bodyDigest, createdAt: now, ...response };
+    this.records.push(record);
+    this.index.set(slot(scope, key), record);
+    this.trim();
+  }
+
+  /** The live record of a slot; an expired one (possible when the clock went back) is dropped. */
+  private lookup(id: string, now: number): IdempotencyRecord | undefined {
+    const record = this.index.get(id);
+    if (!record || this.isLive(record, now)) return record;
+    this.forget(record);
+    return undefined;
+  }
+
+  private isLive(record: IdempotencyRecord, now: number): boolean {
+    return now < record.createdAt + this.limits.ttlMillis;
+  }
+
+  /** Forgets expired answers from the oldest on. */
+  private expire(now: number): void {
+    while (this.records.length > 0 && !this.isLive(this.records[0]!, now)) this.forget(this.records[0]!);
+  }
+
+  /** Forgets the oldest answers beyond the cap. */
+  private trim(): void {
+    while (this.records.length > this.limits.maxEntries) this.forget(this.records[0]!);
+  }
+
+  private forget(record: IdempotencyRecord): void {
+    const at = this.records[0] === record ? 0 : this.records.indexOf(record);
+    if (at >= 0) this.records.splice(at, 1);
+    const id = slot(record.scope, record.key);
+    if (this.index.get(id) === record) this.index.delete(id);
+  }
+}
+
+/** One key of one API key. A space never occurs in a key, so the pair is unambiguous. */
+function slot(scope: string, key: string): string {
+  return `${scope} ${key}`;
+}
+
+/** Checks limits given to the server; `name` says where they came from. */
+export function checkLimits(limits: Partial<IdempotencyLimits> | undefined, name: string): IdempotencyLimits {
+  const merged = { ...DEFAULT_IDEMPOTENCY_LIMITS, ...limits };
+  for (const field of ["ttlMillis", "maxEntries"] as const) {
+    const v = merged[field];
+    if (!Number.isInteger(v) || v < 1) throw new TypeError(`${name}.${field} must be a positive integer; got ${JSON.stringify(v)}`);
+  }
+  return merged;
+}
