@@ -11,18 +11,28 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
+/** Options of {@link startFaultProxy}. */
+export interface FaultProxyOptions {
+  /** Request headers not forwarded (lower case): e.g. `idempotency-key`, to stand in for a service that ignores it. */
+  dropHeaders?: string[];
+}
+
 /**
- * A loopback proxy in front of `upstream` that injects `fault(n)` on request n (0-based), or
- * forwards it untouched when that returns undefined. `stall` answers never (the client must time
+ * A loopback proxy in front of `upstream` that injects `fault(n, request)` on request n
+ * (0-based), or forwards it untouched when that returns undefined. `stall` answers never (the client must time
  * out); `store-then-reset` forwards, lets the upstream store it, then drops the answer (the
  * client must retry something that already arrived); `slow-body` trickles the answer.
  */
-export async function startFaultProxy(upstream: string, fault: (n: number) => Fault | undefined): Promise<FaultProxy> {
+export async function startFaultProxy(
+  upstream: string,
+  fault: (n: number, request: { method: string; url: string }) => Fault | undefined,
+  options: FaultProxyOptions = {},
+): Promise<FaultProxy> {
   const target = new URL(upstream);
   const counts = { requests: 0, faults: {} as Record<string, number> };
   const server = createServer((req, res) => {
     const n = counts.requests++;
-    const f = fault(n);
+    const f = fault(n, { method: req.method ?? "", url: req.url ?? "" });
     if (f) counts.faults[f] = (counts.faults[f] ?? 0) + 1;
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -42,8 +52,10 @@ export async function startFaultProxy(upstream: string, fault: (n: number) => Fa
         return;
       }
       if (f === "stall") return;
+      const headers = { ...req.headers };
+      for (const h of options.dropHeaders ?? []) delete headers[h];
       const up = request(
-        { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+        { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers },
         (upRes) => {
           const body: Buffer[] = [];
           upRes.on("data", (c: Buffer) => body.push(c));
