@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { resolveOptions } from "../../src/config.js";
+import { configure, type EvaltraceOptions, shutdown, stats } from "../../src/index.js";
+import { runChild } from "../helpers/child.js";
+
+afterEach(async () => {
+  await shutdown(0);
+});
+
+const bad = (options: unknown) => () => configure({ registerExitHooks: false, ...(options as EvaltraceOptions) });
+
+// Lifecycle issue, defect 13: misconfiguration was silent.
+describe("configure() rejects what it cannot honour, naming it", () => {
+  it("unknown keys, with the near miss", () => {
+    expect(bad({ apikey: "k" })).toThrow(/unknown option `apikey`; did you mean `apiKey`\?/);
+    expect(bad({ batch: { maxspansperrequest: 5 } })).toThrow(/unknown option `batch.maxspansperrequest`; did you mean `batch.maxSpansPerRequest`/);
+    expect(bad({ serializeLimits: { maxDepht: 3 } })).toThrow(TypeError);
+    expect(bad({ sampleRatio: 0.5 })).toThrow(/unknown option `sampleRatio`/);
+  });
+
+  it("a log level that would silence every warning", () => {
+    expect(bad({ logLevel: "verbose" })).toThrow(/option `logLevel` must be one of debug, info, warn, error, silent; got "verbose"/);
+  });
+
+  it("wrong types and ranges", () => {
+    expect(bad({ sampleRate: 2 })).toThrow(/sampleRate/);
+    expect(bad({ batch: 5 })).toThrow(/option `batch` must be an object/);
+    expect(bad({ maxTraceDurationMillis: 0 })).toThrow(/maxTraceDurationMillis/);
+    expect(bad({ clock: {} })).toThrow(/option `clock` must be an object with now, setTimeout and clearTimeout/);
+    expect(bad({ serializeLimits: { maxDepth: -1 } })).toThrow(/serializeLimits.maxDepth/);
+    expect(bad({ baseUrl: "ftp://x" })).toThrow(/baseUrl/);
+  });
+});
+
+describe("environment variables: one warning naming the variable, never a throw", () => {
+  it("a bad SERVICE_BASE_URL turns tracing off and says so", () => {
+    const o = resolveOptions({}, { SERVICE_API_KEY: "k", SERVICE_BASE_URL: "localhost:4680" });
+    expect(o.enabled).toBe(false);
+    expect(o.envProblems).toEqual([
+      'environment variable SERVICE_BASE_URL="localhost:4680" is not an http(s) URL; tracing is off until it is fixed or configure({ baseUrl }) is called',
+    ]);
+  });
+
+  it("a bad SERVICE_SAMPLE_RATE keeps every trace and says so", () => {
+    const o = resolveOptions({}, { SERVICE_SAMPLE_RATE: "50%" });
+    expect(o.sampleRate).toBe(1);
+    expect(o.envProblems[0]).toContain("SERVICE_SAMPLE_RATE");
+    expect(o.envProblems[0]).toContain("a number from 0 to 1");
+  });
+
+  it("SERVICE_TRACING_ENABLED accepts the usual spellings and warns on others", () => {
+    expect(resolveOptions({}, { SERVICE_TRACING_ENABLED: "0" }).enabled).toBe(false);
+    expect(resolveOptions({}, { SERVICE_TRACING_ENABLED: "False" }).enabled).toBe(false);
+    expect(resolveOptions({}, { SERVICE_TRACING_ENABLED: "true" }).envProblems).toEqual([]);
+    expect(resolveOptions({}, { SERVICE_TRACING_ENABLED: "nope" }).envProblems[0]).toContain("SERVICE_TRACING_ENABLED");
+  });
+
+  it("an explicit option wins over a bad variable, with no warning", () => {
+    const o = resolveOptions({ baseUrl: "http://127.0.0.1:1" }, { SERVICE_BASE_URL: "nope" });
+    expect(o.envProblems).toEqual([]);
+    expect(o.enabled).toBe(true);
+  });
+
+  it("without configure(): the warning reaches the console, and stats() answers", async () => {
+    const child = runChild(
+      "esm",
+      `import { observe, flush, stats } from "evaltrace";
+       await observe(async () => 1)();
+       const r = await flush();
+       console.log("RESULT " + JSON.stringify({ ok: r.ok, enabled: stats().enabled, delivered: stats().tracesDelivered }));`,
+      { SERVICE_API_KEY: "k", SERVICE_BASE_URL: "not a url" },
+    );
+    const done = await child.finished;
+    expect(done.stdout).toContain(`RESULT {"ok":true,"enabled":false,"delivered":0}`);
+    const warnings = done.stderr.split("\n").filter((l) => l.includes("SERVICE_BASE_URL"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('"not a url" is not an http(s) URL');
+  });
+
+  it("stats() answers before anything was configured", () => {
+    const child = runChild("cjs", `console.log("RESULT " + JSON.stringify(require("evaltrace").stats()));`);
+    return child.finished.then((done) => {
+      const line = done.stdout.split("\n").find((l) => l.startsWith("RESULT "));
+      expect(JSON.parse(line!.slice(7))).toMatchObject({ enabled: false, tracesDelivered: 0, openTraces: 0 });
+    });
+  });
+});
+
+describe("stats()", () => {
+  it("says whether tracing records", () => {
+    configure({ apiKey: "k", baseUrl: "http://127.0.0.1:1", registerExitHooks: false, logLevel: "silent" });
+    expect(stats().enabled).toBe(true);
+    configure({ apiKey: "k", baseUrl: "http://127.0.0.1:1", registerExitHooks: false, enabled: false, logLevel: "silent" });
+    expect(stats().enabled).toBe(false);
+  });
+});
