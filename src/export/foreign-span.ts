@@ -3,6 +3,8 @@ import type { SpanType } from "../tracing/fields.js";
 import type { JsonValue } from "../tracing/serialize.js";
 import { SPAN_TYPE_ATTRIBUTE } from "../tracing/span-data.js";
 import { messageText } from "../tracing/message-text.js";
+import { MAX_FOREIGN_JSON_CHARS, MAX_NAME_CHARS, truncateString } from "../tracing/string-limits.js";
+import { checkField, spanFieldRules } from "../tracing/validate-fields.js";
 
 const llmOperations = new Set(["chat", "generate_content", "text_completion"]);
 const spanTypes = new Set<string>(["base", "llm", "retriever", "agent", "tool"]);
@@ -34,8 +36,10 @@ export function foreignSpanType(name: string, a: Attributes): SpanType {
 const str = (v: AttributeValue | undefined): string | undefined => (typeof v === "string" ? v : undefined);
 const num = (...vs: (AttributeValue | undefined)[]): number | undefined => vs.find((v): v is number => typeof v === "number");
 
+/** A JSON attribute parsed; text that is not JSON, or longer than MAX_FOREIGN_JSON_CHARS, stays text. */
 function json(v: AttributeValue | undefined): JsonValue | undefined {
   if (typeof v !== "string") return undefined;
+  if (v.length > MAX_FOREIGN_JSON_CHARS) return v;
   try {
     return JSON.parse(v) as JsonValue;
   } catch {
@@ -70,13 +74,17 @@ function outputText(a: Attributes): string | undefined {
 
 /**
  * The fields of a foreign span, by type: model, provider and token counts of llm spans, input
- * and output, tool names and arguments, and the integration that produced it.
+ * and output, tool names and arguments, and the integration that produced it. The name is cut
+ * at MAX_NAME_CHARS and the typed fields are checked like those of our own spans; input and
+ * output are left to the caller to bound.
  */
 export function foreignSpanFields(name: string, type: SpanType, a: Attributes): { name: string; fields: { [key: string]: JsonValue } } {
   const fields: { [key: string]: JsonValue } = {};
   const fromAiSdk = name.startsWith("ai.") || Object.keys(a).some((k) => k.startsWith("ai."));
   fields.integration = fromAiSdk ? "AI SDK" : "OpenTelemetry";
-  let spanName = str(a["ai.telemetry.functionId"]) && !name.includes(".do") ? `${name} ${str(a["ai.telemetry.functionId"])}` : name;
+  const functionId = str(a["ai.telemetry.functionId"]);
+  // Cut before joining: slicing a joined string would first copy it whole.
+  let spanName = functionId && !name.includes(".do") ? `${truncateString(name, MAX_NAME_CHARS)} ${truncateString(functionId, MAX_NAME_CHARS)}` : name;
   if (type === "llm") {
     const model = str(a["gen_ai.response.model"]) ?? str(a["ai.response.model"]) ?? str(a["gen_ai.request.model"]) ?? str(a["ai.model.id"]);
     if (model) fields.model = model;
@@ -109,5 +117,13 @@ export function foreignSpanFields(name: string, type: SpanType, a: Attributes): 
     const output = outputText(a);
     if (output !== undefined) fields.output = output;
   }
-  return { name: spanName, fields };
+  // Model, provider, token counts and description by the same rules as our own spans: a NaN or
+  // negative count, or a huge model string, must not get the trace rejected.
+  for (const [key, value] of Object.entries(fields)) {
+    if (key === "input" || key === "output" || !Object.hasOwn(spanFieldRules, key)) continue;
+    const checked = checkField(spanFieldRules[key]!, value, key).value;
+    if (checked === undefined) delete fields[key];
+    else fields[key] = checked;
+  }
+  return { name: truncateString(spanName, MAX_NAME_CHARS), fields };
 }

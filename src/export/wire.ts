@@ -1,9 +1,11 @@
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanType } from "../tracing/fields.js";
-import { type JsonValue, toText } from "../tracing/serialize.js";
+import { type JsonValue, toJsonValue, toText } from "../tracing/serialize.js";
+import { type ForeignEvaluation, getForeignEvaluation, getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
+import { MAX_ERROR_CHARS, MAX_NAME_CHARS, truncateString } from "../tracing/string-limits.js";
 import { buildTestCase } from "../tracing/test-case.js";
-import { getForeignEvaluation, getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
+import { checkField, spanFieldRules } from "../tracing/validate-fields.js";
 import { foreignSpanFields, foreignSpanType } from "./foreign-span.js";
 import { hrTimeToIso } from "../tracing/time.js";
 import { spanUuid } from "./ids.js";
@@ -63,7 +65,8 @@ export function emptySpanLists(): { [K in SpanListKey]: WireSpan[] } {
  * Maps a finished OTel span to the service's span. Our own spans carry their data in the span
  * data store; spans of other instrumentations are mapped from their OpenTelemetry GenAI
  * (`gen_ai.*`) and Vercel AI SDK (`ai.*`) attributes. The parent is the span's own, or the
- * nearest kept ancestor the span processor set for it.
+ * nearest kept ancestor the span processor set for it. Every string is bounded: the name by
+ * MAX_NAME_CHARS, the error by MAX_ERROR_CHARS, values of foreign spans like captured values.
  */
 export function toWireSpan(span: ReadableSpan): WireSpan {
   const ctx = span.spanContext();
@@ -73,13 +76,13 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
   const errored = span.status.code === SpanStatusCode.ERROR;
   const wire: WireSpan = {
     uuid: spanUuid(ctx.traceId, ctx.spanId),
-    name: span.name,
+    name: truncateString(typeof span.name === "string" ? span.name : String(span.name), MAX_NAME_CHARS),
     type,
     status: errored ? "ERRORED" : "SUCCESS",
     startTime: hrTimeToIso(span.startTime),
     endTime: hrTimeToIso(span.endTime),
   };
-  if (errored) wire.error = span.status.message || "error";
+  if (errored) wire.error = errorText(span.status.message);
   const parentId = parentSpanIdOf(span);
   if (parentId) wire.parentUuid = spanUuid(ctx.traceId, parentId);
   if (data) {
@@ -92,22 +95,44 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
     const foreign = foreignSpanFields(span.name, type, attrs);
     wire.name = foreign.name;
     const { input, output, ...rest } = foreign.fields;
-    if (input !== undefined) wire.input = shapeValue(type, input);
-    if (output !== undefined) wire.output = shapeValue(type, output, true);
+    // Parsed from attributes of any size: bounded like a captured value.
+    if (input !== undefined) wire.input = shapeValue(type, toJsonValue(input));
+    if (output !== undefined) wire.output = shapeValue(type, toJsonValue(output), true);
     Object.assign(wire, rest);
     const evaluation = getForeignEvaluation(span);
-    if (evaluation && type === "llm") {
-      if (evaluation.metricCollection) wire.metricCollection = evaluation.metricCollection;
-      const messages = Array.isArray(wire.input) ? (wire.input as { role: string; content: string }[]) : [];
-      const testCase = buildTestCase(evaluation.llmTestCase, evaluation.metricCollection, messages, typeof wire.output === "string" ? wire.output : "");
-      if (testCase) wire.llmTestCase = testCase as unknown as JsonValue;
-    }
+    if (evaluation && type === "llm") Object.assign(wire, foreignEvaluationFields(evaluation, wire));
   }
   if (type === "agent") {
     wire.availableTools ??= [];
     wire.agentHandoffs ??= [];
   }
   return wire;
+}
+
+/** The `error` of an errored span: its status message, cut at MAX_ERROR_CHARS, else "error". */
+function errorText(message: unknown): string {
+  return typeof message === "string" && message ? truncateString(message, MAX_ERROR_CHARS) : "error";
+}
+
+/**
+ * The online-evaluation fields of a foreign llm span, checked like those of our own spans. The
+ * test case comes from the app's callback, which may throw or return anything: then there is
+ * no test case, and the span still goes out.
+ */
+function foreignEvaluationFields(evaluation: ForeignEvaluation, wire: WireSpan): { [key: string]: JsonValue } {
+  const out: { [key: string]: JsonValue } = {};
+  const collection = checkField(spanFieldRules.metricCollection!, evaluation.metricCollection, "metricCollection").value;
+  if (collection !== undefined) out.metricCollection = collection;
+  const messages = Array.isArray(wire.input) ? (wire.input as { role: string; content: string }[]) : [];
+  let testCase: unknown;
+  try {
+    testCase = buildTestCase(evaluation.llmTestCase, typeof collection === "string" ? collection : undefined, messages, typeof wire.output === "string" ? wire.output : "");
+  } catch {
+    testCase = undefined;
+  }
+  const checked = checkField(spanFieldRules.llmTestCase!, testCase, "llmTestCase").value;
+  if (checked !== undefined) out.llmTestCase = checked;
+  return out;
 }
 
 /**

@@ -97,6 +97,7 @@ export interface TestCaseFields {
   expectedTools?: ToolCall[];
 }
 
+/** Names of the test-case fields of {@link TestCaseFields}. */
 export const testCaseFieldNames = [
   "expectedOutput",
   "retrievalContext",

@@ -3,7 +3,8 @@ import { activeRuntime } from "../runtime.js";
 import type { SpanType } from "./fields.js";
 import { capture } from "./capture.js";
 import { end, start } from "./observe.js";
-import { describeError, type JsonValue } from "./serialize.js";
+import { describeError } from "./serialize.js";
+import { MAX_LABEL_CHARS, MAX_NAME_CHARS, truncateString } from "./string-limits.js";
 import { pickSpanFields } from "./validate-fields.js";
 
 /** A span that an integration opens and ends by hand (for calls that are not one function). */
@@ -32,12 +33,13 @@ export function openSpan(name: string, type: SpanType, fields: Record<string, un
   const rt = activeRuntime();
   if (!rt) return undefined;
   try {
-    const started = start(rt, name, type, pickSpanFields(type, fields, rt.logger), input === undefined ? [] : [input], parent);
+    const limits = rt.options.serializeLimits;
+    const started = start(rt, name, type, pickSpanFields(type, fields, rt.logger, limits), input === undefined ? [] : [input], parent);
     let done = false;
     return {
       context: started.ctx,
       set(more) {
-        if (!done) Object.assign(started.data.fields, pickSpanFields(type, more, rt.logger));
+        if (!done) Object.assign(started.data.fields, pickSpanFields(type, more, rt.logger, limits));
       },
       setInput(input) {
         if (done) return;
@@ -45,10 +47,10 @@ export function openSpan(name: string, type: SpanType, fields: Record<string, un
         if (captured !== undefined) started.data.input = captured;
       },
       rename(newName) {
-        if (!done && newName) started.span.updateName(newName);
+        if (!done && typeof newName === "string" && newName) started.span.updateName(truncateString(newName, MAX_NAME_CHARS));
       },
       setIntegration(integration) {
-        started.data.fields.integration = integration as JsonValue;
+        if (typeof integration === "string" && integration) started.data.fields.integration = truncateString(integration, MAX_LABEL_CHARS);
       },
       end(output) {
         if (done) return;

@@ -3,10 +3,11 @@ import { activeRuntime, type Runtime } from "../runtime.js";
 import { capture } from "./capture.js";
 import { currentObservedSpan, withObservedSpan } from "./context.js";
 import type { ObserveOptions, SpanType } from "./fields.js";
+import { type ObserveOptionsSnapshot, type PreparedObserveOptions, prepareObserveOptions, snapshotObserveOptions } from "./observe-options.js";
 import { describeError, type JsonValue } from "./serialize.js";
 import { SPAN_TYPE_ATTRIBUTE, type SpanData, setSpanData } from "./span-data.js";
+import { MAX_NAME_CHARS, truncateString } from "./string-limits.js";
 import { preciseNow } from "./time.js";
-import { pickSpanFields } from "./validate-fields.js";
 
 /** Any function: what `observe` wraps. */
 export type AnyFunction = (...args: never[]) => unknown;
@@ -23,14 +24,19 @@ export interface ObserveDecorator {
   (target: object, propertyKey: string | symbol, descriptor: PropertyDescriptor): PropertyDescriptor;
 }
 
-const spanTypes = new Set<SpanType>(["base", "llm", "retriever", "agent", "tool"]);
+/** Most items of a generator kept as its span's output. */
 const MAX_STREAM_ITEMS = 1000;
 
 /**
  * Wraps a function so that each call is a span of the current trace (or the root of a new one).
  * The wrapper keeps the signature and `this`; sync stays sync, async stays async, and
  * generators end their span when iteration finishes. Errors are recorded and re-thrown as the
- * same object.
+ * same object; a returned promise (or any thenable, such as an SDK's promise subclass) is
+ * returned as the very same object, its settlement observed on the side.
+ *
+ * Mistakes in the definition are a `TypeError` right away: options that are not an object or
+ * have an unknown `type`, and `observe(fn, options)` with the arguments swapped. Wrong field
+ * values never throw: they are dropped or repaired with a warning at the first traced call.
  *
  * @example
  * const answer = observe({ type: "llm", model: "gpt-4o" }, async (q: string) => callModel(q));
@@ -40,54 +46,55 @@ export function observe<F extends AnyFunction>(fn: F): F;
 export function observe<F extends AnyFunction>(options: ObserveOptions, fn: F): F;
 export function observe(options?: ObserveOptions): ObserveDecorator;
 export function observe(a?: ObserveOptions | AnyFunction, b?: AnyFunction): unknown {
-  if (typeof a === "function") return wrap({}, a);
-  const options = checkOptions(a ?? {});
+  if (typeof a === "function") {
+    if (b !== undefined) {
+      throw new TypeError(
+        b !== null && typeof b === "object"
+          ? "evaltrace: observe(fn, options) has its arguments swapped; write observe(options, fn)"
+          : `evaltrace: observe(fn) takes no second argument; got ${b === null ? "null" : typeof b}`,
+      );
+    }
+    return wrap(snapshotObserveOptions({}), a);
+  }
+  const options = snapshotObserveOptions(a ?? {});
   if (b !== undefined) {
-    if (typeof b !== "function") throw new TypeError(`evaltrace: observe(options, fn) needs a function; got ${typeof b}`);
+    if (typeof b !== "function") throw new TypeError(`evaltrace: observe(options, fn) needs a function; got ${b === null ? "null" : typeof b}`);
     return wrap(options, b);
   }
   return decorator(options);
 }
 
-function checkOptions(options: ObserveOptions): ObserveOptions {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError(`evaltrace: observe options must be an object; got ${options === null ? "null" : typeof options}`);
-  }
-  if (options.type !== undefined && !spanTypes.has(options.type)) {
-    throw new TypeError(`evaltrace: observe option \`type\` must be one of base, llm, retriever, agent, tool; got ${JSON.stringify(options.type)}`);
-  }
-  return options;
-}
-
-function decorator(options: ObserveOptions): ObserveDecorator {
+function decorator(options: ObserveOptionsSnapshot): ObserveDecorator {
   return function observeDecorator(target: unknown, key: unknown, descriptor?: PropertyDescriptor): unknown {
     if (key !== null && typeof key === "object" && "kind" in key) {
       // Standard decorator: (method, context).
       const ctx = key as ClassMethodDecoratorContext;
-      return wrap({ ...options, name: options.name ?? String(ctx.name) }, target as AnyFunction);
+      return wrap(options, target as AnyFunction, String(ctx.name));
     }
     // Legacy decorator: (prototype, propertyKey, descriptor).
     if (!descriptor || typeof descriptor.value !== "function") {
       throw new TypeError("evaltrace: @observe decorates methods only");
     }
-    descriptor.value = wrap({ ...options, name: options.name ?? String(key) }, descriptor.value as AnyFunction);
+    descriptor.value = wrap(options, descriptor.value as AnyFunction, String(key));
     return descriptor;
   } as ObserveDecorator;
 }
 
-function wrap<F extends AnyFunction>(options: ObserveOptions, fn: F): F {
-  const name = options.name ?? fn.name ?? "anonymous";
-  const type: SpanType = options.type ?? "base";
-  let staticFields: { [key: string]: JsonValue } | undefined;
+function wrap<F extends AnyFunction>(options: ObserveOptionsSnapshot, fn: F, methodName?: string): F {
+  const type = options.type;
+  let prepared: PreparedObserveOptions | undefined;
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {
     const rt = activeRuntime();
     if (!rt) return fn.apply(this, args as never[]);
     let started: { span: Span; data: SpanData; ctx: ReturnType<typeof context.active> };
+    let name = "anonymous";
     try {
-      staticFields ??= pickSpanFields(type, options, rt.logger);
-      started = start(rt, name || "anonymous", type, staticFields, args);
+      prepared ??= prepareObserveOptions(options, rt);
+      name = prepared.name ?? (methodName || fn.name || "anonymous");
+      started = start(rt, name, type, prepared.fields, args);
+      if (prepared.metadata) started.data.metadata = { ...prepared.metadata };
     } catch (err) {
-      rt.logger.error(`could not open span ${name}: ${describeError(err)}`);
+      rt.logger.error(`could not open span ${truncateString(String(name), MAX_NAME_CHARS)}: ${describeError(err)}`);
       return fn.apply(this, args as never[]);
     }
     const { span, data, ctx } = started;
@@ -105,11 +112,16 @@ function wrap<F extends AnyFunction>(options: ObserveOptions, fn: F): F {
   return wrapped as unknown as F;
 }
 
+/**
+ * Opens a span (internal: `observe` and manual spans use it). The name is cut at
+ * {@link MAX_NAME_CHARS}; `fields` must already be checked.
+ */
 export function start(rt: Runtime, name: string, type: SpanType, fields: { [key: string]: JsonValue }, args: unknown[], parentContext?: Context) {
   const active = parentContext ?? context.active();
   const parent = currentObservedSpan(active);
   const base = parent ? trace.setSpan(active, parent) : trace.deleteSpan(active);
-  const span = rt.tracer.startSpan(name, { startTime: preciseNow(), attributes: { [SPAN_TYPE_ATTRIBUTE]: type } }, base);
+  const spanName = truncateString(typeof name === "string" ? name : String(name), MAX_NAME_CHARS) || "anonymous";
+  const span = rt.tracer.startSpan(spanName, { startTime: preciseNow(), attributes: { [SPAN_TYPE_ATTRIBUTE]: type } }, base);
   const data: SpanData = { type, fields: { ...fields } };
   if (span.isRecording()) {
     if (rt.options.captureInputs && args.length > 0) {
@@ -159,20 +171,9 @@ function settle(rt: Runtime, span: Span, data: SpanData, ctx: ReturnType<typeof 
     end(rt, span, data, result, undefined, false);
     return result;
   }
-  if (result instanceof Promise) {
-    return result.then(
-      (value) => {
-        end(rt, span, data, value, undefined, false);
-        return value;
-      },
-      (err: unknown) => {
-        end(rt, span, data, undefined, err, true);
-        throw err;
-      },
-    );
-  }
-  // A foreign thenable (e.g. an SDK's promise subclass with extra methods): return it as it is,
-  // observing its settlement on the side.
+  // A promise or any thenable (an SDK's promise subclass with extra methods, a lazy query):
+  // the caller gets the very same object; its settlement is observed on the side with handlers
+  // that never throw, so the observation itself can never become an unhandled rejection.
   try {
     (then as (ok: (v: unknown) => void, ko: (e: unknown) => void) => unknown).call(
       result,
@@ -197,16 +198,26 @@ type AnyGenerator = {
  */
 function wrapIterator(rt: Runtime, span: Span, data: SpanData, ctx: ReturnType<typeof context.active>, gen: AnyGenerator, isAsync: boolean): unknown {
   const items: unknown[] = [];
+  // Text chunks are kept up to the total of one captured value; later items are only counted.
+  const maxChars = rt.options.serializeLimits.maxTotalChars;
+  let chars = 0;
+  let omitted = 0;
   let finished = false;
   const finish = (err?: unknown, failed = false) => {
     if (finished) return;
     finished = true;
+    if (omitted > 0) items.push(`...[${omitted} more items]`);
     const output = items.every((i) => typeof i === "string") ? items.join("") : items;
     end(rt, span, data, output, err, failed);
   };
   const observeStep = (step: { done?: boolean; value?: unknown }) => {
     if (step.done) finish();
-    else if (items.length < MAX_STREAM_ITEMS) items.push(step.value);
+    else if (items.length >= MAX_STREAM_ITEMS || chars >= maxChars) omitted++;
+    else if (typeof step.value === "string") {
+      const chunk = truncateString(step.value, maxChars - chars);
+      chars += chunk.length;
+      items.push(chunk);
+    } else items.push(step.value);
     return step;
   };
   const call = (method: "next" | "return" | "throw", arg: unknown[]) => {

@@ -1,3 +1,5 @@
+import { MAX_ERROR_CHARS, truncateString } from "./string-limits.js";
+
 /** A JSON value: what every captured input, output and metadata becomes before it is stored. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -13,6 +15,7 @@ export interface SerializeLimits {
   maxItems: number;
 }
 
+/** The limits used when none are configured: 64 Ki characters per string, 512 Ki in all, depth 24, 1000 items. */
 export const defaultSerializeLimits: SerializeLimits = {
   maxStringChars: 64 * 1024,
   maxTotalChars: 512 * 1024,
@@ -55,9 +58,8 @@ export function toJsonValue(value: unknown, limits: SerializeLimits = defaultSer
 }
 
 function str(state: WalkState, s: string): string {
-  let out = s.includes(NUL) ? s.split(NUL).join("") : s;
-  const cap = Math.min(state.limits.maxStringChars, Math.max(state.budget, 0));
-  if (out.length > cap) out = `${out.slice(0, cap)}...[truncated ${out.length - cap} chars]`;
+  // Cut first, then strip NULs from what is kept: a huge string is never copied whole.
+  const out = truncateString(s, Math.min(state.limits.maxStringChars, Math.max(state.budget, 0)));
   state.budget -= out.length;
   return out;
 }
@@ -149,12 +151,22 @@ export function toText(value: unknown, limits: SerializeLimits = defaultSerializ
   return typeof json === "string" ? json : JSON.stringify(json);
 }
 
-/** A short description of anything thrown, safe to call on hostile values. */
+/**
+ * A short description of anything thrown: an Error's message (else its name), anything else as
+ * a string, always a string of at most {@link MAX_ERROR_CHARS} characters plus a truncation
+ * marker. Safe to call on hostile values (throwing getters, revoked proxies).
+ */
 export function describeError(err: unknown): string {
+  let text: string;
   try {
-    if (err instanceof Error) return err.message || err.name;
-    return String(err);
+    if (err instanceof Error) {
+      const message: unknown = err.message;
+      text = typeof message === "string" && message ? message : String(message || err.name || "Error");
+    } else {
+      text = String(err);
+    }
   } catch {
     return "unknown error";
   }
+  return truncateString(text, MAX_ERROR_CHARS);
 }

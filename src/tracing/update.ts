@@ -1,12 +1,17 @@
+import type { Span } from "@opentelemetry/api";
 import { spanUuid, traceUuid } from "../export/ids.js";
 import type { SafeTraceUpdate } from "../export/trace-assembler.js";
-import { activeRuntime } from "../runtime.js";
+import type { Logger } from "../logger.js";
+import { activeRuntime, type Runtime } from "../runtime.js";
 import { capture } from "./capture.js";
 import { currentObservedSpan } from "./context.js";
+import { warnFieldOnce, warnUnknownField } from "./field-warnings.js";
 import type { SpanUpdate, TraceUpdate } from "./fields.js";
-import { describeError, type JsonValue, toJsonValue } from "./serialize.js";
-import { getSpanData } from "./span-data.js";
-import { pickSpanFields, traceFieldFits } from "./validate-fields.js";
+import { describeError, type JsonValue } from "./serialize.js";
+import { getSpanData, type SpanData } from "./span-data.js";
+import { MAX_TAGS_PER_TRACE } from "./string-limits.js";
+import { admitMetadata, admitTags, mergeBounded } from "./trace-budget.js";
+import { checkFieldOrWarn, checkRecord, pickSpanFields, spanFieldRules, spanNameRule, traceFieldRules } from "./validate-fields.js";
 
 function current() {
   const rt = activeRuntime();
@@ -15,10 +20,60 @@ function current() {
   return { rt, span };
 }
 
+/** A captured (masked, JSON-safe) metadata object, or undefined with a warning. */
+function capturedRecord(rt: Runtime, scope: string, value: unknown): { [key: string]: JsonValue } | undefined {
+  const captured = capture(rt, value);
+  if (captured === undefined) return undefined;
+  const checked = checkRecord(captured, "metadata");
+  if (checked.issue) warnFieldOnce(rt.logger, `${scope}.metadata`, `${scope} field ${checked.issue}${checked.value === undefined ? "; dropped" : ""}`);
+  return checked.value as { [key: string]: JsonValue } | undefined;
+}
+
+function reportDropped(logger: Logger, scope: string, field: string, dropped: number, limit: string): void {
+  if (dropped > 0) warnFieldOnce(logger, `${scope}.${field}:limit`, `${scope} field ${field}: ${dropped} value(s) beyond ${limit} dropped`);
+}
+
+function isFieldObject(fields: unknown, rt: Runtime, fn: string): fields is Record<string, unknown> {
+  if (fields !== null && typeof fields === "object" && !Array.isArray(fields)) return true;
+  warnFieldOnce(rt.logger, `${fn}()`, `${fn} needs an object of fields; got ${fields === null ? "null" : Array.isArray(fields) ? "an array" : typeof fields}; ignored`);
+  return false;
+}
+
+type SpanSetter = (rt: Runtime, span: Span, data: SpanData, value: unknown) => void;
+
+/** What `updateCurrentSpan` does with each field that is not a checked span field. */
+const spanSetters: { readonly [field: string]: SpanSetter } = {
+  name(rt, span, _data, value) {
+    const name = checkFieldOrWarn(spanNameRule, value, "span", "name", rt.logger, rt.options.serializeLimits);
+    if (typeof name === "string") span.updateName(name);
+  },
+  input(rt, _span, data, value) {
+    const input = capture(rt, value);
+    if (input !== undefined) data.input = input;
+  },
+  output(rt, _span, data, value) {
+    const output = capture(rt, value);
+    if (output !== undefined) data.output = output;
+    data.outputPinned = true;
+  },
+  metadata(rt, _span, data, value) {
+    const meta = capturedRecord(rt, "span", value);
+    if (!meta) return;
+    const existing = data.metadata ?? {};
+    const { kept, dropped } = mergeBounded(new Set(Object.keys(existing)), existing, meta, rt.options.serializeLimits.maxItems);
+    data.metadata = kept;
+    reportDropped(rt.logger, "span", "metadata", dropped, `${rt.options.serializeLimits.maxItems} keys (serializeLimits.maxItems)`);
+  },
+};
+
+const spanUpdateNames: ReadonlySet<string> = new Set([...Object.keys(spanSetters), ...Object.keys(spanFieldRules)]);
+
 /**
  * Sets fields of the innermost observed span: input, output, metadata (merged), name, the
- * span type's own fields, `metricCollection`, `llmTestCase` and test-case fields. Outside any
- * span, or on a span that already ended, it does nothing. Never throws.
+ * span type's own fields, `metricCollection`, `llmTestCase` and test-case fields. A wrong value
+ * is dropped or repaired with one warning per field (the rest of the update still applies, and
+ * the trace is never rejected for it); an unknown key is reported once. Outside any span, or on
+ * a span that already ended, it does nothing. Never throws.
  *
  * @example
  * updateCurrentSpan({ inputTokenCount: 12, outputTokenCount: 40, llmTestCase: { input: q, actualOutput: out } });
@@ -32,33 +87,53 @@ export function updateCurrentSpan(fields: SpanUpdate): void {
   const { rt, span } = cur;
   try {
     const data = getSpanData(span);
-    if (!data || data.ended || typeof fields !== "object" || fields === null) return;
-    if (typeof fields.name === "string" && fields.name) span.updateName(fields.name);
-    if ("input" in fields && fields.input !== undefined) {
-      const input = capture(rt, fields.input);
-      if (input !== undefined) data.input = input;
+    if (!data || data.ended || !isFieldObject(fields, rt, "updateCurrentSpan")) return;
+    const typed: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      const setter = Object.hasOwn(spanSetters, key) ? spanSetters[key] : undefined;
+      if (setter) setter(rt, span, data, value);
+      else if (Object.hasOwn(spanFieldRules, key)) typed[key] = value;
+      else warnUnknownField(rt.logger, "updateCurrentSpan", key, spanUpdateNames);
     }
-    if ("output" in fields && fields.output !== undefined) {
-      const output = capture(rt, fields.output);
-      if (output !== undefined) data.output = output;
-      data.outputPinned = true;
-    }
-    if (fields.metadata !== undefined) {
-      const meta = capture(rt, fields.metadata);
-      if (meta && typeof meta === "object" && !Array.isArray(meta)) data.metadata = { ...data.metadata, ...meta };
-      else rt.logger.warn("span metadata must be an object; ignored");
-    }
-    Object.assign(data.fields, pickSpanFields(data.type, fields, rt.logger));
+    Object.assign(data.fields, pickSpanFields(data.type, typed, rt.logger, rt.options.serializeLimits));
   } catch (err) {
     rt.logger.error(`updateCurrentSpan failed: ${describeError(err)}`);
   }
 }
 
+type TraceSetter = (rt: Runtime, traceRecord: object | undefined, value: unknown) => JsonValue | undefined;
+
+/** What `updateCurrentTrace` does with the fields that need more than their rule. */
+const traceSetters: { readonly [field: string]: TraceSetter } = {
+  input: (rt, _rec, value) => capture(rt, value),
+  output: (rt, _rec, value) => capture(rt, value),
+  metadata(rt, rec, value) {
+    const meta = capturedRecord(rt, "trace", value);
+    if (!meta || !rec) return meta;
+    const maxKeys = rt.options.serializeLimits.maxItems;
+    const { kept, dropped } = admitMetadata(rec, meta, maxKeys);
+    reportDropped(rt.logger, "trace", "metadata", dropped, `${maxKeys} keys per trace (serializeLimits.maxItems)`);
+    return kept;
+  },
+  tags(rt, rec, value) {
+    const tags = checkFieldOrWarn(traceFieldRules.tags!, value, "trace", "tags", rt.logger, rt.options.serializeLimits);
+    if (!Array.isArray(tags) || !rec) return tags;
+    const { kept, dropped } = admitTags(rec, tags as string[], MAX_TAGS_PER_TRACE);
+    reportDropped(rt.logger, "trace", "tags", dropped, `${MAX_TAGS_PER_TRACE} distinct tags per trace`);
+    return kept.length > 0 ? kept : undefined;
+  },
+};
+
+const traceUpdateNames: ReadonlySet<string> = new Set([...Object.keys(traceSetters), ...Object.keys(traceFieldRules)]);
+
 /**
  * Sets fields of the current trace: `name`, `input`, `output`, `threadId`, `userId`, `tags`
- * (appended), `metadata` (merged), `environment`, `metricCollection`, `llmTestCase` and
- * test-case fields. After the trace was sent, `output`, `environment`, `metadata` and `tags`
- * still go out as a `PUT`; the others are fixed by then (spec 4.6). Never throws.
+ * (appended; at most {@link MAX_TAGS_PER_TRACE} distinct), `metadata` (merged), `environment`,
+ * `metricCollection`, `llmTestCase` and test-case fields. A wrong value is dropped or repaired
+ * with one warning per field, so the trace still goes out; an unknown key is reported once.
+ * After the trace was sent, `output`, `environment`, `metadata` and `tags` still go out as a
+ * `PUT`; the others are fixed by then (spec 4.6). Never throws.
  */
 export function updateCurrentTrace(fields: TraceUpdate): void {
   const cur = current();
@@ -68,23 +143,21 @@ export function updateCurrentTrace(fields: TraceUpdate): void {
   }
   const { rt, span } = cur;
   try {
-    if (typeof fields !== "object" || fields === null) return;
-    const safe: SafeTraceUpdate = {};
-    for (const [key, value] of Object.entries(fields) as [keyof TraceUpdate, unknown][]) {
-      if (value === undefined || !traceFieldFits(key, value, rt.logger)) continue;
-      if (key === "input" || key === "output" || key === "metadata") {
-        const v = capture(rt, value);
-        if (v === undefined) continue;
-        if (key === "metadata" && (v === null || typeof v !== "object" || Array.isArray(v))) {
-          rt.logger.warn("trace metadata must be an object; ignored");
-          continue;
-        }
-        safe[key] = v;
-      } else {
-        safe[key] = toJsonValue(value) as JsonValue;
-      }
+    if (!isFieldObject(fields, rt, "updateCurrentTrace")) return;
+    const { traceId } = span.spanContext();
+    const rec = rt.assembler.get(traceId);
+    const safe: Record<string, JsonValue> = {};
+    for (const [key, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      const setter = Object.hasOwn(traceSetters, key) ? traceSetters[key] : undefined;
+      const rule = Object.hasOwn(traceFieldRules, key) ? traceFieldRules[key] : undefined;
+      let checked: JsonValue | undefined;
+      if (setter) checked = setter(rt, rec, value);
+      else if (rule) checked = checkFieldOrWarn(rule, value, "trace", key, rt.logger, rt.options.serializeLimits);
+      else warnUnknownField(rt.logger, "updateCurrentTrace", key, traceUpdateNames);
+      if (checked !== undefined) safe[key] = checked;
     }
-    rt.assembler.updateTrace(span.spanContext().traceId, safe);
+    if (Object.keys(safe).length > 0) rt.assembler.updateTrace(traceId, safe as SafeTraceUpdate);
   } catch (err) {
     rt.logger.error(`updateCurrentTrace failed: ${describeError(err)}`);
   }

@@ -1,0 +1,80 @@
+import type { Runtime } from "../runtime.js";
+import { capture } from "./capture.js";
+import { warnFieldOnce, warnUnknownField } from "./field-warnings.js";
+import type { SpanType } from "./fields.js";
+import type { JsonValue } from "./serialize.js";
+import { checkFieldOrWarn, checkRecord, pickSpanFields, spanFieldRules, spanNameRule } from "./validate-fields.js";
+
+const spanTypes: ReadonlySet<string> = new Set<SpanType>(["base", "llm", "retriever", "agent", "tool"]);
+
+/** Every key `observe` options may have. */
+const optionNames: ReadonlySet<string> = new Set(["type", "name", "metadata", ...Object.keys(spanFieldRules)]);
+
+/** What `observe(options)` keeps at definition: a copy, so later changes to the object do not leak in. */
+export interface ObserveOptionsSnapshot {
+  readonly type: SpanType;
+  readonly values: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Checks `observe` options at definition time, where a mistake is configuration: options that
+ * are not an object, cannot be read, or have an unknown `type` are a `TypeError`. Field values
+ * are checked later, at the first call (see {@link prepareObserveOptions}), since a wrong value
+ * must not break the app.
+ */
+export function snapshotObserveOptions(options: unknown): ObserveOptionsSnapshot {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    const got = options === null ? "null" : Array.isArray(options) ? "an array" : typeof options;
+    throw new TypeError(`evaltrace: observe options must be an object; got ${got}`);
+  }
+  let values: Record<string, unknown>;
+  try {
+    values = { ...(options as Record<string, unknown>) };
+  } catch (err) {
+    throw new TypeError(`evaltrace: observe options could not be read: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const type = values.type ?? "base";
+  if (typeof type !== "string" || !spanTypes.has(type)) {
+    throw new TypeError(`evaltrace: observe option \`type\` must be one of base, llm, retriever, agent, tool; got ${describe(type)}`);
+  }
+  return { type: type as SpanType, values };
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
+  if (typeof value === "symbol" || typeof value === "bigint") return value.toString();
+  if (typeof value === "function") return "a function";
+  if (value === null || typeof value !== "object") return String(value);
+  return Array.isArray(value) ? "an array" : "an object";
+}
+
+/** Options after their values were checked: what every span of the wrapped function starts with. */
+export interface PreparedObserveOptions {
+  /** The span name, when the options gave a usable one. */
+  name?: string;
+  /** Type fields, test-case fields, metricCollection and llmTestCase, JSON-safe and valid. */
+  fields: { [key: string]: JsonValue };
+  metadata?: { [key: string]: JsonValue };
+}
+
+/**
+ * Checks the values of `observe` options once, at the first traced call: a wrong value is
+ * dropped or repaired with one warning per field, an unknown key (a typo such as
+ * `metricColection`) is reported once with the closest option name. Never throws.
+ */
+export function prepareObserveOptions(options: ObserveOptionsSnapshot, rt: Runtime): PreparedObserveOptions {
+  const { values, type } = options;
+  const { logger } = rt;
+  const limits = rt.options.serializeLimits;
+  for (const key of Object.keys(values)) if (!optionNames.has(key)) warnUnknownField(logger, "observe options", key, optionNames);
+  const prepared: PreparedObserveOptions = { fields: pickSpanFields(type, values, logger, limits) };
+  const name = checkFieldOrWarn(spanNameRule, values.name, "observe option", "name", logger, limits);
+  if (typeof name === "string") prepared.name = name;
+  if (values.metadata !== undefined && values.metadata !== null) {
+    const captured = capture(rt, values.metadata);
+    const checked = captured === undefined ? undefined : checkRecord(captured, "metadata");
+    if (checked?.issue) warnFieldOnce(logger, "observe option.metadata", `observe option ${checked.issue}${checked.value === undefined ? "; dropped" : ""}`);
+    if (checked?.value !== undefined) prepared.metadata = checked.value as { [key: string]: JsonValue };
+  }
+  return prepared;
+}

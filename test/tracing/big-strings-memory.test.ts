@@ -1,0 +1,49 @@
+// In a file of its own, so that the process (vitest's `forks` pool) measures only this.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { currentTraceUuid, flush, observe, shutdown, updateCurrentSpan, updateCurrentTrace } from "../../src/index.js";
+import { MAX_ERROR_CHARS, MAX_NAME_CHARS } from "../../src/tracing/string-limits.js";
+import { configureForTest } from "../helpers/sdk.js";
+
+const MB = 1024 * 1024;
+let dev: DevServer;
+beforeAll(async () => {
+  dev = await startDevServer({ port: 0 });
+});
+afterAll(async () => {
+  await shutdown();
+  await dev.close();
+});
+
+it("a 50 MB span name and a 50 MB error message: the trace is stored, truncated, without copying them", async () => {
+  configureForTest(dev.url, dev.projectKey);
+  const bigName = "n".repeat(50 * MB);
+  const bigMessage = "m".repeat(50 * MB);
+  // Made flat now, so that the measurement below sees only what tracing them costs.
+  expect(bigName.indexOf("x") + bigMessage.indexOf("x")).toBe(-2);
+  const before = process.memoryUsage().rss;
+  let uuid: string | undefined;
+  const run = observe({ name: bigName }, () => {
+    uuid = currentTraceUuid();
+    updateCurrentSpan({ name: bigName, metadata: { [bigName]: bigName } });
+    updateCurrentTrace({ name: bigName, threadId: bigName, userId: bigName, tags: [bigName], metricCollection: bigName });
+    throw new Error(bigMessage);
+  });
+  expect(() => run()).toThrow(bigMessage);
+  const result = await flush();
+  const grown = process.memoryUsage().rss - before;
+  expect(result.ok).toBe(true);
+  const stored = dev.state.traces[uuid!]!;
+  expect(stored).toBeDefined();
+  const span = stored.spans[0]!;
+  const name = span.name as string;
+  expect(name.length).toBeLessThanOrEqual(MAX_NAME_CHARS + 40);
+  expect(name).toMatch(/^n+\.\.\.\[truncated \d+ chars\]$/);
+  expect((stored.fields.name as string).length).toBeLessThanOrEqual(MAX_NAME_CHARS + 40);
+  const error = span.error as string;
+  expect(error.length).toBeLessThanOrEqual(MAX_ERROR_CHARS + 40);
+  expect(error).toMatch(/^m+\.\.\.\[truncated \d+ chars\]$/);
+  expect(JSON.stringify(stored).length).toBeLessThan(1 * MB);
+  // A loose bound: the two strings are 100 MB; copying either (or sending it) costs far more.
+  expect(grown).toBeLessThan(150 * MB);
+});
