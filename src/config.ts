@@ -181,12 +181,20 @@ function object<T extends object>(option: string, value: T | undefined, known: r
   return value;
 }
 
-function int(option: string, value: number | undefined, fallback: number, min: number): number {
+/** Longest delay a timer can take (Node fires longer ones at once). */
+const MAX_TIMER_MILLIS = 2_147_483_647;
+
+function int(option: string, value: number | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
-    fail(option, value, `an integer >= ${min}`);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    fail(option, value, max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`);
   }
   return value;
+}
+
+/** A duration in milliseconds: an integer a timer can wait. */
+function millis(option: string, value: number | undefined, fallback: number, min: number): number {
+  return int(option, value, fallback, min, MAX_TIMER_MILLIS);
 }
 
 function bool(option: string, value: boolean | undefined, fallback: boolean): boolean {
@@ -272,7 +280,7 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
   }
   const batch = object("batch", options.batch, batchKeys) ?? {};
   const limits = object("serializeLimits", options.serializeLimits, limitKeys) ?? {};
-  const maxRetryDelayMillis = int("maxRetryDelayMillis", options.maxRetryDelayMillis, 30_000, 0);
+  const maxRetryDelayMillis = millis("maxRetryDelayMillis", options.maxRetryDelayMillis, 30_000, 0);
   return {
     apiKey,
     baseUrl,
@@ -285,21 +293,21 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
     batch: {
       maxSpansPerRequest: int("batch.maxSpansPerRequest", batch.maxSpansPerRequest, 1000, 1),
       maxRequestBytes: int("batch.maxRequestBytes", batch.maxRequestBytes, 4 * 1024 * 1024, 1024),
-      flushIntervalMillis: int("batch.flushIntervalMillis", batch.flushIntervalMillis, 1000, 0),
+      flushIntervalMillis: millis("batch.flushIntervalMillis", batch.flushIntervalMillis, 1000, 0),
       maxQueuedTraces: int("batch.maxQueuedTraces", batch.maxQueuedTraces, 10_000, 1),
       concurrency: int("batch.concurrency", batch.concurrency, 2, 1),
     },
     logger,
     apiKeyHeader: str("apiKeyHeader", options.apiKeyHeader) ?? "SERVICE_API_KEY",
-    requestTimeoutMillis: int("requestTimeoutMillis", options.requestTimeoutMillis, 10_000, 1),
+    requestTimeoutMillis: millis("requestTimeoutMillis", options.requestTimeoutMillis, 10_000, 1),
     maxRetries: int("maxRetries", options.maxRetries, 5, 0),
-    initialRetryDelayMillis: int("initialRetryDelayMillis", options.initialRetryDelayMillis, 500, 0),
+    initialRetryDelayMillis: millis("initialRetryDelayMillis", options.initialRetryDelayMillis, 500, 0),
     maxRetryDelayMillis,
-    flushTimeoutMillis: int("flushTimeoutMillis", options.flushTimeoutMillis, 30_000, 0),
-    shutdownTimeoutMillis: int("shutdownTimeoutMillis", options.shutdownTimeoutMillis, 5_000, 0),
+    flushTimeoutMillis: millis("flushTimeoutMillis", options.flushTimeoutMillis, 30_000, 0),
+    shutdownTimeoutMillis: millis("shutdownTimeoutMillis", options.shutdownTimeoutMillis, 5_000, 0),
     maxOpenTraces: int("maxOpenTraces", options.maxOpenTraces, 10_000, 1),
     maxSpansPerTrace: int("maxSpansPerTrace", options.maxSpansPerTrace, 10_000, 1),
-    maxTraceDurationMillis: int("maxTraceDurationMillis", options.maxTraceDurationMillis, 300_000, 1),
+    maxTraceDurationMillis: millis("maxTraceDurationMillis", options.maxTraceDurationMillis, 300_000, 1),
     serializeLimits: resolveLimits(limits),
     registerExitHooks: bool("registerExitHooks", options.registerExitHooks, true),
     clock: options.clock ?? systemClock,

@@ -10,6 +10,8 @@ export interface Registry {
   readonly version: string;
   /** The runtime `configure()` (or first use) made. */
   current: Runtime | undefined;
+  /** Runtimes a later `configure()` replaced, while they still have work. */
+  retired: Runtime[];
   contextReady: boolean;
   warnedNoKey: boolean;
   hooksInstalled: boolean;
@@ -20,7 +22,7 @@ const KEY = Symbol.for("evaltrace.registry");
 let mine: Registry | undefined;
 
 function fresh(): Registry {
-  return { version: VERSION, current: undefined, contextReady: false, warnedNoKey: false, hooksInstalled: false };
+  return { version: VERSION, current: undefined, retired: [], contextReady: false, warnedNoKey: false, hooksInstalled: false };
 }
 
 /**
@@ -47,4 +49,19 @@ export function registry(): Registry {
       "Deduplicate them (npm dedupe, or one version in package.json) so that configure() applies to all.",
   );
   return mine;
+}
+
+/**
+ * One value per process for `name`, made by `make` on first use: module-level state that every
+ * copy of the package (ESM, CommonJS) must share, such as the clock anchor or per-trace budgets.
+ */
+export function processWide<T>(name: string, make: () => T): T {
+  const key = Symbol.for(`evaltrace.${name}@${VERSION}`);
+  const global = globalThis as { [key: symbol]: T | undefined };
+  let value = global[key];
+  if (value === undefined) {
+    value = make();
+    Object.defineProperty(global, key, { value, enumerable: false, configurable: true, writable: false });
+  }
+  return value;
 }

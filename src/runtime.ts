@@ -8,6 +8,7 @@ import { Transport } from "./http/transport.js";
 import { installExitHooks } from "./lifecycle/exit-hooks.js";
 import { type Logger, safeLogger } from "./logger.js";
 import { registry } from "./registry.js";
+import { ownerOf } from "./tracing/span-data.js";
 
 /** Counters of the whole SDK: the exporter's plus what was dropped before export. */
 export interface SdkStats extends ExporterStats {
@@ -64,9 +65,23 @@ export class Runtime {
     return this.shutdownPromise !== undefined;
   }
 
-  /** Whether tracing records now. */
+  /** Whether tracing records new traces now. */
   get isRecording(): boolean {
     return this.options.enabled && this.options.apiKey !== undefined && !this.isShutdown;
+  }
+
+  /**
+   * Whether spans of traces already running are still recorded: until the exporter stopped, so
+   * that what ends while `shutdown()` drains (or after a `configure()` replaced this runtime)
+   * still lands in its trace.
+   */
+  get acceptsSpans(): boolean {
+    return this.options.enabled && this.options.apiKey !== undefined && !this.exporter.isStopped;
+  }
+
+  /** Nothing held, queued or in flight: a replaced runtime can be let go. */
+  get isIdle(): boolean {
+    return this.assembler.openTraces === 0 && !this.exporter.hasPendingWork;
   }
 
   stats(): SdkStats {
@@ -153,9 +168,26 @@ export function configure(options: EvaltraceOptions = {}): void {
   ensureContextManager();
   installExitHooks(reg);
   if (previous && !previous.isShutdown) {
+    // Its running traces end in it (their spans know their runtime); flush(), deliver(),
+    // shutdown() and the exit hooks cover it until it is idle.
+    if (!previous.isIdle) reg.retired.push(previous);
     void previous.exporter.flush();
   }
   warnIfNoKey(reg.current);
+}
+
+/** The runtime a new span belongs to: its parent's, else the current one (undefined: tracing is off). */
+export function runtimeFor(parent: object | undefined): Runtime | undefined {
+  const owner = parent === undefined ? undefined : (ownerOf(parent) as Runtime | undefined);
+  if (owner !== undefined) return owner.acceptsSpans ? owner : undefined;
+  return activeRuntime();
+}
+
+/** The current runtime and every replaced one still delivering, current first. */
+export function allRuntimes(): Runtime[] {
+  const reg = registry();
+  reg.retired = reg.retired.filter((rt) => !rt.isIdle && !rt.exporter.isStopped);
+  return reg.current ? [reg.current, ...reg.retired] : [...reg.retired];
 }
 
 function warnIfNoKey(rt: Runtime): void {

@@ -1,8 +1,8 @@
-import type { Context } from "@opentelemetry/api";
+import { type Context, trace as otelTrace } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { activeRuntime } from "../runtime.js";
+import { activeRuntime, type Runtime, runtimeFor } from "../runtime.js";
 import type { LlmTestCase } from "../tracing/fields.js";
-import { type ForeignEvaluation, setForeignEvaluation, setParentOverride } from "../tracing/span-data.js";
+import { type ForeignEvaluation, setForeignEvaluation, setOwner, setParentOverride } from "../tracing/span-data.js";
 import { isLlmRelevant } from "./foreign-span.js";
 
 /** Options of {@link EvaltraceSpanProcessor}. */
@@ -48,13 +48,16 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       const { spanId } = span.spanContext();
       const parentId = span.parentSpanContext?.spanId;
       const ancestor = parentId ? (this.nearestKept.get(parentId) ?? null) : null;
-      const rt = activeRuntime();
+      // The runtime of the parent (ours or one this processor saw), so a trace is never split.
+      const parent = parentId ? otelTrace.getSpan(parentContext) : undefined;
+      const rt = runtimeFor(parent);
+      if (rt) setOwner(span, rt);
       const kept = rt !== undefined && this.keep(span) && (ancestor !== null || rt.assembler.admitNewTrace());
       this.nearestKept.set(spanId, kept ? spanId : ancestor);
       if (!kept || !rt) return;
       setParentOverride(span, ancestor);
       if (this.evaluation) setForeignEvaluation(span, this.evaluation);
-      (span as unknown as { [KEPT]: boolean })[KEPT] = true;
+      (span as unknown as { [KEPT]: Runtime })[KEPT] = rt;
       rt.assembler.onStart(span, parentContext);
     } catch {
       // Never break the app's tracing pipeline.
@@ -64,8 +67,8 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
   onEnd(span: ReadableSpan): void {
     try {
       this.nearestKept.delete(span.spanContext().spanId);
-      if (!(span as unknown as { [KEPT]?: boolean })[KEPT]) return;
-      activeRuntime()?.assembler.onEnd(span);
+      // The assembler that saw it start, whatever configure() did since.
+      (span as unknown as { [KEPT]?: Runtime })[KEPT]?.assembler.onEnd(span);
     } catch {
       // Never break the app's tracing pipeline.
     }

@@ -23,6 +23,14 @@ export class Fifo<T> {
     return item;
   }
 
+  /** Removes and returns every item, in order. */
+  drain(): T[] {
+    const out = this.items.slice(this.head) as T[];
+    this.items = [];
+    this.head = 0;
+    return out;
+  }
+
   /** The items in order, without removing them. */
   toArray(): T[] {
     return this.items.slice(this.head) as T[];

@@ -5,7 +5,7 @@ import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace
 import { isReportableCount, type Logger } from "../logger.js";
 import type { TraceUpdate } from "../tracing/fields.js";
 import type { JsonValue } from "../tracing/serialize.js";
-import { getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
+import { getSpanData, parentSpanIdOf, setParentOverride } from "../tracing/span-data.js";
 import { preciseNow } from "../tracing/time.js";
 import type { TraceExporter } from "./trace-exporter.js";
 import { newTraceRecord, notify, type TraceRecord, waitFor } from "./trace-record.js";
@@ -44,8 +44,10 @@ export class TraceAssembler implements SpanProcessor {
   forcedSpans = 0;
   spansEndedAfterForce = 0;
   private warnedIgnoredFields = false;
-  /** Every span ever force-ended, to count its real end after its record is gone. */
+  /** Every span ever force-ended: its real end is ignored (and counted), its children are late. */
   private forced: WeakSet<object> | undefined;
+  /** Spans dropped past maxSpansPerTrace, and their descendants started later. */
+  private dropped: WeakSet<object> | undefined;
   private sweepTimer: TimerHandle | undefined;
   /** Spans open across all traces: the sweep timer runs only while some are. */
   private spansOpen = 0;
@@ -120,12 +122,15 @@ export class TraceAssembler implements SpanProcessor {
   onStart(span: Span, parentContext: Context): void {
     const { traceId } = span.spanContext();
     let rec = this.records.get(traceId);
+    const parent = rec === undefined || this.dropped !== undefined ? parentOf(span, parentContext) : undefined;
+    // A child of a dropped span has nowhere to hang: dropped with it.
+    if (parent && this.dropped?.has(parent)) this.dropped.add(span);
     if (!rec) {
       rec = newTraceRecord(traceId, this.limits.clock.now());
-      const parent = parentSpanIdOf(span) ? otelTrace.getSpan(parentContext) : undefined;
-      if (parent && (parent as unknown as ReadableSpan).ended) {
+      if (parent && ((parent as unknown as ReadableSpan).ended || this.forced?.has(parent))) {
         // A span started from the context of a trace that has already been handed off (work
-        // left running after its root returned): it can only be a late update.
+        // left running after its root returned, or after it was sent unfinished): it can only
+        // be a late update.
         rec.phase = "sent";
       } else {
         this.running++;
@@ -138,25 +143,24 @@ export class TraceAssembler implements SpanProcessor {
   }
 
   onEnd(span: ReadableSpan): void {
-    const rec = this.records.get(span.spanContext().traceId);
-    if (!rec) {
-      if (this.wasForced(span)) this.spansEndedAfterForce++;
-      return;
-    }
-    if (rec.forced?.has(span)) {
+    if (this.forced?.has(span)) {
       // Already sent as unfinished; the service cannot update a stored span.
       this.spansEndedAfterForce++;
       return;
     }
-    rec.open--;
-    rec.openSpans.delete(span);
-    if (--this.spansOpen === 0) this.disarmSweep();
+    const rec = this.records.get(span.spanContext().traceId);
+    if (!rec) return;
+    if (rec.openSpans.delete(span)) {
+      rec.open--;
+      this.spansOpen--;
+    }
     const data = getSpanData(span);
     if (data) data.ended = true;
     const parentId = parentSpanIdOf(span);
     if (rec.phase === "failed") {
       // Nothing more to send about it.
     } else if (!this.keeps(rec, span, parentId)) {
+      (this.dropped ??= new WeakSet()).add(span);
       rec.droppedSpans++;
       this.droppedSpans++;
       if (isReportableCount(this.droppedSpans)) {
@@ -165,16 +169,7 @@ export class TraceAssembler implements SpanProcessor {
         );
       }
     } else {
-      rec.spanCount++;
-      if (parentId) rec.neededParents.add(parentId);
-      if (rec.phase === "open" || rec.phase === "queued") {
-        rec.spans.push(span);
-        if (!parentId && rec.phase === "open") this.handOff(rec, span);
-      } else {
-        rec.late ??= { spans: [] };
-        rec.late.spans.push(span);
-        this.exporter.scheduleUpdate(rec);
-      }
+      this.keep(rec, span, parentId);
     }
     if (rec.open === 0) notify(rec);
     this.release(rec);
@@ -189,11 +184,32 @@ export class TraceAssembler implements SpanProcessor {
     for (const rec of [...records]) if (rec.open > 0 && rec.phase !== "failed") this.forceEnd(rec, reason);
   }
 
-  /** Whether a span may be kept: within the limit, or the root, or the parent of a kept span. */
+  /**
+   * Whether a span may be kept: within the limit, or the root, or an ancestor of a kept span or
+   * of a span still open (dropping it would leave that span pointing at nothing). A child of a
+   * dropped span is dropped too.
+   */
   private keeps(rec: TraceRecord, span: ReadableSpan, parentId: string | undefined): boolean {
+    if (this.dropped?.has(span)) return false;
     if (rec.spanCount < this.limits.maxSpansPerTrace || !parentId) return true;
-    // Dropping an ancestor of a kept span would leave that span pointing at nothing.
-    return rec.neededParents.has(span.spanContext().spanId);
+    const spanId = span.spanContext().spanId;
+    if (rec.neededParents.has(spanId)) return true;
+    for (const open of rec.openSpans) if (parentSpanIdOf(open) === spanId) return true;
+    return false;
+  }
+
+  /** Adds a span to what is sent of its trace: with the trace, or as a late update. */
+  private keep(rec: TraceRecord, span: ReadableSpan, parentId: string | undefined): void {
+    rec.spanCount++;
+    if (parentId) rec.neededParents.add(parentId);
+    if (rec.phase === "open" || rec.phase === "queued") {
+      rec.spans.push(span);
+      if (!parentId && rec.phase === "open") this.handOff(rec, span);
+    } else {
+      rec.late ??= { spans: [] };
+      rec.late.spans.push(span);
+      this.exporter.scheduleUpdate(rec);
+    }
   }
 
   /** The local root ended: the trace is complete but for late spans. */
@@ -211,18 +227,16 @@ export class TraceAssembler implements SpanProcessor {
   private forceEnd(rec: TraceRecord, reason: ForceEndReason): void {
     const endTime = preciseNow();
     const open = [...rec.openSpans];
-    rec.forced ??= new WeakSet();
-    this.forced ??= new WeakSet();
+    const forced = (this.forced ??= new WeakSet());
     const views: ReadableSpan[] = [];
     for (const span of open) {
-      rec.forced.add(span);
-      this.forced.add(span);
-      views.push(unfinishedView(span, endTime));
+      forced.add(span);
+      // Open spans under a dropped span stay out, like their parent.
+      if (!this.dropped?.has(span)) views.push(unfinishedView(span, endTime));
     }
     rec.openSpans.clear();
     this.spansOpen -= rec.open;
     rec.open = 0;
-    if (this.spansOpen <= 0) this.disarmSweep();
     this.forcedTraces++;
     this.forcedSpans += views.length;
     if (rec.phase === "open" || rec.phase === "queued") rec.fields.metadata[UNFINISHED_SPANS_KEY] = views.length;
@@ -235,30 +249,25 @@ export class TraceAssembler implements SpanProcessor {
         `${this.forcedTraces} trace(s) sent with spans still open (${reason}; e.g. trace ${rec.uuid}, ${views.length} open): they are marked ${UNFINISHED_SPAN_KEY}`,
       );
     }
-    for (const view of views) {
-      rec.spanCount++;
-      const parentId = parentSpanIdOf(view);
-      if (rec.phase === "open" || rec.phase === "queued") {
-        rec.spans.push(view);
-        if (!parentId && rec.phase === "open") this.handOff(rec, view);
+    // Parents first: a view is pushed after the view of its parent, so no request names a parent
+    // that comes later.
+    for (const view of parentsFirst(views)) this.keep(rec, view, parentSpanIdOf(view));
+    if (rec.phase === "open") {
+      // The root was never seen here (it belongs to another runtime, or started before a
+      // configure()): the earliest kept span stands in as the root, so the trace still goes out.
+      const first = rec.spans[0];
+      if (first) {
+        const stand = Object.create(first) as ReadableSpan;
+        setParentOverride(stand, null);
+        rec.spans[0] = stand;
+        this.handOff(rec, stand);
       } else {
-        rec.late ??= { spans: [] };
-        rec.late.spans.push(view);
+        this.running--;
+        rec.phase = "failed";
       }
     }
-    if (rec.phase === "open") {
-      // The root was not among the open spans (it belongs to a trace whose root we never saw):
-      // the earliest kept span stands in, so the trace still goes out.
-      const stand = rec.spans.find((s) => !parentSpanIdOf(s)) ?? rec.spans[0];
-      if (stand) this.handOff(rec, stand);
-    }
-    if (rec.late) this.exporter.scheduleUpdate(rec);
     notify(rec);
     this.release(rec);
-  }
-
-  private wasForced(span: ReadableSpan): boolean {
-    return this.forced?.has(span) === true;
   }
 
   /** Force-ends every trace held past `maxTraceDurationMillis`. */
@@ -274,17 +283,13 @@ export class TraceAssembler implements SpanProcessor {
   private armSweep(): void {
     if (this.sweepTimer !== undefined) return;
     const every = Math.max(1, Math.ceil(this.limits.maxTraceDurationMillis / 4));
+    // Left to run out when the last span ends (no clearTimeout per trace: short traces one after
+    // the other would pay a timer each); it re-arms only while spans are open.
     this.sweepTimer = this.limits.clock.setTimeout(() => {
       this.sweepTimer = undefined;
       this.sweep();
       if (this.spansOpen > 0) this.armSweep();
     }, every);
-  }
-
-  private disarmSweep(): void {
-    if (this.sweepTimer === undefined) return;
-    this.limits.clock.clearTimeout(this.sweepTimer);
-    this.sweepTimer = undefined;
   }
 
   /** Applies `updateCurrentTrace` to the trace with this id. */
@@ -325,6 +330,27 @@ export class TraceAssembler implements SpanProcessor {
   async shutdown(): Promise<void> {
     await this.exporter.shutdown();
   }
+}
+
+/** The parent span object from the start context, when it is there. */
+function parentOf(span: Span, parentContext: Context): object | undefined {
+  return parentSpanIdOf(span) ? otelTrace.getSpan(parentContext) : undefined;
+}
+
+/** Orders spans so that each comes after its parent when both are in the list. */
+function parentsFirst(spans: ReadableSpan[]): ReadableSpan[] {
+  const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
+  const out: ReadableSpan[] = [];
+  const placed = new Set<ReadableSpan>();
+  const place = (s: ReadableSpan) => {
+    if (placed.has(s)) return;
+    placed.add(s);
+    const parent = byId.get(parentSpanIdOf(s) ?? "");
+    if (parent) place(parent);
+    out.push(s);
+  };
+  for (const s of spans) place(s);
+  return out;
 }
 
 function isRecord(v: JsonValue | undefined): v is { [key: string]: JsonValue } {

@@ -1,10 +1,11 @@
 import type { HrTime } from "@opentelemetry/api";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import PQueue from "p-queue";
 import type { Clock, TimerHandle } from "../clock.js";
 import type { BatchOptions } from "../config.js";
 import type { Transport, TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger, redact } from "../logger.js";
-import { getSpanData } from "../tracing/span-data.js";
+import { getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
 import { hrTimeToIso } from "../tracing/time.js";
 import { Fifo } from "./fifo.js";
 import { isSettled, notify, type TraceRecord } from "./trace-record.js";
@@ -210,7 +211,12 @@ export class TraceExporter {
     };
     const p = run().catch((err: unknown) => ({ status: "failed" as const, error: String(err) }));
     this.evaluations.add(p);
-    void p.then(() => this.evaluations.delete(p));
+    // The caller may await it: the process lives until it settles (at most flushTimeoutMillis).
+    const keepAlive = deferred ? undefined : this.clock.setTimeout(() => {}, this.options.flushTimeoutMillis, true);
+    void p.then(() => {
+      this.evaluations.delete(p);
+      if (keepAlive !== undefined) this.clock.clearTimeout(keepAlive);
+    });
     return deferred ? Promise.resolve({ status: "deferred" }) : p;
   }
 
@@ -234,8 +240,9 @@ export class TraceExporter {
         resolve();
       };
       // A zero timeout means "send now, do not wait": no timer, so it works with any clock.
-      if (timeoutMillis <= 0) queueMicrotask(expire);
-      else timer = this.clock.setTimeout(expire, timeoutMillis, true);
+      if (!(timeoutMillis > 0)) queueMicrotask(expire);
+      // A timer cannot wait longer (Node would fire it at once): beyond it, wait that long.
+      else timer = this.clock.setTimeout(expire, Math.min(timeoutMillis, 2_147_483_647), true);
     });
     try {
       for (;;) {
@@ -283,14 +290,32 @@ export class TraceExporter {
       if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
       this.timer = undefined;
       await this.transport.close();
-      // Anything still unsettled now cannot be delivered any more: the result says so.
+      // What is still queued can no longer go out: given up, counted, and let go.
+      const left = [...(this.carry ? [this.carry.rec] : []), ...this.queue.drain()];
+      this.carry = undefined;
+      this.queuedSpans = 0;
+      for (const rec of left) {
+        this.counters.tracesFailed++;
+        this.fail(rec, "the SDK was shut down before it could be sent");
+      }
+      if (left.length > 0) this.logger.error(`${left.length} trace(s) not delivered: the SDK was shut down before they could be sent`);
+      // Anything else still unsettled (a request being aborted) cannot be delivered either.
       for (const rec of this.unsettled) {
         if (!result.pending.includes(rec.uuid) && !result.notDelivered.includes(rec.uuid)) result.pending.push(rec.uuid);
+      }
+      for (const rec of left) {
+        result.pending = result.pending.filter((u) => u !== rec.uuid);
+        if (!result.notDelivered.includes(rec.uuid)) result.notDelivered.push(rec.uuid);
       }
       result.ok = result.ok && result.pending.length === 0 && result.notDelivered.length === 0;
       return result;
     })();
     return this.shutdownResult;
+  }
+
+  /** True once shut down: nothing more is accepted or sent. */
+  get isStopped(): boolean {
+    return this.stopped;
   }
 
   /** Traces handed to the exporter so far, to tell whether new work arrived since a check. */
@@ -413,14 +438,15 @@ export class TraceExporter {
     const lists = emptySpanLists();
     let endTime = root.endTime;
     let rootWire: WireSpan | undefined;
-    for (const span of rec.spans) {
+    const spans = rec.open > 0 ? holdBack(rec, rec.spans) : rec.spans;
+    for (const span of spans) {
       const wire = toWireSpan(span);
       if (isUnfinished(span)) markUnfinished(wire);
       if (span === root) rootWire = wire;
       lists[spanListKeys[wire.type]].push(wire);
       if (later(span.endTime, endTime)) endTime = span.endTime;
     }
-    const spanCount = rec.spans.length;
+    const spanCount = spans.length;
     rec.spans = [];
     const wire: WireTrace = {
       uuid: rec.uuid,
@@ -494,6 +520,7 @@ export class TraceExporter {
     while (rec.late && rec.phase === "sent") {
       const late = rec.late;
       rec.late = undefined;
+      late.spans = holdBack(rec, rec.held ? [...rec.held.splice(0), ...late.spans] : late.spans);
       const body: Record<string, unknown> = {};
       const lists: Partial<Record<string, WireSpan[]>> = {};
       let endTime = rec.sentEndTime;
@@ -536,6 +563,35 @@ export class TraceExporter {
     this.counters.bytesSent += body.length;
     return this.transport.send(method, path, body);
   }
+}
+
+/**
+ * The spans that can go out now: a span whose parent is still open (or held itself) waits in
+ * `rec.held` until that parent ends, so that no request names a parent the service has not got.
+ */
+function holdBack(rec: TraceRecord, spans: ReadableSpan[]): ReadableSpan[] {
+  if (rec.open === 0 && !rec.held?.length) return spans;
+  const waiting = new Set<string>();
+  for (const open of rec.openSpans) waiting.add(open.spanContext().spanId);
+  if (waiting.size === 0) return spans;
+  const ready: ReadableSpan[] = [];
+  let pending = spans;
+  // Until nothing moves: a child of a held span is held too.
+  for (let changed = true; changed; ) {
+    changed = false;
+    const next: ReadableSpan[] = [];
+    for (const span of pending) {
+      const parent = parentSpanIdOf(span);
+      if (parent !== undefined && waiting.has(parent)) {
+        waiting.add(span.spanContext().spanId);
+        (rec.held ??= []).push(span);
+        changed = true;
+      } else next.push(span);
+    }
+    pending = next;
+  }
+  ready.push(...pending);
+  return ready;
 }
 
 /** A 409 answering a retry: the attempt whose answer was lost had stored it. */

@@ -66,8 +66,8 @@ export interface TraceRecord {
   /** Spans dropped past `maxSpansPerTrace`, and how many of those the service was told of. */
   droppedSpans: number;
   droppedReported: number;
-  /** Open spans sent closed (force-ended), whose real end must be ignored. */
-  forced?: WeakSet<object>;
+  /** Ended spans held back because their parent is still open: sent right after it. */
+  held?: ReadableSpan[];
 }
 
 export function newTraceRecord(traceId: string, startedAt: number): TraceRecord {

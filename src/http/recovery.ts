@@ -6,6 +6,8 @@ export type WakeReason = "due" | "recovered" | "probe" | "closed";
 interface Sleeper {
   wake(reason: WakeReason): void;
   timer: TimerHandle;
+  /** When its request last went out: an early wake comes at most once a probe interval. */
+  lastAttemptAt: number;
   /** False when the service asked for this wait (`Retry-After`, 429): then it is waited out. */
   early: boolean;
 }
@@ -34,7 +36,7 @@ export class RecoveryGate {
    * the wait keeps the process alive (someone awaits the request). With `early` false (the
    * service asked for this wait), only closing cuts it short.
    */
-  wait(delayMillis: number, keepAlive: boolean, early = true): Promise<WakeReason> {
+  wait(delayMillis: number, keepAlive: boolean, early = true, lastAttemptAt = this.clock.now()): Promise<WakeReason> {
     if (this.closed) return Promise.resolve("closed");
     return new Promise((resolve) => {
       const sleeper: Sleeper = {
@@ -45,6 +47,7 @@ export class RecoveryGate {
         },
         timer: undefined,
         early,
+        lastAttemptAt,
       };
       this.sleepers.add(sleeper);
       sleeper.timer = this.clock.setTimeout(() => sleeper.wake("due"), delayMillis, keepAlive);
@@ -52,13 +55,15 @@ export class RecoveryGate {
     });
   }
 
-  /** The service answered a request: every waiting request retries now. */
+  /**
+   * The service answered a request: every waiting request retries now (an early retry, which
+   * costs it no retry if it fails), at most once a probe interval each, so that a service that
+   * answers some requests and fails others is not flooded.
+   */
   answered(): void {
-    if (this.probeTimer !== undefined) {
-      this.clock.clearTimeout(this.probeTimer);
-      this.probeTimer = undefined;
-    }
-    for (const s of [...this.sleepers]) if (s.early) s.wake("recovered");
+    if (this.sleepers.size === 0) return;
+    const now = this.clock.now();
+    for (const s of [...this.sleepers]) if (s.early && now - s.lastAttemptAt >= this.probeIntervalMillis) s.wake("recovered");
   }
 
   /** A probe's attempt is over (answered or not): the next probe may be armed. */

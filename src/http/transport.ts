@@ -90,6 +90,7 @@ export class Transport {
     let probe = false;
     let dueAt = 0;
     let asked = false;
+    let early = false;
     for (;;) {
       let failure: TransportOutcome & { ok: false };
       if (this.closed) return { ok: false, message: `request to ${path} not sent: the SDK was shut down`, attempts };
@@ -122,8 +123,11 @@ export class Transport {
         if (probe) this.recovery.probeDone();
       }
       if (this.closed) return { ...failure, message: `${failure.message} (not retried: the SDK was shut down)` };
-      // A failed probe was an extra attempt: it goes back to the rest of its wait, no retry used.
-      if (!probe) {
+      if (early) {
+        // A failed early attempt (a probe, or woken by another request's answer) costs no retry:
+        // back to the rest of the wait, later if the service asked for more.
+        if (delay !== undefined) dueAt = Math.max(dueAt, o.clock.now() + delay);
+      } else {
         retries++;
         if (retries > o.maxRetries) return failure;
         delay ??= backoffDelay(retries - 1, o.initialRetryDelayMillis, o.maxRetryDelayMillis, random);
@@ -131,9 +135,10 @@ export class Transport {
         o.onRetry?.({ path, attempt: attempts, delayMillis: delay, reason });
         o.logger.debug(`retrying ${method} ${path} in ${delay} ms after ${reason} (attempt ${attempts})`);
       }
-      const woke = await this.recovery.wait(Math.max(0, dueAt - o.clock.now()), keepAlive, !asked);
+      const woke = await this.recovery.wait(Math.max(0, dueAt - o.clock.now()), keepAlive, !asked, o.clock.now());
       if (woke === "closed") return { ...failure, message: `${failure.message} (not retried: the SDK was shut down)` };
       probe = woke === "probe";
+      early = woke === "probe" || woke === "recovered";
     }
   }
 

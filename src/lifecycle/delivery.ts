@@ -1,5 +1,7 @@
 import type { FlushResult } from "../export/trace-exporter.js";
-import { currentRuntime, ensureRuntime, type SdkStats } from "../runtime.js";
+import { resolveOptions } from "../config.js";
+import { allRuntimes, currentRuntime, type SdkStats } from "../runtime.js";
+import { currentObservedSpan } from "../tracing/context.js";
 
 const nothing = (): FlushResult => ({ ok: true, delivered: 0, notDelivered: [], pending: [], timedOut: false });
 
@@ -10,9 +12,7 @@ const nothing = (): FlushResult => ({ ok: true, delivered: 0, notDelivered: [], 
  * @param timeoutMillis @default the `flushTimeoutMillis` option (30 s)
  */
 export async function flush(timeoutMillis?: number): Promise<FlushResult> {
-  const rt = currentRuntime();
-  if (!rt) return nothing();
-  return rt.exporter.flush(timeoutMillis);
+  return merged(allRuntimes().map((rt) => rt.exporter.flush(timeoutMillis)));
 }
 
 /**
@@ -22,9 +22,22 @@ export async function flush(timeoutMillis?: number): Promise<FlushResult> {
  * @param timeoutMillis @default the `shutdownTimeoutMillis` option (5 s)
  */
 export async function shutdown(timeoutMillis?: number): Promise<FlushResult> {
-  const rt = currentRuntime();
-  if (!rt) return nothing();
-  return rt.shutdown(timeoutMillis);
+  return merged(allRuntimes().map((rt) => rt.shutdown(timeoutMillis)));
+}
+
+/** One result for several runtimes (the current one and any a `configure()` replaced). */
+async function merged(results: Promise<FlushResult>[]): Promise<FlushResult> {
+  if (results.length === 1) return results[0]!;
+  const all = await Promise.all(results);
+  const out = nothing();
+  for (const r of all) {
+    out.ok &&= r.ok;
+    out.delivered += r.delivered;
+    out.notDelivered.push(...r.notDelivered);
+    out.pending.push(...r.pending);
+    out.timedOut ||= r.timedOut;
+  }
+  return out;
 }
 
 const zero: Omit<SdkStats, "enabled"> = {
@@ -54,12 +67,14 @@ const zero: Omit<SdkStats, "enabled"> = {
  */
 export function stats(): SdkStats {
   try {
-    const rt = ensureRuntime();
+    const rt = currentRuntime();
     if (rt) return rt.stats();
+    // Nothing recorded yet: whether the first span would be, without making a runtime for it.
+    const options = resolveOptions({});
+    return { ...zero, enabled: options.enabled && options.apiKey !== undefined };
   } catch {
-    // Fall through: counters of nothing.
+    return { ...zero, enabled: false };
   }
-  return { ...zero, enabled: false };
 }
 
 /** A platform's way to keep a function alive after its response: `ctx.waitUntil` on Cloudflare and Vercel. */
@@ -68,8 +83,10 @@ export type WaitUntil = (promise: Promise<unknown>) => void;
 /**
  * Request-scoped delivery for serverless and edge handlers: waits until every span open at the
  * time of the call has ended (work the handler left running after its response included), then
- * flushes. Traces still running when the budget is half spent are sent as they stand, their
- * open spans marked `evaltrace.unfinished`: the instance may be frozen right after. Pass the
+ * flushes. When half the budget is spent, work still running in traces whose root has ended
+ * (and in the caller's own trace) is sent as it stands, its open spans marked
+ * `evaltrace.unfinished`: the instance may be frozen right after. A trace whose root still
+ * runs (another request served by the same instance) is left to its own `deliver()`. Pass the
  * platform's `waitUntil` (Cloudflare's `ctx.waitUntil`, Vercel's `waitUntil` from
  * `@vercel/functions`) and the handler can return at once; without one, await the result before
  * the function is frozen. Never rejects.
@@ -79,16 +96,24 @@ export type WaitUntil = (promise: Promise<unknown>) => void;
  * export default { async fetch(req, env, ctx) { const res = await handle(req); deliver(ctx.waitUntil.bind(ctx)); return res; } };
  */
 export function deliver(waitUntil?: WaitUntil, timeoutMillis?: number): Promise<FlushResult> {
-  const rt = currentRuntime();
-  if (!rt) return Promise.resolve(nothing());
+  const runtimes = allRuntimes();
+  if (runtimes.length === 0) return Promise.resolve(nothing());
+  const rt = runtimes[0]!;
   const budget = timeoutMillis ?? rt.options.flushTimeoutMillis;
   const clock = rt.options.clock;
   const started = clock.now();
+  const caller = currentObservedSpan()?.spanContext().traceId;
   const done = (async () => {
-    const waitedFor = [...rt.assembler.all()].filter((r) => r.open > 0);
-    await rt.assembler.whenSpansEnded(waitedFor, budget / 2);
-    rt.assembler.forceEndAll("deliver", waitedFor);
-    return rt.exporter.flush(Math.max(0, budget - (clock.now() - started)));
+    const waited = runtimes.map((r) => ({ r, records: [...r.assembler.all()].filter((rec) => rec.open > 0) }));
+    await Promise.all(waited.map(({ r, records }) => r.assembler.whenSpansEnded(records, budget / 2)));
+    for (const { r, records } of waited) {
+      // Work left running after its handler returned (its root ended), and the caller's own
+      // trace, are sent as they stand: the instance may be frozen next. A trace whose root still
+      // runs is another request being served: it delivers itself.
+      r.assembler.forceEndAll("deliver", records.filter((rec) => rec.phase !== "open" || rec.traceId === caller));
+    }
+    const left = Math.max(0, budget - (clock.now() - started));
+    return merged(runtimes.map((r) => r.exporter.flush(left)));
   })().catch(() => nothing());
   try {
     waitUntil?.(done);

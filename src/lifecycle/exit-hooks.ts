@@ -1,4 +1,5 @@
 import type { Registry } from "../registry.js";
+import { allRuntimes } from "../runtime.js";
 
 type Listener = (...args: unknown[]) => void;
 type Proc = {
@@ -40,26 +41,30 @@ export function installExitHooks(reg: Registry): void {
   if (!proc || typeof proc.on !== "function" || typeof proc.listeners !== "function") return;
   if (!reg.current?.options.registerExitHooks) return;
   reg.hooksInstalled = true;
-  let flushedAt = -1;
+  // Hooks are installed once per process; the current configure() says whether they act.
+  const wanted = () => reg.current?.options.registerExitHooks === true;
+  const flushedAt = new WeakMap<object, number>();
   proc.on(
     "beforeExit",
     ours(() => {
-      const live = reg.current;
-      if (!live || live.isShutdown) return;
-      live.assembler.forceEndAll("exit");
-      // Once per new batch of work: a flush that timed out must not be retried forever.
-      if (!live.exporter.hasPendingWork || live.exporter.handedOff === flushedAt) return;
-      flushedAt = live.exporter.handedOff;
-      void live.exporter.flush(live.options.shutdownTimeoutMillis);
+      if (!wanted()) return;
+      for (const live of allRuntimes()) {
+        if (live.isShutdown) continue;
+        live.assembler.forceEndAll("exit");
+        // Once per new batch of work: a flush that timed out must not be retried forever.
+        if (!live.exporter.hasPendingWork || flushedAt.get(live) === live.exporter.handedOff) continue;
+        flushedAt.set(live, live.exporter.handedOff);
+        void live.exporter.flush(live.options.shutdownTimeoutMillis);
+      }
     }),
   );
   proc.on(
     "exit",
     ours(() => {
-      const live = reg.current;
-      const left = live?.assembler.openTraces ?? 0;
-      if (!live || left === 0) return;
-      live.logger.warn(
+      const runtimes = allRuntimes();
+      const left = runtimes.reduce((n, rt) => n + rt.assembler.openTraces, 0);
+      if (left === 0 || !reg.current) return;
+      reg.current.logger.warn(
         `the process exited with ${left} trace(s) not delivered: process.exit() ends a process at once and nothing can be sent after it. ` +
           "Await flush() (or shutdown()) before process.exit().",
       );
@@ -67,12 +72,13 @@ export function installExitHooks(reg: Registry): void {
   );
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     const onSignal = ours(() => {
-      const live = reg.current;
+      const runtimes = allRuntimes();
       if (appListeners(proc, signal) > 0) {
-        if (live && !live.isShutdown) void live.exporter.flush(live.options.shutdownTimeoutMillis);
+        if (!wanted()) return;
+        for (const live of runtimes) if (!live.isShutdown) void live.exporter.flush(live.options.shutdownTimeoutMillis);
         return;
       }
-      const done = live ? live.shutdown() : Promise.resolve();
+      const done = wanted() ? Promise.all(runtimes.map((rt) => rt.shutdown())) : Promise.resolve();
       void done.finally(() => {
         proc.removeListener(signal, onSignal);
         // Re-raised only when no listener is left, so Node's default (exit by the signal) runs.

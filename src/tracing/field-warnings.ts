@@ -1,9 +1,10 @@
+import { processWide } from "../registry.js";
 import type { Logger } from "../logger.js";
 
 /** Distinct fields warned about per logger; beyond it, one last warning says the rest is silent. */
 export const MAX_WARNED_FIELDS = 200;
 
-const warned = new WeakMap<Logger, Set<string>>();
+const warned = processWide("fieldWarnings", () => new WeakMap<Logger, Set<string>>());
 
 /**
  * Warns about a field value that was dropped or repaired, once per logger and `field` (a field

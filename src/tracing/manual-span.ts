@@ -1,5 +1,6 @@
 import type { Context } from "@opentelemetry/api";
-import { activeRuntime } from "../runtime.js";
+import { runtimeFor } from "../runtime.js";
+import { currentObservedSpan } from "./context.js";
 import type { SpanType } from "./fields.js";
 import { capture } from "./capture.js";
 import { end, start } from "./observe.js";
@@ -30,7 +31,7 @@ export interface ManualSpan {
  * or returns undefined when tracing is off. Never throws.
  */
 export function openSpan(name: string, type: SpanType, fields: Record<string, unknown>, input?: unknown, parent?: Context): ManualSpan | undefined {
-  const rt = activeRuntime();
+  const rt = runtimeFor(currentObservedSpan(parent));
   if (!rt) return undefined;
   try {
     const limits = rt.options.serializeLimits;

@@ -1,11 +1,11 @@
 import { type Context, context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
-import { activeRuntime, type Runtime } from "../runtime.js";
+import { type Runtime, runtimeFor } from "../runtime.js";
 import { capture } from "./capture.js";
 import { currentObservedSpan, withObservedSpan } from "./context.js";
 import type { ObserveOptions, SpanType } from "./fields.js";
 import { type ObserveOptionsSnapshot, type PreparedObserveOptions, prepareObserveOptions, snapshotObserveOptions } from "./observe-options.js";
 import { describeError, type JsonValue } from "./serialize.js";
-import { SPAN_TYPE_ATTRIBUTE, type SpanData, setSpanData } from "./span-data.js";
+import { setOwner, setSpanData, SPAN_TYPE_ATTRIBUTE, type SpanData } from "./span-data.js";
 import { MAX_NAME_CHARS, truncateString } from "./string-limits.js";
 import { preciseNow } from "./time.js";
 
@@ -84,7 +84,7 @@ function wrap<F extends AnyFunction>(options: ObserveOptionsSnapshot, fn: F, met
   const type = options.type;
   let prepared: PreparedObserveOptions | undefined;
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {
-    const rt = activeRuntime();
+    const rt = runtimeFor(currentObservedSpan());
     if (!rt) return fn.apply(this, args as never[]);
     let started: { span: Span; data: SpanData; ctx: ReturnType<typeof context.active> };
     let name = "anonymous";
@@ -129,6 +129,7 @@ export function start(rt: Runtime, name: string, type: SpanType, fields: { [key:
       if (input !== undefined) data.input = input;
     }
     setSpanData(span, data);
+    setOwner(span, rt);
   }
   return { span, data, ctx: withObservedSpan(active, span) };
 }

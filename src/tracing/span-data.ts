@@ -66,3 +66,18 @@ export function setForeignEvaluation(span: object, evaluation: ForeignEvaluation
 export function getForeignEvaluation(span: object): ForeignEvaluation | undefined {
   return (span as { [EVAL]?: ForeignEvaluation })[EVAL];
 }
+
+const OWNER = Symbol.for("evaltrace.owner");
+
+/**
+ * Marks the runtime that records a span: its descendants go to the same runtime, even after a
+ * `configure()` replaced it, so that a running trace is never split between two.
+ */
+export function setOwner(span: object, owner: object): void {
+  (span as { [OWNER]?: object })[OWNER] = owner;
+}
+
+/** The runtime that records a span, when it is one of ours. */
+export function ownerOf(span: object): object | undefined {
+  return (span as { [OWNER]?: object })[OWNER];
+}

@@ -1,16 +1,18 @@
 import type { HrTime } from "@opentelemetry/api";
+import { processWide } from "../registry.js";
 
 // One epoch anchor for the whole process, so that every timestamp we take is on the same
 // monotonic scale. OTel's own default takes Date.now() (whole milliseconds) per span, which
 // loses the order of spans that start within the same millisecond.
-const anchorMillis = Date.now() - performance.now();
-let lastMicros = 0;
+// One per process, not per copy of the package: a child span opened by the CommonJS copy under a
+// parent opened by the ESM copy must never seem to start before it.
+const scale = processWide("clockAnchor", () => ({ anchorMillis: Date.now() - performance.now(), lastMicros: 0 }));
 
 /** A strictly increasing high-resolution wall-clock time (microsecond steps). */
 export function preciseNow(): HrTime {
-  let micros = Math.floor((anchorMillis + performance.now()) * 1000);
-  if (micros <= lastMicros) micros = lastMicros + 1;
-  lastMicros = micros;
+  let micros = Math.floor((scale.anchorMillis + performance.now()) * 1000);
+  if (micros <= scale.lastMicros) micros = scale.lastMicros + 1;
+  scale.lastMicros = micros;
   const seconds = Math.floor(micros / 1_000_000);
   return [seconds, (micros - seconds * 1_000_000) * 1000];
 }

@@ -1,3 +1,4 @@
+import { processWide } from "../registry.js";
 import type { JsonValue } from "./serialize.js";
 
 /** What `updateCurrentTrace` has let through for one trace so far. */
@@ -6,8 +7,9 @@ interface TraceBudget {
   metadataKeys: Set<string>;
 }
 
-// Keyed by the SDK's record of the trace: gone with it once the trace was delivered.
-const budgets = new WeakMap<object, TraceBudget>();
+// Keyed by the SDK's record of the trace: gone with it once the trace was delivered. One map per
+// process: the ESM and CommonJS copies update the same traces.
+const budgets = processWide("traceBudgets", () => new WeakMap<object, TraceBudget>());
 
 function budgetOf(trace: object): TraceBudget {
   let budget = budgets.get(trace);

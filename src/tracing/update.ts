@@ -2,7 +2,7 @@ import type { Span } from "@opentelemetry/api";
 import { spanUuid, traceUuid } from "../export/ids.js";
 import type { SafeTraceUpdate } from "../export/trace-assembler.js";
 import type { Logger } from "../logger.js";
-import { activeRuntime, type Runtime } from "../runtime.js";
+import { activeRuntime, type Runtime, runtimeFor } from "../runtime.js";
 import { capture } from "./capture.js";
 import { currentObservedSpan } from "./context.js";
 import { warnFieldOnce, warnUnknownField } from "./field-warnings.js";
@@ -14,8 +14,8 @@ import { admitMetadata, admitTags, mergeBounded } from "./trace-budget.js";
 import { checkFieldOrWarn, checkRecord, pickSpanFields, spanFieldRules, spanNameRule, traceFieldRules } from "./validate-fields.js";
 
 function current() {
-  const rt = activeRuntime();
   const span = currentObservedSpan();
+  const rt = runtimeFor(span);
   if (!rt || !span?.isRecording()) return undefined;
   return { rt, span };
 }

@@ -75,6 +75,28 @@ describe.each(formats)("awaited work during a backoff (%s)", (format) => {
     expect(p.counts.faults["503"]).toBe(1);
   });
 
+  it("an awaited offline evaluation outlives an outage (found in review)", async () => {
+    await fetch(`${dev.url}/v1/metric-collections`, {
+      method: "POST",
+      headers: { "content-type": "application/json", SERVICE_API_KEY: dev.projectKey },
+      body: JSON.stringify({ name: `answers-${format}`, multiTurn: false }),
+    });
+    const started = Date.now();
+    proxy = await startFaultProxy(dev.url, () => (Date.now() - started < 2500 ? "503" : undefined));
+    const child = runChild(
+      format,
+      `${load(format, "evaltrace", ["configure", "observe", "evaluateTrace", "currentTraceUuid"])}
+       configure({ registerExitHooks: false, initialRetryDelayMillis: 1000, maxRetries: 10 });
+       const uuid = await observe(async () => currentTraceUuid())();
+       const outcome = await evaluateTrace(uuid, { metricCollection: "answers-${format}" });
+       console.log("evaluated " + outcome.status);`,
+      { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: proxy.url },
+    );
+    const done = await child.finished;
+    expect(done.stdout).toContain("evaluated delivered");
+    expect(done.code).toBe(0);
+  });
+
   it("an app that ends without flush() during a backoff still delivers, exactly once (exit hook)", async () => {
     const p = await flaky();
     const child = runChild(

@@ -83,6 +83,26 @@ describe("one runtime per process", () => {
     });
   }
 
+  it("one clock for both copies: a CommonJS child never starts before its ESM parent (found in review)", async () => {
+    const child = runChild(
+      "esm",
+      `import { createRequire } from "node:module";
+       const require = createRequire(process.cwd() + "/");
+       const esm = await import("evaltrace");
+       await new Promise((r) => setTimeout(r, 7)); // the two copies load at different times
+       const cjs = require("evaltrace");
+       esm.configure({ apiKey: process.env.KEY, baseUrl: process.env.URL, registerExitHooks: false });
+       const inner = cjs.observe({ name: "child" }, () => 1);
+       const outer = esm.observe({ name: "anchor-parent" }, () => inner());
+       for (let i = 0; i < 200; i++) outer();
+       const r = await esm.flush();
+       console.log("RESULT " + JSON.stringify({ delivered: r.delivered, failed: r.notDelivered.length }));`,
+      { KEY: dev.projectKey, URL: dev.url },
+    );
+    const done = await child.finished;
+    expect(done.stdout).toContain(`RESULT {"delivered":200,"failed":0}`);
+  });
+
   it("shares the registry between the ESM and CommonJS builds, version-checked", () => {
     const child = runChild(
       "esm",
