@@ -63,6 +63,22 @@ export interface EvaluationOutcome {
   error?: string;
 }
 
+/** The exporter's counters before anything happened. */
+export function noWorkYet(): Omit<ExporterStats, "queued" | "inFlight"> {
+  return {
+    tracesDelivered: 0,
+    tracesFailed: 0,
+    tracesDropped: 0,
+    retries: 0,
+    updatesDelivered: 0,
+    updatesFailed: 0,
+    evaluationsDelivered: 0,
+    evaluationsFailed: 0,
+    requests: 0,
+    bytesSent: 0,
+  };
+}
+
 /** A flush in progress: the records it still waits for, and how to wake it. */
 interface FlushWaiter {
   waiting: Set<TraceRecord>;
@@ -119,18 +135,7 @@ export class TraceExporter {
   private stopped = false;
   private shutdownResult: Promise<FlushResult> | undefined;
   private enqueued = 0;
-  private readonly counters = {
-    tracesDelivered: 0,
-    tracesFailed: 0,
-    tracesDropped: 0,
-    retries: 0,
-    updatesDelivered: 0,
-    updatesFailed: 0,
-    evaluationsDelivered: 0,
-    evaluationsFailed: 0,
-    requests: 0,
-    bytesSent: 0,
-  };
+  private readonly counters = noWorkYet();
   /** Set by the assembler once both exist (they reference each other). */
   release: (rec: TraceRecord) => void = () => {};
 

@@ -1,4 +1,4 @@
-import type { FlushResult } from "../export/trace-exporter.js";
+import { type FlushResult, noWorkYet } from "../export/trace-exporter.js";
 import { resolveOptions } from "../config.js";
 import { allRuntimes, currentRuntime, type SdkStats } from "../runtime.js";
 import { currentObservedSpan } from "../tracing/context.js";
@@ -41,16 +41,7 @@ async function merged(results: Promise<FlushResult>[]): Promise<FlushResult> {
 }
 
 const zero: Omit<SdkStats, "enabled"> = {
-  tracesDelivered: 0,
-  tracesFailed: 0,
-  tracesDropped: 0,
-  retries: 0,
-  updatesDelivered: 0,
-  updatesFailed: 0,
-  evaluationsDelivered: 0,
-  evaluationsFailed: 0,
-  requests: 0,
-  bytesSent: 0,
+  ...noWorkYet(),
   queued: 0,
   inFlight: 0,
   tracesNotRecorded: 0,
