@@ -13,6 +13,7 @@ import {
   REPLAYED_HEADER,
   readIdempotencyKey,
 } from "./idempotency.js";
+import { decodeSegment, readJson } from "./json-body.js";
 import { authenticate, createKey, keyView } from "./keys.js";
 import { rotateKey, updateKey } from "./routes/api-keys.js";
 import { createCollection, listCollections, updateCollection } from "./routes/collections.js";
@@ -108,27 +109,9 @@ const routes: Route[] = [
   route("POST", "/v2/datasets", "project", pushDataset),
 ];
 
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        reject(new HttpError(413, `request body is larger than ${limit} bytes`));
-        req.pause();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
 /** The read API for tests, the demo and the viewer: what was stored, no key needed. */
 function devRead(state: State, path: string): unknown {
-  const parts = path.split("/").filter(Boolean).slice(1).map(decodeURIComponent);
+  const parts = path.split("/").filter(Boolean).slice(1).map(decodeSegment);
   const [what, id] = parts;
   const summary = (uuid: string) => {
     const tr = state.traces[uuid]!;
@@ -212,6 +195,17 @@ function replayOf(record: IdempotencyRecord): Outcome {
   return { status: record.status, text: record.body, headers: { ...record.headers, [REPLAYED_HEADER]: "true" }, applied: false };
 }
 
+/** Path (trailing slashes dropped) and query of a request target; 400 when it cannot be parsed. */
+function parseUrl(target: string | undefined): { path: string; query: URLSearchParams } {
+  let url: URL;
+  try {
+    url = new URL(target ?? "/", "http://local");
+  } catch {
+    throw new HttpError(400, `malformed request target "${String(target).slice(0, 200)}"`);
+  }
+  return { path: url.pathname.replace(/\/+$/, "") || "/", query: url.searchParams };
+}
+
 /** The route of a method and path; 404 for an unknown path, 405 (with `Allow`) for a wrong method. */
 function findRoute(method: string, path: string): Route {
   const matches = routes.filter((r) => r.pattern.test(path));
@@ -219,19 +213,6 @@ function findRoute(method: string, path: string): Route {
   const r = matches.find((m) => m.method === method);
   if (!r) throw new HttpError(405, `${method} is not allowed on ${path}; use ${matches.map((m) => m.method).join(" or ")}`, { allow: matches.map((m) => m.method).join(", ") });
   return r;
-}
-
-/** The JSON body of a write; an empty body reads as `{}`. */
-async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
-  const raw = await readBody(req, limit);
-  if (raw.trim().length === 0) return {};
-  const type = req.headers["content-type"] ?? "";
-  if (!/^application\/json\b/i.test(type)) throw new HttpError(415, `Content-Type must be application/json; got "${type || "none"}"`);
-  try {
-    return JSON.parse(raw);
-  } catch (err) {
-    throw new HttpError(400, `malformed JSON body: ${(err as Error).message}`);
-  }
 }
 
 /**
@@ -275,7 +256,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     const key = isWrite ? readIdempotencyKey(req.headers[IDEMPOTENCY_HEADER]) : undefined;
     const body = isWrite ? await readJson(req, maxBody) : {};
     const params = r.pattern.exec(path)?.groups ?? {};
-    const decoded = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decodeURIComponent(v)]));
+    const decoded = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decodeSegment(v)]));
     const run = () => runHandler(r.handler, { state, now, plan, region, baseUrl, judge: options.judge, params: decoded, body }, path);
     if (key === undefined) return afterWrite(isWrite, await run(), false);
     const claim = await idempotency.claim({ scope: `${auth.key.scope}:${auth.key.id}`, key, method, path, bodyDigest: bodyDigest(body), now });
@@ -299,20 +280,18 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
-    const url = new URL(req.url ?? "/", "http://local");
-    const path = url.pathname.replace(/\/+$/, "") || "/";
-    const method = req.method ?? "GET";
-    if (method === "GET" && (path === "/" || path === "/index.html")) {
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      res.end(viewerHtml);
-      log(`${method} ${path} 200`);
-      return;
-    }
+    // HEAD is answered as GET; Node leaves the body out.
+    const method = req.method === "HEAD" ? "GET" : (req.method ?? "GET");
+    let path = (req.url ?? "/").slice(0, 200);
     const authHeaders: Record<string, string> = {};
     let outcome: Outcome;
     try {
-      if (path.startsWith("/_dev/")) {
-        if (method !== "GET") throw new HttpError(405, `${method} is not allowed on ${path}`);
+      const url = parseUrl(req.url);
+      path = url.path;
+      if (method === "GET" && (path === "/" || path === "/index.html")) {
+        outcome = { status: 200, text: viewerHtml, headers: { "content-type": "text/html; charset=utf-8" }, applied: false };
+      } else if (path.startsWith("/_dev/")) {
+        if (method !== "GET") throw new HttpError(405, `${method} is not allowed on ${path}`, { allow: "GET" });
         outcome = jsonOutcome(200, path === "/_dev/version" ? { version, traces: Object.keys(state.traces).length } : devRead(state, path));
       } else {
         outcome = await callApi(req, method, path, authHeaders);
@@ -320,7 +299,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     } catch (err) {
       outcome = errorOutcome(err, path);
     }
-    res.writeHead(outcome.status, { ...authHeaders, ...outcome.headers, "content-type": "application/json", "content-length": Buffer.byteLength(outcome.text) });
+    res.writeHead(outcome.status, { ...authHeaders, "content-type": "application/json", ...outcome.headers, "content-length": Buffer.byteLength(outcome.text) });
     res.end(outcome.text);
     const replayed = outcome.headers[REPLAYED_HEADER] ? " (idempotent replay)" : "";
     log(`${method} ${path} ${outcome.status} ${(performance.now() - started).toFixed(1)} ms${replayed}`);

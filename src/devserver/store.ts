@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { type Dict, dict, toDict } from "./dict.js";
 
 /** An API key as the emulator holds it (values unmasked). */
 export interface KeyRecord {
@@ -92,8 +93,8 @@ export interface PromptCommit {
 export interface PromptRecord {
   id: string;
   alias: string;
-  branches: Record<string, string[]>;
-  commits: Record<string, PromptCommit>;
+  branches: Dict<string[]>;
+  commits: Dict<PromptCommit>;
 }
 
 export interface GoldenRecord extends Record<string, unknown> {
@@ -105,7 +106,7 @@ export interface DatasetRecord {
   alias: string;
   multiTurn: boolean;
   unversioned: GoldenRecord[];
-  versions: Record<string, GoldenRecord[]>;
+  versions: Dict<GoldenRecord[]>;
 }
 
 /**
@@ -130,23 +131,26 @@ export interface IdempotencyRecord {
   headers: Record<string, string>;
 }
 
-/** Everything the emulator stores; plain JSON so that it persists as is. */
+/**
+ * Everything the emulator stores; plain JSON so that it persists as is. Every record keyed by a
+ * sender's id is a prototype-less {@link Dict}, so that any id is a plain key.
+ */
 export interface State {
   seq: number;
   keys: KeyRecord[];
   metrics: MetricRecord[];
   collections: CollectionRecord[];
   testRuns: TestRunRecord[];
-  traces: Record<string, StoredTrace>;
+  traces: Dict<StoredTrace>;
   /** span uuid -> trace uuid */
-  spanIndex: Record<string, string>;
+  spanIndex: Dict<string>;
   /** thread id -> trace uuids */
-  threads: Record<string, string[]>;
+  threads: Dict<string[]>;
   /** user id -> trace uuids */
-  users: Record<string, string[]>;
+  users: Dict<string[]>;
   jobs: EvaluationJob[];
-  prompts: Record<string, PromptRecord>;
-  datasets: Record<string, DatasetRecord>;
+  prompts: Dict<PromptRecord>;
+  datasets: Dict<DatasetRecord>;
   /** Remembered answers to writes sent with an `Idempotency-Key`, oldest first. */
   idempotency: IdempotencyRecord[];
 }
@@ -195,13 +199,13 @@ export function emptyState(): State {
     metrics,
     collections: [],
     testRuns: [],
-    traces: {},
-    spanIndex: {},
-    threads: {},
-    users: {},
+    traces: dict(),
+    spanIndex: dict(),
+    threads: dict(),
+    users: dict(),
     jobs: [],
-    prompts: {},
-    datasets: {},
+    prompts: dict(),
+    datasets: dict(),
     idempotency: [],
   };
 }
@@ -212,11 +216,37 @@ export function newId(state: State, prefix: string): string {
   return `${prefix}_${state.seq.toString(36)}${randomBytes(4).toString("hex")}`;
 }
 
-/** Loads state from `file` when it exists; a file written before `idempotency` existed loads with none. */
+/** A prompt read back from JSON, its id-keyed records made prototype-less. */
+export function revivePrompt(p: PromptRecord): PromptRecord {
+  return { ...p, branches: toDict(p.branches), commits: toDict(p.commits) };
+}
+
+/** A dataset read back from JSON, its id-keyed records made prototype-less. */
+export function reviveDataset(d: DatasetRecord): DatasetRecord {
+  return { ...d, versions: toDict(d.versions) };
+}
+
+/**
+ * A state read back from JSON (the whole-state file format): every id-keyed record made
+ * prototype-less; a file written before `idempotency` existed loads with none.
+ */
+export function reviveState(raw: Partial<State> & Omit<State, "idempotency">): State {
+  return {
+    ...raw,
+    traces: toDict(raw.traces),
+    spanIndex: toDict(raw.spanIndex),
+    threads: toDict(raw.threads),
+    users: toDict(raw.users),
+    prompts: toDict(raw.prompts, revivePrompt),
+    datasets: toDict(raw.datasets, reviveDataset),
+    idempotency: Array.isArray(raw.idempotency) ? raw.idempotency : [],
+  };
+}
+
+/** Loads state from `file` (one JSON document) when it exists. */
 export function loadState(file: string | undefined): State {
   if (!file || !existsSync(file)) return emptyState();
-  const state = JSON.parse(readFileSync(file, "utf8")) as Partial<State> & Omit<State, "idempotency">;
-  return { ...state, idempotency: Array.isArray(state.idempotency) ? state.idempotency : [] };
+  return reviveState(JSON.parse(readFileSync(file, "utf8")) as Partial<State> & Omit<State, "idempotency">);
 }
 
 /**

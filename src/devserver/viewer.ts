@@ -116,8 +116,8 @@ export const viewerHtml = String.raw`<!doctype html>
   }
 
   function tree(spans) {
-    var byParent = {};
-    var ids = {};
+    var byParent = Object.create(null);
+    var ids = Object.create(null);
     spans.forEach(function (s) { ids[s.uuid] = true; });
     spans.forEach(function (s) {
       var p = s.parentUuid && ids[s.parentUuid] ? s.parentUuid : "";

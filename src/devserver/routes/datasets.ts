@@ -1,6 +1,7 @@
 import type { Handler } from "../context.js";
 import { badRequest, HttpError } from "../http-error.js";
 import { checkDatasetPush, compareVersions } from "../../spec/requests.js";
+import { dict } from "../dict.js";
 import { type GoldenRecord, newId } from "../store.js";
 
 /** `POST /v2/datasets` (spec 4.9). */
@@ -19,7 +20,7 @@ export const pushDataset: Handler = (ctx) => {
     if (Array.isArray(golden.turns)) golden.turns = golden.turns.map((tn) => ({ ...(tn as object), id: newId(ctx.state, "turn") }));
     return golden;
   });
-  const dataset = existing ?? (ctx.state.datasets[body.alias] = { id: newId(ctx.state, "dataset"), alias: body.alias, multiTurn, unversioned: [], versions: {} });
+  const dataset = existing ?? (ctx.state.datasets[body.alias] = { id: newId(ctx.state, "dataset"), alias: body.alias, multiTurn, unversioned: [], versions: dict() });
   const versions = Object.keys(dataset.versions).sort(compareVersions);
   const target = body.version ?? versions.at(-1);
   if (target === undefined) dataset.unversioned.push(...goldens);

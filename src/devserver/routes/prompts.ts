@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Handler } from "../context.js";
 import { checkPromptPush } from "../../spec/requests.js";
 import { isPlainObject } from "../../spec/schema.js";
+import { dict } from "../dict.js";
 import { newId, type PromptCommit } from "../store.js";
 
 /** `POST /v2/prompts` (spec 4.8): a commit on a branch; the prompt and branch are created as needed. */
@@ -11,7 +12,7 @@ export const pushPrompt: Handler = (ctx) => {
   const alias = body.alias as string;
   const branch = (body.branch as string | undefined) ?? "main";
   const prompts = ctx.state.prompts;
-  const prompt = (prompts[alias] ??= { id: newId(ctx.state, "prompt"), alias, branches: { main: [] }, commits: {} });
+  const prompt = (prompts[alias] ??= { id: newId(ctx.state, "prompt"), alias, branches: Object.assign(dict<string[]>(), { main: [] }), commits: dict() });
   // A new branch starts from main's history.
   const history = (prompt.branches[branch] ??= [...(prompt.branches.main ?? [])]);
   const { alias: _a, branch: _b, ...content } = body;

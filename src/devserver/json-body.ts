@@ -1,0 +1,90 @@
+import type { IncomingMessage } from "node:http";
+import { HttpError } from "./http-error.js";
+
+/**
+ * Deepest nesting of arrays and objects accepted in a request body. The emulator walks bodies
+ * recursively (checks, digests, copies); a cap far above any real payload keeps a hostile body
+ * from overflowing the stack.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The deepest nesting of `[`/`{` in JSON text, strings skipped; stops counting once past `limit`.
+ * Linear, no recursion.
+ */
+export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > max) {
+        max = depth;
+        if (max > limit) return max;
+      }
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return max;
+}
+
+/** The raw body, or 413 once it passes `limit` bytes. */
+export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new HttpError(413, `request body is larger than ${limit} bytes`));
+        req.pause();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+/**
+ * The JSON body of a write; an empty body reads as `{}`. 415 for another content type, 400 for
+ * malformed JSON or nesting deeper than {@link MAX_JSON_DEPTH}.
+ */
+export async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+  const raw = await readBody(req, limit);
+  if (raw.trim().length === 0) return {};
+  const type = req.headers["content-type"] ?? "";
+  if (!/^application\/json\b/i.test(type)) throw new HttpError(415, `Content-Type must be application/json; got "${type || "none"}"`);
+  if (jsonDepth(raw, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    throw new HttpError(400, `malformed JSON body: arrays and objects are nested more than ${MAX_JSON_DEPTH} deep`);
+  }
+  try {
+    return JSON.parse(raw);
+  } catch (err) {
+    throw new HttpError(400, `malformed JSON body: ${(err as Error).message}`);
+  }
+}
+
+/** A percent-decoded path segment; 400 for malformed encoding (`%`, `%zz`, a lone surrogate). */
+export function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, `malformed percent-encoding in the path segment "${segment.slice(0, 200)}"`);
+  }
+}
