@@ -80,6 +80,16 @@ export interface EvaltraceOptions {
   serializeLimits?: Partial<SerializeLimits>;
   /** Flush on `beforeExit`, SIGTERM and SIGINT. @default true */
   registerExitHooks?: boolean;
+  /**
+   * How `observe()` spans share the OpenTelemetry context with other instrumentations.
+   * `"shared"`: an observed span is the active OTel span, so what any instrumentation records
+   * inside it (LLM calls, and HTTP or DB calls too) is its descendant, and `observe()` inside a
+   * span the `EvaltraceSpanProcessor` tracks joins that trace: one trace across everything. An
+   * app's other OTel backend then receives spans whose parent (ours) it never gets.
+   * `"separate"`: observed spans are invisible to other instrumentations; the app's backend never
+   * gets a parent it cannot see, and their spans form traces of their own. @default "shared"
+   */
+  otelContext?: "shared" | "separate";
   /** Time source for batch intervals, retry delays and timeouts; inject a fake one in tests. */
   clock?: Clock;
 }
@@ -108,6 +118,7 @@ export interface ResolvedOptions {
   maxTraceDurationMillis: number;
   serializeLimits: SerializeLimits;
   registerExitHooks: boolean;
+  otelContext: "shared" | "separate";
   clock: Clock;
   /** Environment variables that were set but unusable, one line each; logged once by the runtime. */
   envProblems: string[];
@@ -157,6 +168,7 @@ const optionKeys: readonly (keyof EvaltraceOptions)[] = [
   "maxTraceDurationMillis",
   "serializeLimits",
   "registerExitHooks",
+  "otelContext",
   "clock",
 ];
 const batchKeys: readonly (keyof BatchOptions)[] = ["maxSpansPerRequest", "maxRequestBytes", "flushIntervalMillis", "maxQueuedTraces", "concurrency"];
@@ -189,6 +201,12 @@ function int(option: string, value: number | undefined, fallback: number, min: n
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     fail(option, value, max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`);
   }
+  return value;
+}
+
+function oneOf<T extends string>(option: string, value: T | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!allowed.includes(value)) fail(option, value, `one of ${allowed.join(", ")}`);
   return value;
 }
 
@@ -310,6 +328,7 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
     maxTraceDurationMillis: millis("maxTraceDurationMillis", options.maxTraceDurationMillis, 300_000, 1),
     serializeLimits: resolveLimits(limits),
     registerExitHooks: bool("registerExitHooks", options.registerExitHooks, true),
+    otelContext: oneOf("otelContext", options.otelContext, ["shared", "separate"] as const, "shared"),
     clock: options.clock ?? systemClock,
     envProblems,
   };

@@ -183,6 +183,11 @@ export function runtimeFor(parent: object | undefined): Runtime | undefined {
   return activeRuntime();
 }
 
+/** Whether observed spans are the active OTel span (`otelContext: "shared"`, the default). */
+export function sharesOtelContext(): boolean {
+  return registry().current?.options.otelContext !== "separate";
+}
+
 /** The current runtime and every replaced one still delivering, current first. */
 export function allRuntimes(): Runtime[] {
   const reg = registry();

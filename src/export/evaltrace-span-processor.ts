@@ -1,63 +1,72 @@
 import { type Context, trace as otelTrace } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { activeRuntime, type Runtime, runtimeFor } from "../runtime.js";
-import type { LlmTestCase } from "../tracing/fields.js";
-import { type ForeignEvaluation, setForeignEvaluation, setOwner, setParentOverride } from "../tracing/span-data.js";
-import { isLlmRelevant } from "./foreign-span.js";
+import { flush } from "../lifecycle/delivery.js";
+import { type Runtime, runtimeFor } from "../runtime.js";
+import { finishedSpan } from "../semconv/finished.js";
+import { interpret } from "../semconv/interpret.js";
+import { forgetLogs } from "../semconv/log-records.js";
+import type { LlmTestCase, SpanType } from "../tracing/fields.js";
+import { type ForeignEvaluation, getSpanData, ownerOf, parentSpanIdOf, setForeignEvaluation, setForeignType, setOwner, setParentOverride } from "../tracing/span-data.js";
 
 /** Options of {@link EvaltraceSpanProcessor}. */
 export interface EvaltraceSpanProcessorOptions {
   /**
-   * Decides which spans belong in the service's traces.
-   * @default spans with OpenTelemetry GenAI (`gen_ai.*`) or Vercel AI SDK (`ai.*`) attributes
+   * Decides, when a span has ended (its final attributes set), whether it belongs in the
+   * service's traces. Spans left out are transparent: their kept descendants re-parent past them.
+   * @default spans a semantic convention claims: OpenTelemetry GenAI (current and legacy),
+   * OpenInference, OpenLLMetry, the Vercel AI SDK
    */
-  keep?: (span: { name: string; attributes: ReadableSpan["attributes"] }) => boolean;
+  keep?: (span: ReadableSpan) => boolean;
   /** Single-turn metric collection that evaluates each llm span online. */
   metricCollection?: string;
   /** Builds the online-eval test case of an llm span. @default last user message and the reply, when metricCollection is set */
   llmTestCase?: boolean | ((call: { input: string; output: string }) => LlmTestCase | undefined);
 }
 
-const KEPT = Symbol.for("evaltrace.kept");
+/** The runtime that saw a span start, so its end goes to the same one whatever configure() did. */
+const TRACKED = Symbol.for("evaltrace.tracked");
 
 /**
  * A span processor to add to your own OpenTelemetry setup (a `NodeTracerProvider`, `NodeSDK`,
- * beside Sentry, Datadog, Honeycomb ...): the LLM-relevant spans of any instrumentation go to
- * the service as evaltrace traces (GenAI semantic conventions become llm and tool spans; the
- * Vercel AI SDK's `experimental_telemetry` spans too). Spans that are not LLM-relevant (HTTP,
- * DB) are left out, and their LLM-relevant descendants are re-parented to the nearest kept
- * ancestor, so the hierarchy stays valid. Uses the options of `configure()`.
+ * beside Sentry, Datadog, Honeycomb ...): the LLM spans of any instrumentation land in the
+ * service's traces, in the same trace as the `observe()` spans around them. What each span is
+ * (llm, tool, retriever, agent, base) and its fields are decided when it ends, from its final
+ * attributes, events and correlated log records, by the semantic-convention tables in
+ * `src/semconv/`. Spans no convention claims (HTTP, DB) are left out and their kept
+ * descendants re-parent to the nearest kept ancestor; the trace's local root is kept (as a base
+ * span named after it) whenever anything under it is, so a trace always has one root. Uses the
+ * options of `configure()`.
  *
  * @example
  * const provider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(otlp), new EvaltraceSpanProcessor()] });
  */
 export class EvaltraceSpanProcessor implements SpanProcessor {
-  /** span id -> id of its nearest kept ancestor-or-self (null: none), while the span runs. */
-  private readonly nearestKept = new Map<string, string | null>();
-  private readonly keep: NonNullable<EvaltraceSpanProcessorOptions["keep"]>;
+  private readonly keep: ((span: ReadableSpan) => boolean) | undefined;
   private readonly evaluation: ForeignEvaluation | undefined;
 
   constructor(options: EvaltraceSpanProcessorOptions = {}) {
-    this.keep = options.keep ?? ((span) => isLlmRelevant(span.name, span.attributes));
+    this.keep = options.keep;
     const { metricCollection, llmTestCase } = options;
     this.evaluation = metricCollection !== undefined || llmTestCase !== undefined ? { metricCollection, llmTestCase } : undefined;
   }
 
   onStart(span: Span, parentContext: Context): void {
     try {
-      const { spanId } = span.spanContext();
-      const parentId = span.parentSpanContext?.spanId;
-      const ancestor = parentId ? (this.nearestKept.get(parentId) ?? null) : null;
-      // The runtime of the parent (ours or one this processor saw), so a trace is never split.
-      const parent = parentId ? otelTrace.getSpan(parentContext) : undefined;
+      // Our own spans (observe(), integrations) reach the service through our own provider.
+      if (getSpanData(span)) return;
+      const parent = span.parentSpanContext ? otelTrace.getSpan(parentContext) : undefined;
       const rt = runtimeFor(parent);
-      if (rt) setOwner(span, rt);
-      const kept = rt !== undefined && this.keep(span) && (ancestor !== null || rt.assembler.admitNewTrace());
-      this.nearestKept.set(spanId, kept ? spanId : ancestor);
-      if (!kept || !rt) return;
-      setParentOverride(span, ancestor);
+      if (!rt) return;
+      const known = parent !== undefined && ownerOf(parent) === rt && rt.assembler.get(span.spanContext().traceId) !== undefined;
+      if (!known) {
+        // The local root of a trace for us (its parent, if any, is in another process or
+        // untracked): admitted like any new trace, and a root on the wire.
+        if (!rt.assembler.admitNewTrace()) return;
+        setParentOverride(span, null);
+      }
+      setOwner(span, rt);
+      (span as unknown as { [TRACKED]?: Runtime })[TRACKED] = rt;
       if (this.evaluation) setForeignEvaluation(span, this.evaluation);
-      (span as unknown as { [KEPT]: Runtime })[KEPT] = rt;
       rt.assembler.onStart(span, parentContext);
     } catch {
       // Never break the app's tracing pipeline.
@@ -66,20 +75,47 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
 
   onEnd(span: ReadableSpan): void {
     try {
-      this.nearestKept.delete(span.spanContext().spanId);
-      // The assembler that saw it start, whatever configure() did since.
-      (span as unknown as { [KEPT]?: Runtime })[KEPT]?.assembler.onEnd(span);
+      const rt = (span as unknown as { [TRACKED]?: Runtime })[TRACKED];
+      if (!rt) return;
+      let type = this.decide(span);
+      if (type === undefined && parentSpanIdOf(span) === undefined) {
+        // The local root: kept (named after itself) when anything under it is, else let go.
+        if (!rt.assembler.hasKept(span.spanContext().traceId)) {
+          forgetLogs(span.spanContext().spanId);
+          rt.assembler.discard(span);
+          return;
+        }
+        type = "base";
+      }
+      if (type === undefined) {
+        forgetLogs(span.spanContext().spanId);
+        rt.assembler.onEndTransparent(span);
+        return;
+      }
+      setForeignType(span, type);
+      rt.assembler.onEnd(span);
     } catch {
       // Never break the app's tracing pipeline.
     }
   }
 
+  /** The span's type in our traces, or undefined to leave it out. */
+  private decide(span: ReadableSpan): SpanType | undefined {
+    const mapped = interpret(finishedSpan(span));
+    if (!this.keep) return mapped?.type;
+    let kept = false;
+    try {
+      kept = this.keep(span);
+    } catch {
+      kept = false;
+    }
+    return kept ? (mapped?.type ?? "base") : undefined;
+  }
+
   async forceFlush(): Promise<void> {
-    await activeRuntime()?.exporter.flush();
+    // The app's provider flushing (a serverless handler's end, say) delivers ours too.
+    await flush();
   }
 
-  async shutdown(): Promise<void> {
-    this.nearestKept.clear();
-  }
+  async shutdown(): Promise<void> {}
 }
-

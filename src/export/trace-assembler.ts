@@ -176,6 +176,50 @@ export class TraceAssembler implements SpanProcessor {
   }
 
   /**
+   * A span of another instrumentation that is not kept (HTTP, DB ...): it is left out, and its
+   * kept descendants re-parent to its nearest kept ancestor when they are sent.
+   */
+  onEndTransparent(span: ReadableSpan): void {
+    if (this.forced?.has(span)) return;
+    const rec = this.records.get(span.spanContext().traceId);
+    if (!rec) return;
+    if (rec.openSpans.delete(span)) {
+      rec.open--;
+      this.spansOpen--;
+    }
+    (rec.transparent ??= new Map()).set(span.spanContext().spanId, parentSpanIdOf(span) ?? null);
+    if (rec.held?.length && rec.phase === "sent") {
+      // Children held for it can go now, under its parent.
+      rec.late ??= { spans: [] };
+      this.exporter.scheduleUpdate(rec);
+    }
+    if (rec.open === 0) notify(rec);
+    this.release(rec);
+  }
+
+  /** Whether a span of this trace was kept so far (the bridge keeps a local root only then). */
+  hasKept(traceId: string): boolean {
+    const rec = this.records.get(traceId);
+    return rec !== undefined && (rec.spanCount > 0 || (rec.held?.length ?? 0) > 0);
+  }
+
+  /**
+   * Lets go of a trace whose local root ended with nothing worth sending (only infrastructure
+   * spans): not counted as a loss; later spans under it are left out too.
+   */
+  discard(root: ReadableSpan): void {
+    const rec = this.records.get(root.spanContext().traceId);
+    (this.dropped ??= new WeakSet()).add(root);
+    if (!rec) return;
+    if (rec.phase === "open") this.running--;
+    this.spansOpen -= rec.open;
+    rec.open = 0;
+    rec.openSpans.clear();
+    this.records.delete(rec.traceId);
+    notify(rec);
+  }
+
+  /**
    * Sends now what is held of every trace with open spans: running ones with their open spans
    * closed and marked, spans still open in traces already sent as late updates, likewise.
    * Their real ends are ignored later (and counted).

@@ -5,7 +5,7 @@ import type { Clock, TimerHandle } from "../clock.js";
 import type { BatchOptions } from "../config.js";
 import type { Transport, TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger, redact } from "../logger.js";
-import { getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
+import { getSpanData, parentSpanIdOf, setParentOverride } from "../tracing/span-data.js";
 import { hrTimeToIso } from "../tracing/time.js";
 import { Fifo } from "./fifo.js";
 import { isSettled, notify, type TraceRecord } from "./trace-record.js";
@@ -443,6 +443,7 @@ export class TraceExporter {
     const lists = emptySpanLists();
     let endTime = root.endTime;
     let rootWire: WireSpan | undefined;
+    resolveParents(rec, rec.spans);
     const spans = rec.open > 0 ? holdBack(rec, rec.spans) : rec.spans;
     for (const span of spans) {
       const wire = toWireSpan(span);
@@ -525,7 +526,9 @@ export class TraceExporter {
     while (rec.late && rec.phase === "sent") {
       const late = rec.late;
       rec.late = undefined;
-      late.spans = holdBack(rec, rec.held ? [...rec.held.splice(0), ...late.spans] : late.spans);
+      const candidates = rec.held ? [...rec.held.splice(0), ...late.spans] : late.spans;
+      resolveParents(rec, candidates);
+      late.spans = holdBack(rec, candidates);
       const body: Record<string, unknown> = {};
       const lists: Partial<Record<string, WireSpan[]>> = {};
       let endTime = rec.sentEndTime;
@@ -567,6 +570,21 @@ export class TraceExporter {
     this.counters.requests++;
     this.counters.bytesSent += body.length;
     return this.transport.send(method, path, body);
+  }
+}
+
+/** Points each span past left-out spans of other instrumentations, to its nearest kept ancestor. */
+function resolveParents(rec: TraceRecord, spans: ReadableSpan[]): void {
+  const transparent = rec.transparent;
+  if (!transparent || transparent.size === 0) return;
+  for (const span of spans) {
+    let parent = parentSpanIdOf(span);
+    let moved = false;
+    for (let hops = 0; parent !== undefined && transparent.has(parent) && hops < 10_000; hops++) {
+      parent = transparent.get(parent) ?? undefined;
+      moved = true;
+    }
+    if (moved) setParentOverride(span, parent ?? null);
   }
 }
 

@@ -2,11 +2,13 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanType } from "../tracing/fields.js";
 import { type JsonValue, toJsonValue, toText } from "../tracing/serialize.js";
-import { type ForeignEvaluation, getForeignEvaluation, getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
+import { type ForeignEvaluation, getForeignEvaluation, getForeignType, getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
 import { MAX_ERROR_CHARS, MAX_NAME_CHARS, truncateString } from "../tracing/string-limits.js";
 import { buildTestCase } from "../tracing/test-case.js";
 import { checkField, spanFieldRules } from "../tracing/validate-fields.js";
-import { foreignSpanFields, foreignSpanType } from "./foreign-span.js";
+import { finishedSpan } from "../semconv/finished.js";
+import { interpret } from "../semconv/interpret.js";
+import { forgetLogs } from "../semconv/log-records.js";
 import { hrTimeToIso } from "../tracing/time.js";
 import { spanUuid } from "./ids.js";
 
@@ -71,8 +73,11 @@ export function emptySpanLists(): { [K in SpanListKey]: WireSpan[] } {
 export function toWireSpan(span: ReadableSpan): WireSpan {
   const ctx = span.spanContext();
   const data = getSpanData(span);
-  const attrs = span.attributes;
-  const type: SpanType = data?.type ?? foreignSpanType(span.name, attrs);
+  // A foreign span is read by its semantic convention from its final attributes, events and log
+  // records; the type decided when it ended (a kept local root is a base span) wins.
+  const mapped = data ? undefined : interpret(finishedSpan(span));
+  if (!data) forgetLogs(ctx.spanId);
+  const type: SpanType = data?.type ?? getForeignType(span) ?? mapped?.type ?? "base";
   const errored = span.status.code === SpanStatusCode.ERROR;
   const wire: WireSpan = {
     uuid: spanUuid(ctx.traceId, ctx.spanId),
@@ -92,7 +97,7 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
     for (const [k, v] of Object.entries(data.fields)) wire[k] = v;
   } else {
     // A span of another instrumentation (OpenTelemetry GenAI conventions, Vercel AI SDK).
-    const foreign = foreignSpanFields(span.name, type, attrs);
+    const foreign = mapped && mapped.type === type ? mapped : { name: wire.name, fields: { integration: mapped?.integration ?? "OpenTelemetry" } as { [key: string]: JsonValue } };
     wire.name = foreign.name;
     const { input, output, ...rest } = foreign.fields;
     // Parsed from attributes of any size: bounded like a captured value.

@@ -1,9 +1,10 @@
-import { type Context, context, createContextKey, type Span } from "@opentelemetry/api";
+import { type Context, context, createContextKey, type Span, trace } from "@opentelemetry/api";
+import { ownerOf } from "./span-data.js";
 
 /**
- * Our current span lives under a key of its own rather than OTel's active-span key, so that
- * an app's own OTel instrumentations (HTTP, DB) never get a parent their backend cannot see,
- * and our hierarchy skips over their spans.
+ * Our current span lives under a key of its own as well as (with `otelContext: "shared"`, the
+ * default) OTel's active-span key: updates and evaluations find the innermost *observed* span
+ * whatever other instrumentations opened inside it.
  */
 const OBSERVED_SPAN = createContextKey("evaltrace.observed-span");
 
@@ -15,4 +16,17 @@ export function currentObservedSpan(ctx: Context = context.active()): Span | und
 /** A context whose current observed span is `span`. */
 export function withObservedSpan(ctx: Context, span: Span): Context {
   return ctx.setValue(OBSERVED_SPAN, span);
+}
+
+/**
+ * The span a new observed span hangs under: with a shared context, the active OTel span when
+ * evaltrace tracks it (a span the `EvaltraceSpanProcessor` saw: an app's request span, an
+ * instrumented LLM call), else the innermost observed span.
+ */
+export function parentFor(ctx: Context, shared: boolean): Span | undefined {
+  const observed = currentObservedSpan(ctx);
+  if (!shared) return observed;
+  const active = trace.getSpan(ctx);
+  if (active && active !== observed && ownerOf(active) !== undefined && active.isRecording()) return active;
+  return observed;
 }

@@ -1,6 +1,6 @@
-import type { Context } from "@opentelemetry/api";
-import { runtimeFor } from "../runtime.js";
-import { currentObservedSpan } from "./context.js";
+import { type Context, context } from "@opentelemetry/api";
+import { runtimeFor, sharesOtelContext } from "../runtime.js";
+import { parentFor } from "./context.js";
 import type { SpanType } from "./fields.js";
 import { capture } from "./capture.js";
 import { end, start } from "./observe.js";
@@ -31,7 +31,7 @@ export interface ManualSpan {
  * or returns undefined when tracing is off. Never throws.
  */
 export function openSpan(name: string, type: SpanType, fields: Record<string, unknown>, input?: unknown, parent?: Context): ManualSpan | undefined {
-  const rt = runtimeFor(currentObservedSpan(parent));
+  const rt = runtimeFor(parentFor(parent ?? context.active(), sharesOtelContext()));
   if (!rt) return undefined;
   try {
     const limits = rt.options.serializeLimits;

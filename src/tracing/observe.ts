@@ -1,7 +1,7 @@
 import { type Context, context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
-import { type Runtime, runtimeFor } from "../runtime.js";
+import { type Runtime, runtimeFor, sharesOtelContext } from "../runtime.js";
 import { capture } from "./capture.js";
-import { currentObservedSpan, withObservedSpan } from "./context.js";
+import { parentFor, withObservedSpan } from "./context.js";
 import type { ObserveOptions, SpanType } from "./fields.js";
 import { type ObserveOptionsSnapshot, type PreparedObserveOptions, prepareObserveOptions, snapshotObserveOptions } from "./observe-options.js";
 import { describeError, type JsonValue } from "./serialize.js";
@@ -84,7 +84,7 @@ function wrap<F extends AnyFunction>(options: ObserveOptionsSnapshot, fn: F, met
   const type = options.type;
   let prepared: PreparedObserveOptions | undefined;
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {
-    const rt = runtimeFor(currentObservedSpan());
+    const rt = runtimeFor(parentFor(context.active(), sharesOtelContext()));
     if (!rt) return fn.apply(this, args as never[]);
     let started: { span: Span; data: SpanData; ctx: ReturnType<typeof context.active> };
     let name = "anonymous";
@@ -118,7 +118,8 @@ function wrap<F extends AnyFunction>(options: ObserveOptionsSnapshot, fn: F, met
  */
 export function start(rt: Runtime, name: string, type: SpanType, fields: { [key: string]: JsonValue }, args: unknown[], parentContext?: Context) {
   const active = parentContext ?? context.active();
-  const parent = currentObservedSpan(active);
+  const shared = rt.options.otelContext === "shared";
+  const parent = parentFor(active, shared);
   const base = parent ? trace.setSpan(active, parent) : trace.deleteSpan(active);
   const spanName = truncateString(typeof name === "string" ? name : String(name), MAX_NAME_CHARS) || "anonymous";
   const span = rt.tracer.startSpan(spanName, { startTime: preciseNow(), attributes: { [SPAN_TYPE_ATTRIBUTE]: type } }, base);
@@ -131,7 +132,9 @@ export function start(rt: Runtime, name: string, type: SpanType, fields: { [key:
     setSpanData(span, data);
     setOwner(span, rt);
   }
-  return { span, data, ctx: withObservedSpan(active, span) };
+  const ctx = withObservedSpan(active, span);
+  // Shared: what other instrumentations record inside it is its descendant (one trace).
+  return { span, data, ctx: shared && span.isRecording() ? trace.setSpan(ctx, span) : ctx };
 }
 
 /** Ends a span with its output or error. Never throws. (Internal: integrations use it through manual-span.) */

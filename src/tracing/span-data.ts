@@ -81,3 +81,14 @@ export function setOwner(span: object, owner: object): void {
 export function ownerOf(span: object): object | undefined {
   return (span as { [OWNER]?: object })[OWNER];
 }
+
+const DECISION = Symbol.for("evaltrace.foreignType");
+
+/** The type a foreign span was given when it ended (the bridge's decision; its fields are read again when it is sent). */
+export function setForeignType(span: object, type: SpanType): void {
+  (span as { [DECISION]?: SpanType })[DECISION] = type;
+}
+
+export function getForeignType(span: object): SpanType | undefined {
+  return (span as { [DECISION]?: SpanType })[DECISION];
+}

@@ -59,7 +59,12 @@ describe("EvaltraceSpanProcessor in an existing OTel setup", () => {
     expect((await flush()).ok).toBe(true);
     const uuid = `${traceId.slice(0, 8)}-${traceId.slice(8, 12)}-${traceId.slice(12, 16)}-${traceId.slice(16, 20)}-${traceId.slice(20)}`;
     const stored = dev.state.traces[uuid]!;
-    expect(stored.spans.map((s) => s.name).sort()).toEqual(["chat gpt-4o", "lookup"]);
+    // The local root is kept as the trace's one root (a base span named after it); the HTTP call
+    // between the chat and its tool is left out, the tool re-parented to the chat.
+    expect(stored.spans.map((s) => s.name).sort()).toEqual(["GET /chat", "chat gpt-4o", "lookup"]);
+    const root = stored.spans.find((s) => s.name === "GET /chat")!;
+    expect(root).toMatchObject({ type: "base" });
+    expect(root.parentUuid).toBeUndefined();
     const chat = stored.spans.find((s) => s.name === "chat gpt-4o")!;
     expect(chat).toMatchObject({
       type: "llm",
@@ -69,9 +74,9 @@ describe("EvaltraceSpanProcessor in an existing OTel setup", () => {
       outputTokenCount: 9,
       input: [{ role: "user", content: "Where is my order?" }],
       output: "It ships tomorrow.",
-      integration: "OpenTelemetry",
+      integration: "OpenTelemetry GenAI",
     });
-    expect(chat.parentUuid).toBeUndefined();
+    expect(chat.parentUuid).toBe(root.uuid);
     expect(stored.spans.find((s) => s.name === "lookup")).toMatchObject({ type: "tool", parentUuid: chat.uuid, status: "ERRORED", error: "order service down", description: "Finds orders" });
     // The app's own exporter still got everything.
     expect(appExporter.getFinishedSpans().map((s) => s.name).sort()).toEqual(["GET /chat", "POST api.openai.com", "chat gpt-4o", "execute_tool lookup"]);

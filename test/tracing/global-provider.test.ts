@@ -16,14 +16,14 @@ beforeAll(async () => {
   trace.setGlobalTracerProvider(appProvider);
   context.setGlobalContextManager(appContextManager);
   dev = await startDevServer({ port: 0 });
-  configureForTest(dev.url, dev.projectKey);
 });
 afterAll(async () => {
   await shutdown();
   await dev.close();
 });
 
-it("leaves an app's global provider and context manager intact, and its traces whole", async () => {
+it('otelContext "separate": leaves an app\'s global provider, context manager and traces as they were', async () => {
+  configureForTest(dev.url, dev.projectKey, { otelContext: "separate" });
   const appTracer = trace.getTracer("app");
   const inner = observe({ name: "ours-inner" }, async () => {
     // An app span (say, an instrumented HTTP call) inside our span: its parent must be the
@@ -52,4 +52,25 @@ it("leaves an app's global provider and context manager intact, and its traces w
   const root = stored.spans.find((s) => s.name === "ours")!;
   expect(root.parentUuid).toBeUndefined();
   expect(stored.spans.find((s) => s.name === "ours-inner")!.parentUuid).toBe(root.uuid);
+});
+
+it('otelContext "shared" (the default): an app span inside observe() is our span\'s child; the provider and context manager stay the app\'s', async () => {
+  configureForTest(dev.url, dev.projectKey);
+  appExporter.reset();
+  const appTracer = trace.getTracer("app");
+  let ourSpanId = "";
+  const ours = observe({ name: "shared-ours" }, async () => {
+    appTracer.startActiveSpan("app-http", (s) => s.end());
+    ourSpanId = trace.getActiveSpan()!.spanContext().spanId;
+    return currentTraceUuid();
+  });
+  const uuid = await ours();
+  await flush();
+  expect((trace.getTracerProvider() as unknown as { getDelegate?: () => unknown }).getDelegate?.() ?? trace.getTracerProvider()).toBe(appProvider);
+  const http = appExporter.getFinishedSpans().find((s) => s.name === "app-http")!;
+  // One trace: the app's span is a descendant of ours (its backend gets a parent it never sees:
+  // the documented price of "shared"; add EvaltraceSpanProcessor to the app's provider to see
+  // the app's spans in our traces instead).
+  expect(http.parentSpanContext?.spanId).toBe(ourSpanId);
+  expect(dev.state.traces[uuid!]!.spans.map((s) => s.name)).toEqual(["shared-ours"]);
 });

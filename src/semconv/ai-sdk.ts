@@ -1,0 +1,93 @@
+import type { SpanType } from "../tracing/fields.js";
+import type { JsonValue } from "../tracing/serialize.js";
+import { messageContent, readConversation, toolsCalled } from "./messages.js";
+import type { Convention, FinishedSpan } from "./types.js";
+import { json, str } from "./values.js";
+
+const isAi = (span: FinishedSpan) => span.name.startsWith("ai.");
+
+/** Span name → type: model calls are llm spans, tool calls tool spans, the rest base. */
+function typeOf(name: string): SpanType {
+  if (/^ai\.\w+\.do(Generate|Stream|Embed)$/.test(name)) return "llm";
+  if (name === "ai.toolCall") return "tool";
+  return "base";
+}
+
+/** The AI SDK's prompt object: its text when it is a plain prompt, else the last user message. */
+function promptInput(v: JsonValue | undefined): JsonValue | undefined {
+  if (v && typeof v === "object" && !Array.isArray(v)) {
+    if (typeof v.prompt === "string") return v.prompt;
+    const messages = readConversation(v.messages ?? null)?.messages;
+    const users = messages?.filter((m) => m.role === "user") ?? [];
+    if (users.length > 0) return users[users.length - 1]!.content;
+    if (typeof v.system === "string") return v.system;
+  }
+  return v;
+}
+
+/** Embedded values (`ai.value`, `ai.values`) as text. */
+function embedded(span: FinishedSpan): JsonValue | undefined {
+  const one = json(span.attributes["ai.value"]);
+  if (one !== undefined) return typeof one === "string" ? one : messageContent(one);
+  const many = span.attributes["ai.values"];
+  if (Array.isArray(many)) return many.map((v) => (typeof v === "string" ? (json(v) ?? v) : String(v))).map((v) => (typeof v === "string" ? v : messageContent(v))).join("\n");
+  return undefined;
+}
+
+/** What a call produced: text, an object (generateObject), tool calls, or embeddings. */
+function result(span: FinishedSpan): JsonValue | undefined {
+  const a = span.attributes;
+  const text = str(a["ai.response.text"]);
+  if (text !== undefined) return text;
+  const object = str(a["ai.response.object"]);
+  if (object !== undefined) return object;
+  const calls = json(a["ai.response.toolCalls"]);
+  if (calls !== undefined) return typeof calls === "string" ? calls : messageContent(Array.isArray(calls) ? calls.map((c) => (c && typeof c === "object" && !Array.isArray(c) ? { type: "tool-call", ...c } : c)) : calls);
+  const embedding = a["ai.embedding"];
+  if (typeof embedding === "string") return "[1 embedding]";
+  const embeddings = a["ai.embeddings"];
+  if (Array.isArray(embeddings)) return `[${embeddings.length} embedding(s)]`;
+  return undefined;
+}
+
+/**
+ * The Vercel AI SDK's telemetry (5 and 6): `ai.generateText` / `streamText` / `generateObject` /
+ * `streamObject` / `embed` / `embedMany` and their `.doGenerate` / `.doStream` / `.doEmbed`
+ * model calls, `ai.toolCall`, with `ai.prompt*`, `ai.response.*`, `ai.usage.*`, `ai.model.*`.
+ */
+export const aiSdk: Convention = {
+  name: "AI SDK",
+  claims: (span) => isAi(span) || Object.keys(span.attributes).some((k) => k.startsWith("ai.")),
+  type: (span) => typeOf(span.name),
+  fields: [
+    { field: "model", keys: ["ai.response.model", "ai.model.id", "gen_ai.response.model", "gen_ai.request.model"], as: "string", types: ["llm"] },
+    { field: "provider", keys: ["ai.model.provider", "gen_ai.system"], as: "string", types: ["llm"] },
+    { field: "inputTokenCount", keys: ["ai.usage.inputTokens", "ai.usage.promptTokens", "ai.usage.tokens", "gen_ai.usage.input_tokens"], as: "count", types: ["llm"] },
+    { field: "outputTokenCount", keys: ["ai.usage.outputTokens", "ai.usage.completionTokens", "gen_ai.usage.output_tokens"], as: "count", types: ["llm"] },
+  ],
+  spanName(span, type) {
+    const a = span.attributes;
+    if (type === "tool") return str(a["ai.toolCall.name"]);
+    const functionId = str(a["ai.telemetry.functionId"]);
+    return functionId && type === "base" ? `${span.name} ${functionId}` : undefined;
+  },
+  input(span, type) {
+    const a = span.attributes;
+    if (type === "tool") return json(a["ai.toolCall.args"]) ?? json(a["ai.toolCall.input"]);
+    if (type === "llm") return readConversation(json(a["ai.prompt.messages"]))?.messages as unknown as JsonValue | undefined ?? embedded(span);
+    return promptInput(json(a["ai.prompt"])) ?? embedded(span);
+  },
+  output(span, type) {
+    const a = span.attributes;
+    if (type === "tool") return json(a["ai.toolCall.result"]) ?? json(a["ai.toolCall.output"]);
+    return result(span);
+  },
+  extra(span, type) {
+    if (type !== "llm") return undefined;
+    const calls = json(span.attributes["ai.response.toolCalls"]);
+    if (!Array.isArray(calls)) return undefined;
+    const found = readConversation([{ role: "assistant", content: calls.map((c) => (c && typeof c === "object" && !Array.isArray(c) ? { type: "tool-call", ...c } : c)) }]);
+    const listed = toolsCalled(found?.toolCalls ?? []);
+    return listed ? { toolsCalled: listed } : undefined;
+  },
+};

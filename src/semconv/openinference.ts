@@ -1,0 +1,95 @@
+import type { SpanType } from "../tracing/fields.js";
+import type { JsonValue } from "../tracing/serialize.js";
+import { outputText, readConversation, readIndexedMessages, toolsCalled } from "./messages.js";
+import type { Convention, FinishedSpan } from "./types.js";
+import { indexed, json, str, typedValue } from "./values.js";
+
+/** `openinference.span.kind` → span type. */
+const kinds: Record<string, SpanType> = {
+  LLM: "llm",
+  EMBEDDING: "llm",
+  CHAIN: "base",
+  PROMPT: "base",
+  TOOL: "tool",
+  RETRIEVER: "retriever",
+  RERANKER: "retriever",
+  AGENT: "agent",
+  GUARDRAIL: "base",
+  EVALUATOR: "base",
+};
+
+const inputMessages = (span: FinishedSpan) => readIndexedMessages(indexed(span.attributes, "llm.input_messages"));
+const outputMessages = (span: FinishedSpan) => readIndexedMessages(indexed(span.attributes, "llm.output_messages"));
+
+/** Retrieved documents' text: `retrieval.documents.N.document.content` (or reranker output). */
+function documents(span: FinishedSpan): string[] {
+  const a = span.attributes;
+  const docs = indexed(a, "retrieval.documents");
+  const list = docs.length > 0 ? docs : indexed(a, "reranker.output_documents");
+  return list.map((d) => d["document.content"]).filter((c): c is string => typeof c === "string");
+}
+
+/** Embedded texts: `embedding.embeddings.N.embedding.text`. */
+function embeddedTexts(span: FinishedSpan): string[] {
+  return indexed(span.attributes, "embedding.embeddings")
+    .map((e) => e["embedding.text"])
+    .filter((t): t is string => typeof t === "string");
+}
+
+/**
+ * OpenInference (`@arizeai/openinference-*`): `openinference.span.kind`, flattened
+ * `llm.input_messages` / `llm.output_messages` with tool calls, `input.value` / `output.value`
+ * by mime type, `llm.token_count.*`, `retrieval.documents`, `tool.*`, `embedding.*`.
+ */
+export const openInference: Convention = {
+  name: "OpenInference",
+  claims: (span) => span.attributes["openinference.span.kind"] !== undefined,
+  type: (span) => kinds[String(span.attributes["openinference.span.kind"]).toUpperCase()] ?? "base",
+  fields: [
+    { field: "model", keys: ["llm.model_name", "embedding.model_name"], as: "string", types: ["llm"] },
+    { field: "provider", keys: ["llm.provider", "llm.system"], as: "string", types: ["llm"] },
+    { field: "inputTokenCount", keys: ["llm.token_count.prompt"], as: "count", types: ["llm"] },
+    { field: "outputTokenCount", keys: ["llm.token_count.completion"], as: "count", types: ["llm"] },
+    { field: "embedder", keys: ["embedding.model_name"], as: "string", types: ["retriever"] },
+    { field: "description", keys: ["tool.description"], as: "string", types: ["tool"] },
+  ],
+  spanName: (span, type) => (type === "tool" ? str(span.attributes["tool.name"]) : undefined),
+  input(span, type) {
+    const a = span.attributes;
+    if (type === "llm") {
+      const fromMessages = inputMessages(span) ?? readConversation(typedValue(a, "input"));
+      if (fromMessages) return fromMessages.messages as unknown as JsonValue;
+      const texts = embeddedTexts(span);
+      if (texts.length > 0) return texts.join("\n");
+      return typedValue(a, "input");
+    }
+    if (type === "tool") return json(a["tool.parameters"]) ?? typedValue(a, "input");
+    return typedValue(a, "input");
+  },
+  output(span, type) {
+    const a = span.attributes;
+    if (type === "llm") {
+      const text = outputText(outputMessages(span));
+      if (text !== undefined) return text;
+      const texts = embeddedTexts(span);
+      if (texts.length > 0) return `[${texts.length} embedding(s)]`;
+      return typedValue(a, "output");
+    }
+    if (type === "retriever") {
+      const docs = documents(span);
+      return docs.length > 0 ? docs : typedValue(a, "output");
+    }
+    return typedValue(a, "output");
+  },
+  extra(span, type): { [key: string]: JsonValue } | undefined {
+    if (type === "llm") {
+      const calls = toolsCalled(outputMessages(span)?.toolCalls ?? []);
+      return calls ? { toolsCalled: calls } : undefined;
+    }
+    if (type === "retriever") {
+      const docs = documents(span);
+      return docs.length > 0 ? { retrievalContext: docs } : undefined;
+    }
+    return undefined;
+  },
+};

@@ -1,0 +1,33 @@
+import type { SpanType } from "../tracing/fields.js";
+import type { JsonValue } from "../tracing/serialize.js";
+import type { Convention } from "./types.js";
+import { json, readable, str } from "./values.js";
+
+/** `traceloop.span.kind` → span type. */
+const kinds: Record<string, SpanType> = { workflow: "base", task: "base", agent: "agent", tool: "tool" };
+
+/** OpenLLMetry's entity values, readable; a `{"output": x}` or `{"args": [x]}` wrapper of one value unwrapped. */
+function entity(v: string | undefined): JsonValue | undefined {
+  const value = readable(json(v));
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    const keys = Object.keys(value);
+    if (keys.length === 1 && keys[0] === "output") return value.output;
+    if (Array.isArray(value.args) && value.args.length === 1 && (keys.length === 1 || (keys.length === 2 && "kwargs" in value))) return value.args[0] ?? null;
+  }
+  return value;
+}
+
+/**
+ * OpenLLMetry (`@traceloop/*`) workflow, task, agent and tool spans: `traceloop.span.kind`,
+ * `traceloop.entity.name` / `.input` / `.output`. Its llm spans carry GenAI attributes and are
+ * read by that convention.
+ */
+export const openLlmetry: Convention = {
+  name: "OpenLLMetry",
+  claims: (span) => span.attributes["traceloop.span.kind"] !== undefined,
+  type: (span) => kinds[String(span.attributes["traceloop.span.kind"])] ?? "base",
+  fields: [],
+  spanName: (span) => str(span.attributes["traceloop.entity.name"]) ?? str(span.attributes["traceloop.workflow.name"]),
+  input: (span) => entity(str(span.attributes["traceloop.entity.input"])),
+  output: (span) => entity(str(span.attributes["traceloop.entity.output"])),
+};

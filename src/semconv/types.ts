@@ -1,0 +1,64 @@
+import type { Attributes } from "@opentelemetry/api";
+import type { SpanType } from "../tracing/fields.js";
+import type { JsonValue } from "../tracing/serialize.js";
+
+/** A chat message as the service reads it: a role and plain text. */
+export interface Message {
+  role: string;
+  content: string;
+}
+
+/** A tool call found in a message or span: the test cases' `toolsCalled` shape. */
+export interface FoundToolCall {
+  name: string;
+  inputParameters?: { [key: string]: JsonValue };
+}
+
+/** Everything known of a foreign span when it ends: name, final attributes, events, log records. */
+export interface FinishedSpan {
+  name: string;
+  attributes: Attributes;
+  /** Span events (name and attributes), e.g. the GenAI events of older instrumentations. */
+  events: readonly { name: string; attributes?: Attributes }[];
+  /** Log records emitted in the span's context (OTel GenAI content events), in order. */
+  logs: readonly { eventName: string; body: unknown }[];
+}
+
+/** What a convention makes of a span: its type, name and service fields (input/output included). */
+export interface Mapped {
+  type: SpanType;
+  name: string;
+  /** The convention that read it, recorded as the span's `integration`. */
+  integration: string;
+  fields: { [key: string]: JsonValue };
+}
+
+/**
+ * One semantic convention, as data: whether it claims a span, the span type by its kind
+ * attribute, the attributes each field is read from, and readers for input and output.
+ */
+export interface Convention {
+  /** Recorded as the span's `integration`. */
+  name: string;
+  /** Whether the span is written in this convention. */
+  claims(span: FinishedSpan): boolean;
+  /** The span type; undefined: the span is not worth keeping (its children re-parent past it). */
+  type(span: FinishedSpan): SpanType | undefined;
+  /** Scalar fields: the first attribute present wins. */
+  fields: readonly FieldSource[];
+  /** The span's name in our trace (a tool's name, say); default: the span's own. */
+  spanName?(span: FinishedSpan, type: SpanType): string | undefined;
+  input?(span: FinishedSpan, type: SpanType): JsonValue | undefined;
+  output?(span: FinishedSpan, type: SpanType): JsonValue | undefined;
+  /** Extra fields computed from several attributes (tool calls, retrieval context, ...). */
+  extra?(span: FinishedSpan, type: SpanType): { [key: string]: JsonValue } | undefined;
+}
+
+/** Where one service field comes from. */
+export interface FieldSource {
+  field: string;
+  keys: readonly string[];
+  as: "string" | "count";
+  /** Only for these span types (default: all). */
+  types?: readonly SpanType[];
+}

@@ -1,0 +1,60 @@
+import { createRequire } from "node:module";
+import { trace } from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { type DevServer, startDevServer, startFakeOpenAI } from "../../../src/devserver/index.js";
+import type { StoredSpan, StoredTrace } from "../../../src/devserver/store.js";
+import { EvaltraceSpanProcessor, shutdown, stats } from "../../../src/index.js";
+import { configureForTest } from "../../helpers/sdk.js";
+
+/** CommonJS `require`, as an app that loads its SDKs after registering instrumentations. */
+export const requireCjs = createRequire(import.meta.url);
+
+/**
+ * What an app with OpenTelemetry has: its own global provider with its own exporter, and our
+ * span processor added beside it; plus the emulator and a fake OpenAI server.
+ */
+export async function startBridge() {
+  const dev: DevServer = await startDevServer({ port: 0 });
+  const fake = await startFakeOpenAI();
+  const appExporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(appExporter), new EvaltraceSpanProcessor()] });
+  trace.setGlobalTracerProvider(provider);
+  // Short, so that spans an instrumentation never ends are closed within the test.
+  configureForTest(dev.url, dev.projectKey, { maxTraceDurationMillis: 300 });
+  return {
+    dev,
+    fake,
+    provider,
+    appExporter,
+    async close() {
+      await shutdown(0);
+      await fake.close();
+      await dev.close();
+    },
+  };
+}
+
+/** The stored spans of a trace as an indented outline `type name`, children in start order. */
+export function outline(t: StoredTrace): string[] {
+  const lines: string[] = [];
+  const children = (parent: string | undefined) =>
+    t.spans.filter((s) => (s.parentUuid ?? undefined) === parent).sort((a, b) => String(a.startTime).localeCompare(String(b.startTime)));
+  const walk = (s: StoredSpan, depth: number) => {
+    lines.push(`${"  ".repeat(depth)}${s.type} ${s.name}`);
+    for (const c of children(s.uuid)) walk(c, depth + 1);
+  };
+  for (const root of children(undefined)) walk(root, 0);
+  return lines;
+}
+
+/** The one trace whose root is named `name`. */
+export function traceNamed(dev: DevServer, name: string): StoredTrace {
+  const found = Object.values(dev.state.traces).filter((t) => t.spans.some((s) => s.name === name && !s.parentUuid));
+  if (found.length !== 1) throw new Error(`${found.length} traces rooted at ${name}: ${Object.values(dev.state.traces).map((t) => outline(t).join(" / ")).join(" | ")}`);
+  return found[0]!;
+}
+
+/** Nothing held open or unsent once flushed. */
+export function nothingLeftOpen(): boolean {
+  return stats().openTraces === 0;
+}
