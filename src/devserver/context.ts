@@ -1,4 +1,6 @@
+import type { Changes } from "./journal.js";
 import type { CollectionRecord, MetricRecord, State } from "./store.js";
+import type { TimeSlicer } from "./time-slicer.js";
 
 /** What a judge is asked: one metric over one test case (or conversation). */
 export interface JudgeInput {
@@ -24,6 +26,16 @@ export interface RouteContext {
   judge: Judge | undefined;
   params: Record<string, string>;
   body: unknown;
+  /** Where a route records which traces, prompts and datasets it created or changed (for the store). */
+  changed: Changes;
+  /** Digest of the whole body (canonical JSON), computed at most once per request. */
+  bodyDigest?: () => Promise<string>;
+  /** Cuts long work into slices of event-loop time: loops over spans tick it. */
+  slicer: TimeSlicer;
+  /** Whether off-spec fields and types are rejected (`--strict`) or accepted as the live service does. */
+  strict: boolean;
+  /** Notes a relaxed rule for the request log (lenient mode); repeats within a request are dropped. */
+  note: (line: string) => void;
 }
 
 /** What a route handler returns. */

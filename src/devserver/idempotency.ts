@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import { HttpError } from "./http-error.js";
+import { isBulky } from "./sliced-json.js";
+import type { TimeSlicer } from "./time-slicer.js";
 import type { IdempotencyRecord } from "./store.js";
 
 /** The request header, lower case as Node presents it. */
@@ -85,6 +87,45 @@ export function canonicalJson(value: unknown): string {
 /** Digest of a parsed request body: equal JSON documents (key order aside) give equal digests. */
 export function bodyDigest(body: unknown): string {
   return createHash("sha256").update(canonicalJson(body)).digest("hex");
+}
+
+async function writeCanonical(value: unknown, slicer: TimeSlicer, out: (piece: string) => void): Promise<void> {
+  if (!isBulky(value)) {
+    out(canonicalJson(value));
+    return;
+  }
+  if (Array.isArray(value)) {
+    out("[");
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out(",");
+      await writeCanonical(value[i], slicer, out);
+      if (slicer.due()) await slicer.yield();
+    }
+    out("]");
+    return;
+  }
+  const entries = Object.entries(value as object).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  out("{");
+  for (let i = 0; i < entries.length; i++) {
+    const [k, v] = entries[i]!;
+    out(`${i > 0 ? "," : ""}${JSON.stringify(k)}:`);
+    await writeCanonical(v, slicer, out);
+  }
+  out("}");
+}
+
+/** {@link bodyDigest} in slices of event-loop time, for bodies of any size; the same digest. */
+export async function bodyDigestSliced(body: unknown, slicer: TimeSlicer): Promise<string> {
+  const hash = createHash("sha256");
+  let buffered = "";
+  await writeCanonical(body, slicer, (piece) => {
+    buffered += piece;
+    if (buffered.length >= 65_536) {
+      hash.update(buffered);
+      buffered = "";
+    }
+  });
+  return hash.update(buffered).digest("hex");
 }
 
 /** 422 unless `request` is the same request as `first` (method, path and body). */

@@ -1,5 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { HttpError } from "./http-error.js";
+import { parseJsonSliced } from "./sliced-json.js";
+import { TimeSlicer } from "./time-slicer.js";
 
 /**
  * Deepest nesting of arrays and objects accepted in a request body. The emulator walks bodies
@@ -17,13 +19,14 @@ const BACKSLASH = 0x5c;
 
 /**
  * The deepest nesting of `[`/`{` in JSON text, strings skipped; stops counting once past `limit`.
- * Linear, no recursion.
+ * Linear, no recursion; yields to the event loop through `slicer` on long texts.
  */
-export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
+export async function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY, slicer = new TimeSlicer()): Promise<number> {
   let depth = 0;
   let max = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
+    if ((i & 0xffff) === 0 && slicer.due()) await slicer.yield();
     const c = text.charCodeAt(i);
     if (inString) {
       if (c === BACKSLASH) i++;
@@ -63,18 +66,18 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
 
 /**
  * The JSON body of a write; an empty body reads as `{}`. 415 for another content type, 400 for
- * malformed JSON or nesting deeper than {@link MAX_JSON_DEPTH}.
+ * malformed JSON or nesting deeper than {@link MAX_JSON_DEPTH}. Parsed in slices of event-loop time.
  */
-export async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+export async function readJson(req: IncomingMessage, limit: number, slicer = new TimeSlicer()): Promise<unknown> {
   const raw = await readBody(req, limit);
   if (raw.trim().length === 0) return {};
   const type = req.headers["content-type"] ?? "";
   if (!/^application\/json\b/i.test(type)) throw new HttpError(415, `Content-Type must be application/json; got "${type || "none"}"`);
-  if (jsonDepth(raw, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+  if ((await jsonDepth(raw, MAX_JSON_DEPTH, slicer)) > MAX_JSON_DEPTH) {
     throw new HttpError(400, `malformed JSON body: arrays and objects are nested more than ${MAX_JSON_DEPTH} deep`);
   }
   try {
-    return JSON.parse(raw);
+    return await parseJsonSliced(raw, slicer);
   } catch (err) {
     throw new HttpError(400, `malformed JSON body: ${(err as Error).message}`);
   }

@@ -4,7 +4,7 @@ import type { Handler, Judge, Plan, RouteContext } from "./context.js";
 import { SchemaError } from "../spec/schema.js";
 import { HttpError } from "./http-error.js";
 import {
-  bodyDigest,
+  bodyDigestSliced,
   checkLimits,
   IDEMPOTENCY_HEADER,
   type IdempotencyLimits,
@@ -13,8 +13,12 @@ import {
   REPLAYED_HEADER,
   readIdempotencyKey,
 } from "./idempotency.js";
+import { hostChecker, isLoopback } from "./host-check.js";
+import { type Changes, Journal, noChanges } from "./journal.js";
 import { decodeSegment, readJson } from "./json-body.js";
-import { authenticate, createKey, keyView } from "./keys.js";
+import { authenticate, createKey, isExpired, settle } from "./keys.js";
+import { ReadAccess } from "./read-access.js";
+import { devRead } from "./read-api.js";
 import { rotateKey, updateKey } from "./routes/api-keys.js";
 import { createCollection, listCollections, updateCollection } from "./routes/collections.js";
 import { pushDataset } from "./routes/datasets.js";
@@ -23,8 +27,12 @@ import { batchCreateMetrics, createMetric, listMetrics, updateMetric } from "./r
 import { evaluateSpan, evaluateThread, evaluateTrace } from "./routes/offline.js";
 import { pushPrompt } from "./routes/prompts.js";
 import { ingestTraces, updateTrace } from "./routes/traces.js";
-import { type IdempotencyRecord, loadState, type KeyRecord, type State, saveState } from "./store.js";
+import { emptyState, type IdempotencyRecord, type KeyRecord, type State } from "./store.js";
+import { stringifyJsonSliced } from "./sliced-json.js";
+import { TimeSlicer } from "./time-slicer.js";
+import { dropTrace, TraceOrder } from "./trace-order.js";
 import { viewerHtml } from "./viewer.js";
+import { WriteLock } from "./write-lock.js";
 
 /** Options of {@link startDevServer}. */
 export interface DevServerOptions {
@@ -38,8 +46,40 @@ export interface DevServerOptions {
   clock?: () => number;
   /** Scores metrics; without one, evaluations are recorded as NOT_JUDGED. */
   judge?: Judge;
-  /** File that keeps the state across restarts; every acknowledged write is in it. In memory when absent. */
+  /**
+   * File that keeps the state across restarts: an append-only journal, one JSON line per
+   * acknowledged write, fsync'd before the answer, compacted as it grows. A file in the former
+   * whole-state format is read and converted. In memory when absent.
+   */
   dataFile?: string;
+  /**
+   * Most traces kept; beyond it the oldest are evicted (and counted in the log).
+   * @default 10000 in memory; unbounded with `dataFile`
+   */
+  maxTraces?: number;
+  /**
+   * Reject what the spec does not allow (unknown fields, off-spec types, the hyphenated key
+   * header) instead of accepting it as the live service does. The environment variable
+   * `EVALTRACE_DEV_STRICT=1` makes strict the default (our own SDK's tests run that way).
+   * @default false
+   */
+  strict?: boolean;
+  /**
+   * Host names (the `Host` header) the viewer and read API answer besides loopback names, IP
+   * literals and `host`; `["*"]` turns the DNS-rebinding check off. @default []
+   */
+  allowedHosts?: string[];
+  /**
+   * Whether the viewer and the read API need the project key (or the session of the one-time
+   * login link). @default true when `host` is not a loopback address
+   */
+  protectReads?: boolean;
+  /** Time a client has to send the request headers; Node's check runs every second. @default 10000 */
+  headersTimeoutMillis?: number;
+  /** Time a client has to send a whole request. @default 60000 */
+  requestTimeoutMillis?: number;
+  /** Idle time after which a kept-alive connection is closed. @default 5000 */
+  keepAliveTimeoutMillis?: number;
   /** Receives one line per request (`POST /v1/traces 200 3 ms`). */
   log?: (line: string) => void;
   /** Largest request body, in bytes; larger ones get 413. @default 33554432 (32 MiB) */
@@ -66,6 +106,14 @@ export interface DevServer {
   orgKeyId: number;
   /** The live state, for tests and tools to read. Do not modify it. */
   readonly state: State;
+  /** Whether off-spec input is rejected (see {@link DevServerOptions.strict}). */
+  strict: boolean;
+  /** The one-time link that opens the viewer when reads are protected (a non-loopback `host`); undefined otherwise. */
+  loginUrl: string | undefined;
+  /** Warnings for the banner, e.g. about listening beyond loopback. */
+  warnings: string[];
+  /** How many traces were evicted by `maxTraces` since the start. */
+  readonly evictedTraces: number;
   /** Creates another key, e.g. a second organization key or one that expires. */
   createApiKey(options: { scope: "org" | "project"; name?: string; expiresInDays?: number | null }): { id: number; value: string };
   close(): Promise<void>;
@@ -108,45 +156,6 @@ const routes: Route[] = [
   route("POST", "/v2/prompts", "project", pushPrompt),
   route("POST", "/v2/datasets", "project", pushDataset),
 ];
-
-/** The read API for tests, the demo and the viewer: what was stored, no key needed. */
-function devRead(state: State, path: string): unknown {
-  const parts = path.split("/").filter(Boolean).slice(1).map(decodeSegment);
-  const [what, id] = parts;
-  const summary = (uuid: string) => {
-    const tr = state.traces[uuid]!;
-    return { uuid, ...tr.fields, spanCount: tr.spans.length, receivedAt: tr.receivedAt };
-  };
-  switch (what) {
-    case "traces":
-      if (id) {
-        const tr = state.traces[id];
-        if (!tr) throw new HttpError(404, `no trace with uuid ${id}`);
-        return { ...summary(id), spans: tr.spans, jobs: state.jobs.filter((j) => j.targetId === id || tr.spans.some((s) => s.uuid === j.targetId)) };
-      }
-      return Object.keys(state.traces).map(summary).reverse();
-    case "threads":
-      if (id) return (state.threads[id] ?? []).map(summary);
-      return state.threads;
-    case "users":
-      return state.users;
-    case "jobs":
-      return state.jobs;
-    case "test-runs":
-      return state.testRuns;
-    case "prompts":
-      return state.prompts;
-    case "datasets":
-      return state.datasets;
-    case "metrics":
-      return state.metrics;
-    case "metric-collections":
-      return state.collections;
-    case "keys":
-      return state.keys.map((k) => ({ scope: k.scope, ...keyView(k) }));
-  }
-  throw new HttpError(404, `no read endpoint ${path}`);
-}
 
 /** A response about to be sent. */
 interface Outcome {
@@ -215,6 +224,27 @@ function findRoute(method: string, path: string): Route {
   return r;
 }
 
+/** Default bound of traces kept in memory (without `dataFile`). */
+export const DEFAULT_MAX_TRACES = 10_000;
+
+/** `EVALTRACE_DEV_STRICT` as a boolean: the environment read once, at the edge. */
+function strictFromEnv(): boolean {
+  const v = process.env.EVALTRACE_DEV_STRICT;
+  return v !== undefined && v !== "" && v !== "0" && v.toLowerCase() !== "false";
+}
+
+/** The other spelling of a header name (`SERVICE_API_KEY` <-> `SERVICE-API-KEY`), lower case. */
+function otherSpelling(header: string): string {
+  const h = header.toLowerCase();
+  return h.includes("_") ? h.replaceAll("_", "-") : h.replaceAll("-", "_");
+}
+
+function positive(name: string, v: number | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== "number" || !(v > 0)) throw new TypeError(`startDevServer: ${name} must be a positive number; got ${JSON.stringify(v)}`);
+  return v;
+}
+
 /**
  * Starts the local emulator of the service: every endpoint of the spec with its rules, on
  * loopback, with no account.
@@ -232,50 +262,138 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const maxBody = options.maxBodyBytes ?? 32 * 1024 * 1024;
   const log = options.log ?? (() => {});
   const limits = checkLimits(options.idempotency, "startDevServer: idempotency");
-  const state = loadState(options.dataFile);
-  const persist = () => {
-    if (options.dataFile) saveState(options.dataFile, state);
-  };
+  const strict = options.strict ?? strictFromEnv();
+  const maxTraces = positive("maxTraces", options.maxTraces, options.dataFile ? Number.POSITIVE_INFINITY : DEFAULT_MAX_TRACES);
+  const bindHost = options.host ?? "127.0.0.1";
+  const protectReads = options.protectReads ?? !isLoopback(bindHost);
+  const checkHost = hostChecker(bindHost, options.allowedHosts ?? []);
+  const access = new ReadAccess();
+  const warnings: string[] = [];
+  if (!isLoopback(bindHost)) {
+    warnings.push(
+      `listening on ${bindHost}, beyond loopback: anyone who can reach this address can send requests; the viewer and the read API ${protectReads ? "need the project API key or the one-time login link" : "are OPEN to everyone (protectReads: false)"}`,
+    );
+  }
+
+  const loaded = options.dataFile ? Journal.open(options.dataFile) : undefined;
+  const state = loaded?.state ?? emptyState();
+  const order = new TraceOrder();
+  for (const uuid of loaded?.order ?? []) order.add(uuid);
+  let evictedTraces = 0;
   const first = (scope: KeyRecord["scope"]) => state.keys.find((k) => k.scope === scope) ?? createKey(state, region, clock(), { scope, name: `dev ${scope} key` });
   const projectKey = first("project");
   const orgKey = first("org");
-  persist();
+  const lock = new WriteLock();
+  const idempotency = new IdempotencyStore(state.idempotency, limits);
   let baseUrl = "";
   /** Bumped by every acknowledged write: the viewer polls it to know when to refresh. */
   let version = 0;
 
-  const idempotency = new IdempotencyStore(state.idempotency, limits);
-
-  /** Runs an API route: authentication, then the request once, or the remembered answer to it. */
-  const callApi = async (req: IncomingMessage, method: string, path: string, authHeaders: Record<string, string>): Promise<Outcome> => {
-    const r = findRoute(method, path);
-    const now = clock();
-    const auth = authenticate(state, req.headers[header.toLowerCase()] as string | undefined, r.scope, now, header);
-    Object.assign(authHeaders, auth.headers);
-    const isWrite = method !== "GET";
-    const key = isWrite ? readIdempotencyKey(req.headers[IDEMPOTENCY_HEADER]) : undefined;
-    const body = isWrite ? await readJson(req, maxBody) : {};
-    const params = r.pattern.exec(path)?.groups ?? {};
-    const decoded = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decodeSegment(v)]));
-    const run = () => runHandler(r.handler, { state, now, plan, region, baseUrl, judge: options.judge, params: decoded, body }, path);
-    if (key === undefined) return afterWrite(isWrite, await run(), false);
-    const claim = await idempotency.claim({ scope: `${auth.key.scope}:${auth.key.id}`, key, method, path, bodyDigest: bodyDigest(body), now });
-    if (claim.kind === "replay") return replayOf(claim.record);
-    let outcome: Outcome | undefined;
-    try {
-      outcome = await run();
-    } finally {
-      // Remembered before the state is saved: the effect and its answer reach the file together.
-      claim.finish(outcome && { status: outcome.status, body: outcome.text, headers: outcome.headers });
+  /** Evicts the oldest traces beyond `maxTraces`; returns their uuids. */
+  const evict = (): string[] => {
+    const gone: string[] = [];
+    while (order.size > maxTraces) {
+      const uuid = order.oldest()!;
+      order.remove(uuid);
+      dropTrace(state, uuid);
+      gone.push(uuid);
     }
-    return afterWrite(isWrite, outcome, isRemembered(outcome.status));
+    if (gone.length > 0) {
+      evictedTraces += gone.length;
+      log(`evicted the ${gone.length} oldest trace(s) beyond --max-traces ${maxTraces}; ${evictedTraces} evicted since the start`);
+    }
+    return gone;
   };
 
-  /** Saves what a write did (and an answer just remembered) and tells the viewer. */
-  const afterWrite = (isWrite: boolean, outcome: Outcome, remembered: boolean): Outcome => {
-    if (isWrite && (outcome.applied || remembered)) persist();
-    if (isWrite && outcome.applied) version++;
-    return outcome;
+  /** Makes what a write changed durable (journal, fsync) and bounded (eviction). */
+  const commit = async (changed: Changes, before: { jobs: number; testRuns: number; lastAnswer: IdempotencyRecord | undefined }, slicer: TimeSlicer) => {
+    for (const uuid of changed.traces) order.add(uuid);
+    changed.evicted.push(...evict());
+    if (!loaded) return;
+    const at = before.lastAnswer ? state.idempotency.lastIndexOf(before.lastAnswer) : -1;
+    await loaded.journal.commit(
+      state,
+      changed,
+      { jobs: state.jobs.slice(before.jobs), testRuns: state.testRuns.slice(before.testRuns), idempotency: state.idempotency.slice(at + 1) },
+      slicer,
+    );
+    if (loaded.journal.wantsCompaction) {
+      const started = performance.now();
+      await loaded.journal.compact(state, order.page(Number.POSITIVE_INFINITY).uuids.reverse(), slicer);
+      log(`compacted ${options.dataFile} to ${loaded.journal.size} bytes in ${(performance.now() - started).toFixed(0)} ms`);
+    }
+  };
+  await lock.run(() => commit(noChanges(), { jobs: state.jobs.length, testRuns: state.testRuns.length, lastAnswer: state.idempotency.at(-1) }, new TimeSlicer()));
+
+  /** The presented API key: the configured header, or (lenient) its other spelling. */
+  const presentedKey = (req: IncomingMessage, note: (line: string) => void): string | undefined => {
+    const exact = req.headers[header.toLowerCase()];
+    if (exact !== undefined) return String(exact);
+    if (strict) return undefined;
+    const other = req.headers[otherSpelling(header)];
+    if (other === undefined) return undefined;
+    note(`accepted the API key header spelled ${otherSpelling(header).toUpperCase()} (strict mode takes only ${header})`);
+    return String(other);
+  };
+
+  /** Runs an API route: authentication, then the request once, or the remembered answer to it. */
+  const callApi = async (req: IncomingMessage, method: string, path: string, authHeaders: Record<string, string>, note: (line: string) => void): Promise<Outcome> => {
+    const r = findRoute(method, path);
+    const now = clock();
+    const auth = authenticate(state, presentedKey(req, note), r.scope, now, header);
+    Object.assign(authHeaders, auth.headers);
+    const isWrite = method !== "GET";
+    const slicer = new TimeSlicer();
+    const key = isWrite ? readIdempotencyKey(req.headers[IDEMPOTENCY_HEADER]) : undefined;
+    const body = isWrite ? await readJson(req, maxBody, slicer) : {};
+    const params = r.pattern.exec(path)?.groups ?? {};
+    const decoded = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decodeSegment(v)]));
+    const changed = noChanges();
+    let digest: Promise<string> | undefined;
+    const wholeDigest = () => (digest ??= bodyDigestSliced(body, slicer));
+    const ctx = { state, now, plan, region, baseUrl, judge: options.judge, params: decoded, body, slicer, strict, note, changed, bodyDigest: wholeDigest };
+    const run = () => runHandler(r.handler, ctx, path);
+    if (!isWrite) return run();
+    const claim = key === undefined ? undefined : await idempotency.claim({ scope: `${auth.key.scope}:${auth.key.id}`, key, method, path, bodyDigest: await wholeDigest(), now });
+    if (claim?.kind === "replay") return replayOf(claim.record);
+    // Writes run one at a time (each yields the event loop to reads while it works).
+    return lock.run(async () => {
+      const before = { jobs: state.jobs.length, testRuns: state.testRuns.length, lastAnswer: state.idempotency.at(-1) };
+      let outcome: Outcome | undefined;
+      try {
+        outcome = await run();
+      } finally {
+        // Remembered before the journal is written: the effect and its answer reach the file together.
+        claim?.finish(outcome && { status: outcome.status, body: outcome.text, headers: outcome.headers });
+      }
+      const remembered = claim !== undefined && isRemembered(outcome.status);
+      if (outcome.applied || remembered) await commit(changed, before, slicer);
+      if (outcome.applied) version++;
+      return outcome;
+    });
+  };
+
+  const projectKeyValid = (value: string) => {
+    const now = clock();
+    return state.keys.some((k) => {
+      settle(k, now);
+      return k.scope === "project" && k.valid && !isExpired(k, now) && (k.value === value || k.shadowValue === value);
+    });
+  };
+
+  /** The viewer and `/_dev/*`: Host check, then (beyond loopback) the key or the viewer session. */
+  const readPage = async (req: IncomingMessage, path: string, query: URLSearchParams, note: (line: string) => void): Promise<Outcome> => {
+    checkHost(req.headers.host);
+    const login = query.get("login");
+    if (path === "/" && login !== null && protectReads) {
+      return { status: 302, text: "", headers: { "set-cookie": access.login(login), location: "/", "content-type": "text/plain" }, applied: false };
+    }
+    if (protectReads) access.check(req.headers.cookie, presentedKey(req, note), projectKeyValid);
+    if (path === "/" || path === "/index.html") return { status: 200, text: viewerHtml, headers: { "content-type": "text/html; charset=utf-8" }, applied: false };
+    if (path === "/_dev/version") return jsonOutcome(200, { version, traces: order.size, evictedTraces });
+    const read = devRead(state, order, path, query);
+    const text = await stringifyJsonSliced(read.body, new TimeSlicer());
+    return { status: 200, text, headers: read.nextCursor ? { "x-next-cursor": read.nextCursor } : {}, applied: false };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -284,41 +402,54 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     const method = req.method === "HEAD" ? "GET" : (req.method ?? "GET");
     let path = (req.url ?? "/").slice(0, 200);
     const authHeaders: Record<string, string> = {};
+    const notes = new Set<string>();
+    const note = (line: string) => notes.add(line);
     let outcome: Outcome;
     try {
       const url = parseUrl(req.url);
       path = url.path;
-      if (method === "GET" && (path === "/" || path === "/index.html")) {
-        outcome = { status: 200, text: viewerHtml, headers: { "content-type": "text/html; charset=utf-8" }, applied: false };
-      } else if (path.startsWith("/_dev/")) {
-        if (method !== "GET") throw new HttpError(405, `${method} is not allowed on ${path}`, { allow: "GET" });
-        outcome = jsonOutcome(200, path === "/_dev/version" ? { version, traces: Object.keys(state.traces).length } : devRead(state, path));
+      if (path === "/" || path === "/index.html" || path.startsWith("/_dev/")) {
+        if (method !== "GET") throw new HttpError(405, `${method} is not allowed on ${path}`, { allow: "GET, HEAD" });
+        outcome = await readPage(req, path, url.query, note);
       } else {
-        outcome = await callApi(req, method, path, authHeaders);
+        outcome = await callApi(req, method, path, authHeaders, note);
       }
     } catch (err) {
       outcome = errorOutcome(err, path);
     }
-    res.writeHead(outcome.status, { ...authHeaders, "content-type": "application/json", ...outcome.headers, "content-length": Buffer.byteLength(outcome.text) });
-    res.end(outcome.text);
+    if (!res.destroyed) {
+      res.writeHead(outcome.status, { ...authHeaders, "content-type": "application/json", ...outcome.headers, "content-length": Buffer.byteLength(outcome.text) });
+      res.end(outcome.text);
+    }
     const replayed = outcome.headers[REPLAYED_HEADER] ? " (idempotent replay)" : "";
     log(`${method} ${path} ${outcome.status} ${(performance.now() - started).toFixed(1)} ms${replayed}`);
+    for (const line of notes) log(`  lenient: ${line}`);
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ success: false, error: String(err) }));
-    });
-  });
-  server.keepAliveTimeout = 5_000;
+  const headersTimeout = positive("headersTimeoutMillis", options.headersTimeoutMillis, 10_000);
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: Math.max(positive("requestTimeoutMillis", options.requestTimeoutMillis, 60_000), headersTimeout),
+      // How often Node looks for connections past those timeouts (its default is 30 s).
+      connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+    },
+    (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ success: false, error: `internal error: ${String(err)}` }));
+      });
+    },
+  );
+  server.keepAliveTimeout = positive("keepAliveTimeoutMillis", options.keepAliveTimeoutMillis, 5_000);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 4680, options.host ?? "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 4680, bindHost, () => resolve());
   });
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   baseUrl = `http://${host}:${address.port}`;
+  for (const w of warnings) log(`WARNING: ${w}`);
 
   return {
     url: baseUrl,
@@ -326,15 +457,24 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     orgKey: orgKey.value,
     orgKeyId: orgKey.id,
     state,
+    strict,
+    loginUrl: protectReads && access.pendingLogin ? `${baseUrl}/?login=${access.pendingLogin}` : undefined,
+    warnings,
+    get evictedTraces() {
+      return evictedTraces;
+    },
     createApiKey(o) {
       const key = createKey(state, region, clock(), o);
-      persist();
+      void lock.run(() => commit(noChanges(), { jobs: state.jobs.length, testRuns: state.testRuns.length, lastAnswer: state.idempotency.at(-1) }, new TimeSlicer()));
       return { id: key.id, value: key.value };
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      await lock.idle();
+      loaded?.journal.close();
+    },
   };
 }

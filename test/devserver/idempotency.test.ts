@@ -6,6 +6,15 @@ import { type DevServer, type DevServerOptions, startDevServer } from "../../src
 import { waitUntil } from "../helpers/manual-clock.js";
 
 const HOUR = 3_600_000;
+
+/** The lines of a `--data` journal, parsed. */
+function journalEntries(file: string): { t: string; v: unknown }[] {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { t: string; v: unknown });
+}
+
 let now = Date.parse("2026-06-01T00:00:00Z");
 let dev: DevServer;
 let logLines: string[] = [];
@@ -458,7 +467,7 @@ describe("persistence with dataFile", () => {
     await seed();
     const first = await evaluateTrace("eval-1");
     const saved = readFileSync(file, "utf8");
-    expect(JSON.parse(saved).idempotency).toHaveLength(1);
+    expect(journalEntries(file).filter((e) => e.t === "idem")).toHaveLength(1);
     await dev.close();
     await start({ dataFile: file });
     now += 1000; // a rewrite would now differ: the key's lastUsed moved
@@ -473,15 +482,16 @@ describe("persistence with dataFile", () => {
     await dev.close();
     await start({ dataFile: file });
     await seed();
-    const { idempotency: _, ...old } = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-    writeFileSync(file, JSON.stringify(old));
+    // The former format: the whole state as one JSON document, here from before remembered keys.
+    const { idempotency: _, ...old } = JSON.parse(JSON.stringify(dev.state)) as Record<string, unknown>;
     await dev.close();
+    writeFileSync(file, JSON.stringify(old));
     await start({ dataFile: file });
     expect(dev.state.idempotency).toEqual([]);
     await evaluateTrace("eval-1");
     await evaluateTrace("eval-1");
     expect(dev.state.jobs).toHaveLength(1);
-    expect(JSON.parse(readFileSync(file, "utf8")).idempotency).toHaveLength(1);
+    expect(journalEntries(file).filter((e) => e.t === "idem")).toHaveLength(1);
   });
 
   it("keeps only the newest maxEntries of a file saved with a larger cap", async () => {

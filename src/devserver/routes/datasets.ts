@@ -25,5 +25,6 @@ export const pushDataset: Handler = (ctx) => {
   const target = body.version ?? versions.at(-1);
   if (target === undefined) dataset.unversioned.push(...goldens);
   else (dataset.versions[target] ??= []).push(...goldens);
+  ctx.changed.datasets.add(body.alias);
   return { body: { success: true, data: { id: dataset.id }, link: `${ctx.baseUrl}/#/datasets/${encodeURIComponent(body.alias)}`, deprecated: false } };
 };

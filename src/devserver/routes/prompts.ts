@@ -30,5 +30,6 @@ export const pushPrompt: Handler = (ctx) => {
   const commit: PromptCommit = { hash, parent, branch, createdAt: new Date(ctx.now).toISOString(), content };
   prompt.commits[hash] = commit;
   history.push(hash);
+  ctx.changed.prompts.add(alias);
   return { body: { success: true, data: { promptId: prompt.id, hash }, link: `${ctx.baseUrl}/#/prompts/${encodeURIComponent(alias)}`, deprecated: false } };
 };

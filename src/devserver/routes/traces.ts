@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { type Handler, judgeCollection, type RouteContext } from "../context.js";
 import { badRequest, conflict, notFound } from "../http-error.js";
 import { checkObject, isoMicros, isPlainObject, llmTestCase, opt, req, type Shape, t, testCaseExtras } from "../../spec/schema.js";
+import { bodyDigestSliced } from "../idempotency.js";
 import { type EvaluationJob, newId, type StoredSpan, type StoredTrace } from "../store.js";
 
 export const spanLists = {
@@ -89,19 +89,22 @@ const updateShape: Shape = {
 };
 
 /** Checks the spans of each list and returns them flat, with their type. */
-function collectSpans(body: Record<string, unknown>, path: string): StoredSpan[] {
+async function collectSpans(body: Record<string, unknown>, path: string, ctx: RouteContext): Promise<StoredSpan[]> {
   const out: StoredSpan[] = [];
   for (const key of listKeys) {
     const list = body[key];
     if (list === undefined) continue;
-    (list as unknown[]).forEach((span, i) => {
+    const spans = list as unknown[];
+    for (let i = 0; i < spans.length; i++) {
+      const span = spans[i];
       const p = `${path}.${key}[${i}]`;
       checkObject(span, spanShapes[key], p);
       if (span.type !== undefined && span.type !== spanLists[key]) {
         throw badRequest(`${p}.type is "${String(span.type)}" but the span is in ${key}`);
       }
       out.push({ ...(span as StoredSpan), type: spanLists[key] });
-    });
+      if (ctx.slicer.due()) await ctx.slicer.yield();
+    }
   }
   return out;
 }
@@ -109,38 +112,60 @@ function collectSpans(body: Record<string, unknown>, path: string): StoredSpan[]
 /**
  * The hierarchy rules of spec 4.6 over a trace's existing and new spans: `parentUuid` names a
  * span of the same trace, never the trace uuid; a child starts no earlier than its parent; no
- * span ends before it starts; no cycles; no span uuid twice.
+ * span ends before it starts; no cycles; no span uuid twice. Linear in the number of spans (each
+ * span is walked once by the cycle check), in slices of event-loop time.
  */
-function checkHierarchy(traceUuid: string, existing: StoredSpan[], added: StoredSpan[], path: string): void {
-  const byUuid = new Map<string, StoredSpan>();
-  for (const s of existing) byUuid.set(s.uuid, s);
-  for (const s of added) {
-    if (byUuid.has(s.uuid)) {
-      throw conflict(
-        existing.some((e) => e.uuid === s.uuid)
-          ? `${path}: span ${s.uuid} already exists in trace ${traceUuid}; existing spans cannot be updated (spec 3.2)`
-          : `${path}: span uuid ${s.uuid} appears twice`,
-      );
-    }
-    if (s.uuid === traceUuid) throw badRequest(`${path}: span uuid ${s.uuid} equals the trace uuid`);
-    byUuid.set(s.uuid, s);
+async function checkHierarchy(traceUuid: string, existing: StoredSpan[], added: StoredSpan[], path: string, ctx: RouteContext): Promise<void> {
+  const { slicer } = ctx;
+  const stored = new Map<string, StoredSpan>();
+  for (const s of existing) {
+    stored.set(s.uuid, s);
+    if (slicer.due()) await slicer.yield();
   }
-  for (const s of added) {
-    if (isoMicros(s.endTime) < isoMicros(s.startTime)) throw badRequest(`${path}: span ${s.uuid} ends before it starts`);
-    if (s.parentUuid === undefined) continue;
-    if (s.parentUuid === traceUuid) {
-      throw badRequest(`${path}: span ${s.uuid} has the trace uuid as parentUuid; parentUuid is a span uuid and root spans carry none (spec 4.6 rules 2-3)`);
+  /** Position of each new span in `added`. */
+  const position = new Map<string, number>();
+  const startMicros = new Float64Array(added.length);
+  for (let i = 0; i < added.length; i++) {
+    const s = added[i]!;
+    if (position.has(s.uuid)) throw conflict(`${path}: span uuid ${s.uuid} appears twice`);
+    if (stored.has(s.uuid)) throw conflict(`${path}: span ${s.uuid} already exists in trace ${traceUuid}; existing spans cannot be updated (spec 3.2)`);
+    if (s.uuid === traceUuid) throw badRequest(`${path}: span uuid ${s.uuid} equals the trace uuid`);
+    position.set(s.uuid, i);
+    startMicros[i] = isoMicros(s.startTime);
+    if (startMicros[i]! > isoMicros(s.endTime)) throw badRequest(`${path}: span ${s.uuid} ends before it starts`);
+    if (slicer.due()) await slicer.yield();
+  }
+  /** Position of each new span's parent among the new spans; -1 for a root or a stored parent. */
+  const parentAt = new Int32Array(added.length).fill(-1);
+  for (let i = 0; i < added.length; i++) {
+    const s = added[i]!;
+    if (s.parentUuid !== undefined) {
+      if (s.parentUuid === traceUuid) {
+        throw badRequest(`${path}: span ${s.uuid} has the trace uuid as parentUuid; parentUuid is a span uuid and root spans carry none (spec 4.6 rules 2-3)`);
+      }
+      const at = position.get(s.parentUuid);
+      const parent = at === undefined ? stored.get(s.parentUuid) : added[at];
+      if (!parent) throw badRequest(`${path}: span ${s.uuid} has parentUuid ${s.parentUuid}, which names no span of trace ${traceUuid} (spec 4.6 rule 1)`);
+      const parentStart = at === undefined ? isoMicros(parent.startTime) : startMicros[at]!;
+      if (startMicros[i]! < parentStart) throw badRequest(`${path}: span ${s.uuid} starts before its parent ${parent.uuid} (spec 4.6 rule 4)`);
+      if (at !== undefined) parentAt[i] = at;
     }
-    const parent = byUuid.get(s.parentUuid);
-    if (!parent) throw badRequest(`${path}: span ${s.uuid} has parentUuid ${s.parentUuid}, which names no span of trace ${traceUuid} (spec 4.6 rule 1)`);
-    if (isoMicros(s.startTime) < isoMicros(parent.startTime)) {
-      throw badRequest(`${path}: span ${s.uuid} starts before its parent ${parent.uuid} (spec 4.6 rule 4)`);
+    if (slicer.due()) await slicer.yield();
+  }
+  // Cycles: stored spans form none, so only chains through new spans are walked, each new span
+  // once: 1 = on the chain being walked, 2 = known to reach a root or a stored span.
+  const mark = new Uint8Array(added.length);
+  const chain: number[] = [];
+  for (let i = 0; i < added.length; i++) {
+    for (let p = i; p !== -1; p = parentAt[p]!) {
+      if (mark[p] === 2) break;
+      if (mark[p] === 1) throw badRequest(`${path}: the parentUuid chain of span ${added[i]!.uuid} forms a cycle`);
+      mark[p] = 1;
+      chain.push(p);
     }
-    const seen = new Set<string>([s.uuid]);
-    for (let p: StoredSpan | undefined = parent; p?.parentUuid !== undefined; p = byUuid.get(p.parentUuid)) {
-      if (seen.has(p.uuid)) throw badRequest(`${path}: the parentUuid chain of span ${s.uuid} forms a cycle`);
-      seen.add(p.uuid);
-    }
+    for (const p of chain) mark[p] = 2;
+    chain.length = 0;
+    if (slicer.due()) await slicer.yield();
   }
 }
 
@@ -172,7 +197,16 @@ async function onlineJobs(ctx: RouteContext, target: "trace" | "span", targetId:
   ctx.state.jobs.push(job);
 }
 
-const digest = (v: unknown) => createHash("sha1").update(JSON.stringify(v)).digest("hex");
+/**
+ * Digest of a trace as sent (canonical JSON, key order aside): an identical retry of its creation
+ * is a no-op. For a single-trace body it is the digest of the whole body, computed once.
+ */
+function digest(trace: unknown, ctx: RouteContext, isWholeBody: boolean): Promise<string> {
+  return isWholeBody && ctx.bodyDigest ? ctx.bodyDigest() : bodyDigestSliced(trace, ctx.slicer);
+}
+
+/** Whether a span or trace asks for an online evaluation (spec 4.6). */
+const wantsJob = (fields: Record<string, unknown>) => typeof fields.metricCollection === "string" && fields.llmTestCase !== undefined;
 
 /** `POST /v1/traces`: one trace, or `{traces: [...]}`; all-or-nothing. */
 export const ingestTraces: Handler = async (ctx) => {
@@ -186,65 +220,77 @@ export const ingestTraces: Handler = async (ctx) => {
   }
   const prepared: { uuid: string; fields: Record<string, unknown>; spans: StoredSpan[]; digest: string; replay: boolean }[] = [];
   const seen = new Set<string>();
-  raw.forEach((trace, i) => {
+  for (let i = 0; i < raw.length; i++) {
+    const trace = raw[i];
     const path = isList ? `body.traces[${i}]` : "body";
     checkObject(trace, traceShape, path);
     const uuid = trace.uuid as string;
     if (seen.has(uuid)) throw conflict(`${path}: trace ${uuid} appears twice in this request`);
     seen.add(uuid);
     if (isoMicros(trace.endTime as string) < isoMicros(trace.startTime as string)) throw badRequest(`${path}: trace ends before it starts`);
-    const d = digest(trace);
+    const d = await digest(trace, ctx, !isList);
     const existing = ctx.state.traces[uuid];
     if (existing) {
       // A retried request whose first attempt was stored: accepted, nothing changes.
       if (existing.digest === d) {
         prepared.push({ uuid, fields: {}, spans: [], digest: d, replay: true });
-        return;
+        continue;
       }
       throw conflict(`${path}: trace ${uuid} already exists; change it with PUT /v1/traces/${uuid}`);
     }
-    const spans = collectSpans(trace, path);
-    checkHierarchy(uuid, [], spans, path);
+    const spans = await collectSpans(trace, path, ctx);
+    await checkHierarchy(uuid, [], spans, path, ctx);
     const fields: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(trace)) if (!(k in spanLists)) fields[k] = v;
+    for (const [k, v] of Object.entries(trace)) if (!Object.hasOwn(spanLists, k)) fields[k] = v;
     prepared.push({ uuid, fields, spans, digest: d, replay: false });
-  });
+  }
   // Everything is valid: now write.
   const nowIso = new Date(ctx.now).toISOString();
+  // A trace with the same uuid may have been stored by another request while this one yielded.
+  for (const p of prepared) {
+    if (!p.replay && ctx.state.traces[p.uuid]) throw conflict(`trace ${p.uuid} was stored by another request meanwhile; change it with PUT /v1/traces/${p.uuid}`);
+  }
   for (const p of prepared.filter((x) => !x.replay)) {
     const stored: StoredTrace = { uuid: p.uuid, fields: p.fields, spans: p.spans, receivedAt: nowIso, updatedAt: nowIso, digest: p.digest };
     ctx.state.traces[p.uuid] = stored;
+    ctx.changed.traces.add(p.uuid);
     for (const s of p.spans) ctx.state.spanIndex[s.uuid] = p.uuid;
     index(ctx.state.threads, p.fields.threadId, p.uuid);
     index(ctx.state.users, p.fields.userId, p.uuid);
-    await onlineJobs(ctx, "trace", p.uuid, p.fields);
-    for (const s of p.spans) await onlineJobs(ctx, "span", s.uuid, s);
+    if (wantsJob(p.fields)) await onlineJobs(ctx, "trace", p.uuid, p.fields);
+    for (const s of p.spans) {
+      if (wantsJob(s)) await onlineJobs(ctx, "span", s.uuid, s);
+      if (ctx.slicer.due()) await ctx.slicer.yield();
+    }
   }
   return { body: isList ? { success: true } : { success: true, data: { id: prepared[0]!.uuid } } };
 };
 
 /** `PUT /v1/traces/:uuid`: overwrite output/endTime/environment, append metadata/tags/spans. */
-export const updateTrace: Handler = (ctx) => {
+export const updateTrace: Handler = async (ctx) => {
   const trace = ctx.state.traces[ctx.params.uuid!];
   if (!trace) throw notFound(`no trace with uuid ${ctx.params.uuid}`);
   if (isPlainObject(ctx.body)) {
     for (const key of Object.keys(ctx.body)) {
-      if (!(key in updateShape) && key in traceShape) {
+      if (!Object.hasOwn(updateShape, key) && Object.hasOwn(traceShape, key)) {
         throw badRequest(`body.${key} cannot be updated; a trace update takes output, endTime, environment, metadata, tags and span lists (spec 4.6)`);
       }
     }
   }
   checkObject(ctx.body, updateShape, "body");
   const body = ctx.body as Record<string, unknown>;
-  const added = collectSpans(body, "body");
-  checkHierarchy(trace.uuid, trace.spans, added, "body");
+  const added = await collectSpans(body, "body", ctx);
+  await checkHierarchy(trace.uuid, trace.spans, added, "body", ctx);
   const endTime = (body.endTime as string | undefined) ?? (trace.fields.endTime as string);
   if (isoMicros(endTime) < isoMicros(trace.fields.startTime as string)) throw badRequest("body.endTime is before the trace's startTime");
   for (const key of ["output", "endTime", "environment"] as const) if (body[key] !== undefined) trace.fields[key] = body[key];
   if (body.metadata) trace.fields.metadata = { ...(trace.fields.metadata as object | undefined), ...(body.metadata as object) };
   if (body.tags) trace.fields.tags = [...((trace.fields.tags as string[] | undefined) ?? []), ...(body.tags as string[])];
-  trace.spans.push(...added);
-  for (const s of added) ctx.state.spanIndex[s.uuid] = trace.uuid;
+  for (const s of added) {
+    trace.spans.push(s);
+    ctx.state.spanIndex[s.uuid] = trace.uuid;
+  }
   trace.updatedAt = new Date(ctx.now).toISOString();
+  ctx.changed.traces.add(trace.uuid);
   return { body: { success: true } };
 };
