@@ -46,6 +46,18 @@ export interface RouteResult {
 
 export type Handler = (ctx: RouteContext) => RouteResult | Promise<RouteResult>;
 
+/**
+ * Metrics where a lower score is better (they measure a harm): they pass when the score is at
+ * most the threshold, and in strict mode only at 0. Default metrics named in wire-format.
+ */
+export const LOWER_IS_BETTER: ReadonlySet<string> = new Set(["Bias", "Toxicity", "Hallucination"]);
+
+/** Whether a score passes a metric setting. */
+export function passes(metric: string, score: number, threshold: number, strictMode: boolean): boolean {
+  if (LOWER_IS_BETTER.has(metric)) return strictMode ? score <= 0 : score <= threshold;
+  return strictMode ? score >= 1 : score >= threshold;
+}
+
 export const NOT_JUDGED = "the local emulator does not judge: pass a `judge` function to startDevServer to score metrics";
 
 /**
@@ -71,7 +83,7 @@ export async function judgeCollection(
         threshold: setting.threshold,
         score: verdict.score,
         reason: setting.includeReason ? verdict.reason ?? null : null,
-        success: setting.strictMode ? verdict.score >= 1 : verdict.score >= setting.threshold,
+        success: passes(name, verdict.score, setting.threshold, setting.strictMode),
         strictMode: setting.strictMode,
       });
     }
