@@ -1,4 +1,10 @@
 export type { Judge, JudgeInput, Plan } from "./context.js";
+export type { FakeAnthropic } from "./fake-anthropic.js";
+export { startFakeAnthropic } from "./fake-anthropic.js";
+export type { FakeGoogleGenAI } from "./fake-google.js";
+export { startFakeGoogleGenAI } from "./fake-google.js";
+export type { FakeFailure, FakeModelServer, FakeRequest } from "./fake-http.js";
+export { FAKE_REPLY } from "./fake-model.js";
 export type { FakeOpenAI } from "./fake-openai.js";
 export { startFakeOpenAI } from "./fake-openai.js";
 export type { DevServer, DevServerOptions } from "./server.js";
