@@ -49,6 +49,8 @@ export { evaluateSpan, evaluateThread, evaluateTrace } from "./evaluate.js";
 export type { EvaltraceSpanProcessorOptions } from "./export/evaltrace-span-processor.js";
 export { EvaltraceSpanProcessor } from "./export/evaltrace-span-processor.js";
 export type { EvaluationOutcome, ExporterStats, FlushResult } from "./export/trace-exporter.js";
+export type { EmittedLogRecord } from "./semconv/log-records.js";
+export { EvaltraceLogRecordProcessor } from "./semconv/log-records.js";
 export type { WaitUntil } from "./lifecycle/delivery.js";
 export { deliver, flush, shutdown, stats } from "./lifecycle/delivery.js";
 export type { Logger, LogLevel } from "./logger.js";

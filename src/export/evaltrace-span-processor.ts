@@ -6,7 +6,7 @@ import { finishedSpan } from "../semconv/finished.js";
 import { interpret } from "../semconv/interpret.js";
 import { forgetLogs } from "../semconv/log-records.js";
 import type { LlmTestCase, SpanType } from "../tracing/fields.js";
-import { type ForeignEvaluation, getSpanData, ownerOf, parentSpanIdOf, setForeignEvaluation, setForeignType, setOwner, setParentOverride } from "../tracing/span-data.js";
+import { type ForeignEvaluation, getSpanData, parentSpanIdOf, setForeignEvaluation, setForeignType, setOwner, setParentOverride } from "../tracing/span-data.js";
 
 /** Options of {@link EvaltraceSpanProcessor}. */
 export interface EvaltraceSpanProcessorOptions {
@@ -57,7 +57,9 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       const parent = span.parentSpanContext ? otelTrace.getSpan(parentContext) : undefined;
       const rt = runtimeFor(parent);
       if (!rt) return;
-      const known = parent !== undefined && ownerOf(parent) === rt && rt.assembler.get(span.spanContext().traceId) !== undefined;
+      // A trace already tracked: the span hangs under its parent there (instrumentations may pass
+      // the parent as a bare span context, so the parent object proves nothing).
+      const known = span.parentSpanContext !== undefined && rt.assembler.get(span.spanContext().traceId) !== undefined;
       if (!known) {
         // The local root of a trace for us (its parent, if any, is in another process or
         // untracked): admitted like any new trace, and a root on the wire.

@@ -12,7 +12,10 @@ function entity(v: string | undefined): JsonValue | undefined {
   if (value && typeof value === "object" && !Array.isArray(value)) {
     const keys = Object.keys(value);
     if (keys.length === 1 && keys[0] === "output") return value.output;
-    if (Array.isArray(value.args) && value.args.length === 1 && (keys.length === 1 || (keys.length === 2 && "kwargs" in value))) return value.args[0] ?? null;
+    if (Array.isArray(value.args) && value.args.length === 1 && (keys.length === 1 || (keys.length === 2 && "kwargs" in value))) {
+      const only = value.args[0] ?? null;
+      return typeof only === "string" ? (json(only) ?? only) : only;
+    }
   }
   return value;
 }
@@ -25,7 +28,8 @@ function entity(v: string | undefined): JsonValue | undefined {
 export const openLlmetry: Convention = {
   name: "OpenLLMetry",
   claims: (span) => span.attributes["traceloop.span.kind"] !== undefined,
-  type: (span) => kinds[String(span.attributes["traceloop.span.kind"])] ?? "base",
+  // A task that executes a tool says so in `gen_ai.operation.name`.
+  type: (span) => (span.attributes["gen_ai.operation.name"] === "execute_tool" ? "tool" : (kinds[String(span.attributes["traceloop.span.kind"])] ?? "base")),
   fields: [],
   spanName: (span) => str(span.attributes["traceloop.entity.name"]) ?? str(span.attributes["traceloop.workflow.name"]),
   input: (span) => entity(str(span.attributes["traceloop.entity.input"])),

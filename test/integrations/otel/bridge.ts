@@ -3,7 +3,7 @@ import { trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { type DevServer, startDevServer, startFakeOpenAI } from "../../../src/devserver/index.js";
 import type { StoredSpan, StoredTrace } from "../../../src/devserver/store.js";
-import { EvaltraceSpanProcessor, shutdown, stats } from "../../../src/index.js";
+import { EvaltraceSpanProcessor, observe, shutdown, stats } from "../../../src/index.js";
 import { configureForTest } from "../../helpers/sdk.js";
 
 /** CommonJS `require`, as an app that loads its SDKs after registering instrumentations. */
@@ -57,4 +57,51 @@ export function traceNamed(dev: DevServer, name: string): StoredTrace {
 /** Nothing held open or unsent once flushed. */
 export function nothingLeftOpen(): boolean {
   return stats().openTraces === 0;
+}
+
+/** The tool the scenario offers the model. */
+export const lookupTool = {
+  type: "function" as const,
+  function: { name: "lookup_order", description: "Finds an order", parameters: { type: "object", properties: { orderId: { type: "string" } }, required: ["orderId"] } },
+};
+
+type ChatClient = {
+  chat: {
+    completions: {
+      // biome-ignore lint/suspicious/noExplicitAny: the real SDK's overloads, called as an app does
+      create(body: any): Promise<any>;
+    };
+  };
+};
+
+/**
+ * What an app does with the OpenAI SDK inside an observe() agent: a chat with a system prompt,
+ * a stream with usage, a tool call round trip, and a call the service refuses (400).
+ */
+export async function openAiScenario(client: ChatClient, name: string): Promise<void> {
+  const agent = observe({ type: "agent", name }, async (q: string) => {
+    await client.chat.completions.create({
+      model: "gpt-4o-mini",
+      messages: [
+        { role: "system", content: "You are a support bot." },
+        { role: "user", content: q },
+      ],
+    });
+    const stream = await client.chat.completions.create({ model: "gpt-4o-mini", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "and returns?" }] });
+    for await (const _ of stream) {
+      // consumed by the app
+    }
+    const messages: unknown[] = [{ role: "user", content: "Where is order A-1001? use lookup_order" }];
+    const call = await client.chat.completions.create({ model: "gpt-4o-mini", messages, tools: [lookupTool] });
+    const toolCall = call.choices[0].message.tool_calls[0];
+    messages.push(call.choices[0].message, { role: "tool", tool_call_id: toolCall.id, content: "order A-1001 shipped" });
+    await client.chat.completions.create({ model: "gpt-4o-mini", messages, tools: [lookupTool] });
+    await client.chat.completions.create({ model: "error-400", messages: [{ role: "user", content: "x" }] }).catch(() => undefined);
+  });
+  await agent("When do orders ship?");
+}
+
+/** The llm spans of a trace in start order. */
+export function llmSpans(t: StoredTrace): StoredSpan[] {
+  return t.spans.filter((s) => s.type === "llm").sort((a, b) => a.startTime.localeCompare(b.startTime));
 }

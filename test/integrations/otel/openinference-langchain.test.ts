@@ -1,0 +1,40 @@
+import { LangChainInstrumentation } from "@arizeai/openinference-instrumentation-langchain";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { flush } from "../../../src/index.js";
+import { nothingLeftOpen, outline, requireCjs, startBridge, traceNamed } from "./bridge.js";
+import { expectLangChainLlm, langChainScenario } from "./langchain-scenario.js";
+
+// The real @arizeai/openinference-instrumentation-langchain, instrumenting LangChain's callback
+// manager as its README says.
+let bridge: Awaited<ReturnType<typeof startBridge>>;
+beforeAll(async () => {
+  bridge = await startBridge();
+  new LangChainInstrumentation().manuallyInstrument(requireCjs("@langchain/core/callbacks/manager"));
+});
+afterAll(() => bridge.close());
+
+describe("OpenInference LangChain instrumentation", () => {
+  it("lands the chain, its model call and the tool, readable, in the observe() agent's trace", async () => {
+    await langChainScenario(bridge.fake.url, "oi-lc-agent");
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await flush()).toMatchObject({ ok: true });
+    const t = traceNamed(bridge.dev, "oi-lc-agent");
+    expect(outline(t)).toEqual([
+      "agent oi-lc-agent",
+      "  base RunnableSequence",
+      "    base ChatPromptTemplate",
+      "    llm ChatOpenAI",
+      "    base StrOutputParser",
+      "  tool lookup_order",
+      "  llm ChatOpenAI",
+    ]);
+    expectLangChainLlm(t);
+    const sequence = t.spans.find((s) => s.name === "RunnableSequence")!;
+    expect(sequence).toMatchObject({ input: "When do orders ship?", output: "Orders ship in 2 days." });
+    expect(t.spans.find((s) => s.name === "lookup_order")).toMatchObject({ type: "tool", output: "order A-1001 shipped" });
+    const refused = t.spans.filter((s) => s.type === "llm")[1]!;
+    expect(refused).toMatchObject({ status: "ERRORED" });
+    expect(String(refused.error)).toMatch(/400/);
+    expect(nothingLeftOpen()).toBe(true);
+  });
+});

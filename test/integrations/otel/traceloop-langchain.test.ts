@@ -1,0 +1,37 @@
+import { LangChainInstrumentation } from "@traceloop/instrumentation-langchain";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { flush } from "../../../src/index.js";
+import { nothingLeftOpen, outline, requireCjs, startBridge, traceNamed } from "./bridge.js";
+import { expectLangChainLlm, langChainScenario } from "./langchain-scenario.js";
+
+// The real @traceloop/instrumentation-langchain, instrumenting LangChain's callback manager as
+// its README says.
+let bridge: Awaited<ReturnType<typeof startBridge>>;
+beforeAll(async () => {
+  bridge = await startBridge();
+  new LangChainInstrumentation({ traceContent: true }).manuallyInstrument({ callbackManagerModule: requireCjs("@langchain/core/callbacks/manager") });
+});
+afterAll(() => bridge.close());
+
+describe("OpenLLMetry (Traceloop) LangChain instrumentation", () => {
+  it("lands the chain, its model call and the tool, readable, in the observe() agent's trace", async () => {
+    await langChainScenario(bridge.fake.url, "tl-lc-agent");
+    await new Promise((r) => setTimeout(r, 600));
+    expect(await flush()).toMatchObject({ ok: true });
+    const t = traceNamed(bridge.dev, "tl-lc-agent");
+    // This instrumentation records the chain's steps beside the chain, not under it.
+    expect(outline(t)).toEqual([
+      "agent tl-lc-agent",
+      "  base RunnableSequence",
+      "  base prompt",
+      "  llm chat gpt-4o-mini",
+      "  base parser",
+      "  tool DynamicStructuredTool",
+      "  llm chat error-400",
+    ]);
+    expectLangChainLlm(t);
+    expect(t.spans.find((s) => s.name === "RunnableSequence")).toMatchObject({ input: '{"question":"When do orders ship?"}', output: "Orders ship in 2 days." });
+    expect(t.spans.find((s) => s.type === "tool")).toMatchObject({ input: { orderId: "A-1001" }, output: "order A-1001 shipped" });
+    expect(nothingLeftOpen()).toBe(true);
+  });
+});

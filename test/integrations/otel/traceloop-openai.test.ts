@@ -1,0 +1,28 @@
+import { OpenAIInstrumentation } from "@traceloop/instrumentation-openai";
+import { registerInstrumentations } from "@opentelemetry/instrumentation";
+import type OpenAIType from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { flush } from "../../../src/index.js";
+import { nothingLeftOpen, openAiScenario, requireCjs, startBridge, traceNamed } from "./bridge.js";
+import { expectOpenAiTree } from "./openai-instrumentations.js";
+
+// The real @traceloop/instrumentation-openai, registered as its README says, on the
+// app's provider that has EvaltraceSpanProcessor beside its own exporter.
+let bridge: Awaited<ReturnType<typeof startBridge>>;
+let OpenAI: typeof OpenAIType;
+beforeAll(async () => {
+  bridge = await startBridge();
+  registerInstrumentations({ instrumentations: [new OpenAIInstrumentation({ traceContent: true })] });
+  OpenAI = requireCjs("openai");
+});
+afterAll(() => bridge.close());
+
+describe("OpenLLMetry (Traceloop) OpenAI instrumentation", () => {
+  it("lands every call, typed and readable, in the trace of the observe() agent around it", async () => {
+    await openAiScenario(new OpenAI({ apiKey: "sk-test", baseURL: bridge.fake.url, maxRetries: 0 }), "tl-agent");
+    await new Promise((r) => setTimeout(r, 600)); // past maxTraceDurationMillis, for spans never ended
+    expect(await flush()).toMatchObject({ ok: true });
+    expectOpenAiTree(traceNamed(bridge.dev, "tl-agent"), "tl-agent", "OpenTelemetry GenAI", [...Array(4).fill("chat gpt-4o-mini"), "chat error-400"]);
+    expect(nothingLeftOpen()).toBe(true);
+  });
+});
