@@ -1,7 +1,7 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { context, SpanStatusCode, trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { generateText, stepCountIs, streamText, tool } from "ai";
+import { embed, embedMany, generateObject, generateText, stepCountIs, streamObject, streamText, tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type DevServer, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
@@ -131,6 +131,74 @@ describe("the Vercel AI SDK (real ai package) through the span processor", () =>
     const [stored] = storedBy((t) => t.spans.some((s) => s.name === "ai.streamText stream"));
     const llm = stored!.spans.find((s) => s.type === "llm")!;
     expect(llm).toMatchObject({ name: "ai.streamText.doStream", output: "Orders ship in 2 days.", model: "gpt-4o-mini-2024-07-18" });
+  });
+
+  it("generateObject and streamObject: the object is the output", async () => {
+    const schema = z.object({ answer: z.string() });
+    const generated = await generateObject({ model: openai().chat("gpt-4o-mini"), schema, prompt: "When?", experimental_telemetry: { isEnabled: true, tracer, functionId: "object" } });
+    const streamed = streamObject({ model: openai().chat("gpt-4o-mini"), schema, prompt: "When?", experimental_telemetry: { isEnabled: true, tracer, functionId: "object-stream" } });
+    for await (const _ of streamed.partialObjectStream) {
+      // consumed
+    }
+    await streamed.object;
+    expect((await flush()).ok).toBe(true);
+    for (const [functionId, rootName, callName] of [
+      ["object", "ai.generateObject object", "ai.generateObject.doGenerate"],
+      ["object-stream", "ai.streamObject object-stream", "ai.streamObject.doStream"],
+    ] as const) {
+      const [stored] = storedBy((t) => t.spans.some((s) => s.name === rootName));
+      expect(stored, functionId).toBeDefined();
+      const root = stored!.spans.find((s) => s.name === rootName)!;
+      const call = stored!.spans.find((s) => s.name === callName)!;
+      expect(JSON.parse(String(root.output))).toEqual(generated.object);
+      expect(call).toMatchObject({ type: "llm", model: expect.stringContaining("gpt-4o-mini") });
+      expect(JSON.parse(String(call.output))).toEqual(generated.object);
+    }
+  });
+
+  it("embed and embedMany: the embedded text in, the count of embeddings out, with the model and tokens", async () => {
+    await embed({ model: openai().textEmbeddingModel("text-embedding-3-small"), value: "orders", experimental_telemetry: { isEnabled: true, tracer, functionId: "one" } });
+    await embedMany({ model: openai().textEmbeddingModel("text-embedding-3-small"), values: ["a", "b"], experimental_telemetry: { isEnabled: true, tracer, functionId: "many" } });
+    expect((await flush()).ok).toBe(true);
+    const [one] = storedBy((t) => t.spans.some((s) => s.name === "ai.embed one"));
+    expect(one!.spans.find((s) => s.name === "ai.embed one")).toMatchObject({ type: "base", input: "orders", output: "[1 embedding]" });
+    expect(one!.spans.find((s) => s.name === "ai.embed.doEmbed")).toMatchObject({ type: "llm", model: "text-embedding-3-small", output: "[1 embedding(s)]" });
+    const [many] = storedBy((t) => t.spans.some((s) => s.name === "ai.embedMany many"));
+    expect(many!.spans.find((s) => s.name === "ai.embedMany many")).toMatchObject({ input: "a\nb", output: "[2 embedding(s)]" });
+  });
+
+  it("an aborted streamText keeps its model call (the AI SDK never ends it: closed and marked unfinished)", async () => {
+    configureForTest(dev.url, dev.projectKey, { maxTraceDurationMillis: 200 });
+    const abort = new AbortController();
+    const result = streamText({ model: openai().chat("gpt-4o-mini"), prompt: "When?", abortSignal: abort.signal, headers: { "x-fake-stream-delay-ms": "50" }, experimental_telemetry: { isEnabled: true, tracer, functionId: "aborted" } });
+    let chunks = 0;
+    try {
+      for await (const _ of result.textStream) if (++chunks === 1) abort.abort();
+    } catch {
+      // the app sees the abort
+    }
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await flush()).ok).toBe(true);
+    const [stored] = storedBy((t) => t.spans.some((s) => s.name === "ai.streamText aborted"));
+    expect(stored!.spans.map((s) => s.name).sort()).toEqual(["ai.streamText aborted", "ai.streamText.doStream"]);
+    const call = stored!.spans.find((s) => s.name === "ai.streamText.doStream")!;
+    expect(call).toMatchObject({ type: "llm", metadata: { "evaltrace.unfinished": true } });
+    configureForTest(dev.url, dev.projectKey);
+  });
+
+  it("two calls inside the app's own request span: one trace, rooted at that span", async () => {
+    let traceId = "";
+    await tracer.startActiveSpan("POST /chat", async (request) => {
+      traceId = request.spanContext().traceId;
+      await generateText({ model: openai().chat("gpt-4o-mini"), prompt: "one", experimental_telemetry: { isEnabled: true, tracer } });
+      await generateText({ model: openai().chat("gpt-4o-mini"), prompt: "two", experimental_telemetry: { isEnabled: true, tracer } });
+      request.end();
+    });
+    expect((await flush()).ok).toBe(true);
+    const [stored] = storedBy((t) => t.spans.some((s) => s.uuid.replace(/-/g, "").startsWith(traceId.slice(0, 16))));
+    const root = stored!.spans.find((s) => !s.parentUuid)!;
+    expect(root).toMatchObject({ name: "POST /chat", type: "base" });
+    expect(stored!.spans.filter((s) => s.parentUuid === root.uuid).map((s) => s.name)).toEqual(["ai.generateText", "ai.generateText"]);
   });
 
   it("is a no-op for the app's tracing when evaltrace has no key", async () => {
