@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { flush, observe } from "../../../src/index.js";
+import { nothingLeftOpen, outline, requireCjs, startBridge, traceNamed } from "./bridge.js";
+
+// AI SDK 7 moved telemetry to integrations: `registerTelemetry(new OpenTelemetry())` from
+// `@ai-sdk/otel` emits OTel GenAI spans on the global provider, where EvaltraceSpanProcessor
+// reads them. ai 7 needs Node 22: on older Node this file says so and skips (run it with
+// `npm run test:runtimes`).
+const major = Number(process.versions.node.split(".")[0]);
+const supported = major >= 22 && !("Bun" in globalThis);
+if (!supported) console.log(`ai-sdk-7.test.ts skipped: ai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
+
+let bridge: Awaited<ReturnType<typeof startBridge>>;
+// The ai 7 that @ai-sdk/otel itself loads (ai 6 is the package's own devDependency).
+const fromOtel = supported ? requireCjs("module").createRequire(requireCjs.resolve("@ai-sdk/otel")) : undefined;
+beforeAll(async () => {
+  if (!supported) return;
+  bridge = await startBridge();
+  const { registerTelemetry } = fromOtel!("ai");
+  const { OpenTelemetry } = requireCjs("@ai-sdk/otel");
+  registerTelemetry(new OpenTelemetry());
+});
+afterAll(() => bridge?.close());
+
+describe.skipIf(!supported)("AI SDK 7 with @ai-sdk/otel", () => {
+  it("generateText with a tool, inside an observe() agent: one trace, typed and readable", async () => {
+    const { generateText, tool, stepCountIs } = fromOtel!("ai");
+    const { createOpenAI } = requireCjs("ai-sdk-openai-4");
+    const { z } = requireCjs("zod");
+    const openai = createOpenAI({ apiKey: "sk-test", baseURL: bridge.fake.url });
+    const agent = observe({ type: "agent", name: "ai7-agent" }, async (q: string) => {
+      const result = await generateText({
+        model: openai.chat("gpt-4o-mini"),
+        system: "You are a support bot.",
+        prompt: q,
+        tools: { lookup_order: tool({ description: "Finds an order", inputSchema: z.object({ orderId: z.string() }), execute: async ({ orderId }: { orderId: string }) => `order ${orderId} shipped` }) },
+        stopWhen: stepCountIs(3),
+      });
+      return result.text;
+    });
+    expect(await agent("Where is order A-1001? use lookup_order")).toBe("Orders ship in 2 days.");
+    expect(await flush()).toMatchObject({ ok: true });
+    const t = traceNamed(bridge.dev, "ai7-agent");
+    const lines = outline(t);
+    expect(lines[0]).toBe("agent ai7-agent");
+    expect(lines.filter((l) => l.trim().startsWith("llm "))).toHaveLength(2);
+    expect(lines.filter((l) => l.trim().startsWith("tool "))).toHaveLength(1);
+    const llm = t.spans.filter((s) => s.type === "llm").sort((a, b) => a.startTime.localeCompare(b.startTime));
+    expect(llm[0]).toMatchObject({ model: expect.stringContaining("gpt-4o-mini"), inputTokenCount: 20, outputTokenCount: 7 });
+    expect(llm[0]!.input).toEqual(expect.arrayContaining([{ role: "system", content: "You are a support bot." }]));
+    expect(llm[0]!.toolsCalled).toEqual([{ name: "lookup_order", inputParameters: { orderId: "A-1001" } }]);
+    expect(llm[1]).toMatchObject({ output: "Orders ship in 2 days." });
+    expect(t.spans.find((s) => s.type === "tool")).toMatchObject({ input: { orderId: "A-1001" } });
+    expect(nothingLeftOpen()).toBe(true);
+  });
+});
