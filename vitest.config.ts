@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Our own SDK's tests run the emulator in strict mode, so that what we send stays exactly on
+    // the spec; emulator tests of the lenient default pass `strict: false`.
+    env: { EVALTRACE_DEV_STRICT: "1" },
   },
 });

@@ -144,9 +144,10 @@ describe("evaluate (spec 4.5)", () => {
     const run = dev.state.testRuns.find((x) => x.id === r.body.data!.id)!;
     expect(run).toMatchObject({ identifier: "nightly", status: "COMPLETED", hyperparameters: { model: "gpt-4o" } });
     const [result] = run.results as { metricsData: { metric: string; success: boolean }[] }[];
+    // Bias and Toxicity are lower-is-better: they pass at or under the threshold (0.5).
     expect(result!.metricsData.map((m) => [m.metric, m.success])).toEqual([
-      ["Bias", false],
-      ["Toxicity", true],
+      ["Bias", true],
+      ["Toxicity", false],
     ]);
   });
 

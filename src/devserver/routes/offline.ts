@@ -17,8 +17,12 @@ export const evaluateThread: Handler = async (ctx) => {
   if (!uuids) throw notFound(`no thread with id ${ctx.params.id}`);
   const collection = findCollection(ctx, name, true, "body.metricCollections");
   const traces = uuids.map((u) => ctx.state.traces[u]!).sort((a, b) => String(a.fields.startTime).localeCompare(String(b.fields.startTime)));
-  const bare = traces.find((tr) => tr.fields.input === undefined && tr.fields.output === undefined);
-  if (bare) throw badRequest(`trace ${bare.uuid} of thread ${ctx.params.id} has neither input nor output; thread evaluation needs them (spec 4.7)`);
+  const bare = traces.filter((tr) => tr.fields.input === undefined && tr.fields.output === undefined);
+  if (bare.length > 0 && ctx.strict) {
+    throw badRequest(`trace ${bare[0]!.uuid} of thread ${ctx.params.id} has neither input nor output; thread evaluation needs them (spec 4.7)`);
+  }
+  if (bare.length === traces.length) throw badRequest(`no trace of thread ${ctx.params.id} has an input or output; thread evaluation needs them (spec 4.7)`);
+  if (bare.length > 0) ctx.note(`skipped ${bare.length} trace(s) of thread ${ctx.params.id} without input or output, as the live service does (strict mode rejects the evaluation)`);
   const turns = traces.flatMap((tr) => [
     ...(tr.fields.input !== undefined ? [{ role: "user", content: tr.fields.input }] : []),
     ...(tr.fields.output !== undefined ? [{ role: "assistant", content: tr.fields.output }] : []),

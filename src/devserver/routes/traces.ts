@@ -1,6 +1,7 @@
 import { type Handler, judgeCollection, type RouteContext } from "../context.js";
 import { badRequest, conflict, notFound } from "../http-error.js";
-import { checkObject, isoMicros, isPlainObject, llmTestCase, opt, req, type Shape, t, testCaseExtras } from "../../spec/schema.js";
+import { type Check, checkObject, isoMicros, isPlainObject, llmTestCase, opt, req, SchemaError, type Shape, t, testCaseExtras } from "../../spec/schema.js";
+import { checkFields } from "../lenient.js";
 import { bodyDigestSliced } from "../idempotency.js";
 import { type EvaluationJob, newId, type StoredSpan, type StoredTrace } from "../store.js";
 
@@ -58,6 +59,19 @@ const spanShapes: Record<ListKey, Shape> = {
   toolSpans: { ...commonSpan, input: opt(t.any), output: opt(t.any), description: opt(t.string) },
 };
 
+/** What the live service accepts beyond the spec (wire-format): any JSON as input/output, fractional token counts. */
+const relaxed: Shape = { input: opt(t.any), output: opt(t.any) };
+const tokenCount = opt(((v, p) => {
+  if (typeof v !== "number" || !(v >= 0) || !Number.isFinite(v)) throw new SchemaError(`${p} must be a non-negative number`);
+}) as Check);
+const lenientSpanShapes: Record<ListKey, Shape> = {
+  baseSpans: { ...spanShapes.baseSpans, ...relaxed },
+  llmSpans: { ...spanShapes.llmSpans, ...relaxed, inputTokenCount: tokenCount, outputTokenCount: tokenCount },
+  retrieverSpans: spanShapes.retrieverSpans,
+  agentSpans: spanShapes.agentSpans,
+  toolSpans: spanShapes.toolSpans,
+};
+
 const spanListFields: Shape = Object.fromEntries(listKeys.map((k) => [k, opt(t.list(t.any))]));
 
 const traceShape: Shape = {
@@ -79,6 +93,8 @@ const traceShape: Shape = {
   ...spanListFields,
 };
 
+const lenientTraceShape: Shape = { ...traceShape, ...relaxed };
+
 const updateShape: Shape = {
   output: opt(text),
   endTime: opt(t.iso),
@@ -87,6 +103,8 @@ const updateShape: Shape = {
   tags: opt(t.strings),
   ...spanListFields,
 };
+
+const lenientUpdateShape: Shape = { ...updateShape, output: opt(t.any) };
 
 /** Checks the spans of each list and returns them flat, with their type. */
 async function collectSpans(body: Record<string, unknown>, path: string, ctx: RouteContext): Promise<StoredSpan[]> {
@@ -98,7 +116,7 @@ async function collectSpans(body: Record<string, unknown>, path: string, ctx: Ro
     for (let i = 0; i < spans.length; i++) {
       const span = spans[i];
       const p = `${path}.${key}[${i}]`;
-      checkObject(span, spanShapes[key], p);
+      checkFields(span, spanShapes[key], lenientSpanShapes[key], p, ctx);
       if (span.type !== undefined && span.type !== spanLists[key]) {
         throw badRequest(`${p}.type is "${String(span.type)}" but the span is in ${key}`);
       }
@@ -223,7 +241,7 @@ export const ingestTraces: Handler = async (ctx) => {
   for (let i = 0; i < raw.length; i++) {
     const trace = raw[i];
     const path = isList ? `body.traces[${i}]` : "body";
-    checkObject(trace, traceShape, path);
+    checkFields(trace, traceShape, lenientTraceShape, path, ctx);
     const uuid = trace.uuid as string;
     if (seen.has(uuid)) throw conflict(`${path}: trace ${uuid} appears twice in this request`);
     seen.add(uuid);
@@ -277,7 +295,7 @@ export const updateTrace: Handler = async (ctx) => {
       }
     }
   }
-  checkObject(ctx.body, updateShape, "body");
+  checkFields(ctx.body, updateShape, lenientUpdateShape, "body", ctx);
   const body = ctx.body as Record<string, unknown>;
   const added = await collectSpans(body, "body", ctx);
   await checkHierarchy(trace.uuid, trace.spans, added, "body", ctx);
