@@ -1,0 +1,179 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildSync } from "esbuild";
+import { afterEach, describe, expect, it } from "vitest";
+import { type DevServer, type DevServerOptions, startDevServer } from "../../src/devserver/index.js";
+import { apiFor } from "../helpers/api.js";
+
+const T0 = "2026-06-01T10:00:00.000Z";
+const T1 = "2026-06-01T10:00:01.000Z";
+const dir = mkdtempSync(join(tmpdir(), "evaltrace-store-"));
+let n = 0;
+const dataFile = () => join(dir, `state-${n++}.jsonl`);
+
+let dev: DevServer | undefined;
+afterEach(async () => {
+  await dev?.close();
+  dev = undefined;
+});
+const start = async (options: DevServerOptions) => {
+  await dev?.close();
+  dev = await startDevServer({ port: 0, strict: true, ...options });
+  return apiFor(dev);
+};
+const trace = (uuid: string, extra: Record<string, unknown> = {}) => ({ uuid, startTime: T0, endTime: T1, ...extra });
+
+describe("--data journal", () => {
+  it("keeps every acknowledged write across a restart, ids like __proto__ included, one line per write", async () => {
+    const file = dataFile();
+    let api = await start({ dataFile: file });
+    for (const uuid of ["a", "__proto__", "constructor"]) await api("POST", "/v1/traces", trace(uuid, { threadId: uuid, userId: "u" }));
+    await api("PUT", "/v1/traces/a", { tags: ["x"] });
+    await api("POST", "/v2/prompts", { alias: "toString", text: "hi" });
+    await api("POST", "/v2/datasets", { alias: "__proto__", goldens: [{ input: "q" }] });
+    await api("POST", "/v1/metric-collections", { name: "c", multiTurn: false });
+    const lines = readFileSync(file, "utf8").trim().split("\n");
+    expect(lines.length).toBeLessThan(20);
+    api = await start({ dataFile: file });
+    expect(Object.keys(dev!.state.traces).sort()).toEqual(["__proto__", "a", "constructor"]);
+    expect(dev!.state.traces.a!.fields.tags).toEqual(["x"]);
+    expect(dev!.state.threads.__proto__).toEqual(["__proto__"]);
+    expect(dev!.state.users.u).toEqual(["a", "__proto__", "constructor"]);
+    expect(dev!.state.prompts.toString!.alias).toBe("toString");
+    expect(dev!.state.datasets.__proto__!.unversioned).toHaveLength(1);
+    expect(dev!.state.collections.map((c) => c.name)).toEqual(["c"]);
+    expect((await api("GET", "/v1/metrics")).status).toBe(200); // the same keys
+  });
+
+  it("loads the former whole-state file format and converts it", async () => {
+    const file = dataFile();
+    await start({});
+    const api = apiFor(dev!);
+    await api("POST", "/v1/traces", trace("old", { threadId: "t" }));
+    const key = dev!.projectKey;
+    writeFileSync(file, JSON.stringify(dev!.state));
+    await start({ dataFile: file });
+    expect(dev!.projectKey).toBe(key);
+    expect(dev!.state.threads.t).toEqual(["old"]);
+    expect(readFileSync(file, "utf8").split("\n")[0]).toMatch(/^\{"t":"meta"/);
+  });
+
+  it("drops a torn last line (a write that was never acknowledged)", async () => {
+    const file = dataFile();
+    const api = await start({ dataFile: file });
+    await api("POST", "/v1/traces", trace("kept"));
+    await dev!.close();
+    dev = undefined;
+    writeFileSync(file, `${readFileSync(file, "utf8")}{"t":"trace","v":{"uuid":"torn"`);
+    const again = await start({ dataFile: file });
+    expect(Object.keys(dev!.state.traces)).toEqual(["kept"]);
+    await again("POST", "/v1/traces", trace("after"));
+    await start({ dataFile: file });
+    expect(Object.keys(dev!.state.traces)).toEqual(["kept", "after"]);
+  });
+
+  it("compacts the journal when it grows past a multiple of the live data", async () => {
+    const file = dataFile();
+    const logs: string[] = [];
+    const api = await start({ dataFile: file, log: (l) => logs.push(l) });
+    await api("POST", "/v1/traces", trace("big"));
+    // Many updates of one trace: the journal grows, the live data barely.
+    for (let i = 0; i < 60; i++) await api("PUT", "/v1/traces/big", { metadata: { [`k${i}`]: "x".repeat(20_000) } });
+    expect(logs.some((l) => l.startsWith("compacted"))).toBe(true);
+    await start({ dataFile: file });
+    expect(Object.keys(dev!.state.traces.big!.fields.metadata as object)).toHaveLength(60);
+  });
+});
+
+describe("--max-traces and paged reads", () => {
+  it("evicts the oldest traces beyond the bound, counts them, and pages the newest first", async () => {
+    const logs: string[] = [];
+    const api = await start({ maxTraces: 5, log: (l) => logs.push(l) });
+    for (let i = 0; i < 8; i++) await api("POST", "/v1/traces", trace(`t${i}`, { threadId: "th", baseSpans: [{ uuid: `s${i}`, name: "s", startTime: T0, endTime: T1 }] }));
+    expect(Object.keys(dev!.state.traces)).toEqual(["t3", "t4", "t5", "t6", "t7"]);
+    expect(dev!.evictedTraces).toBe(3);
+    expect(dev!.state.spanIndex.s0).toBeUndefined();
+    expect(dev!.state.threads.th).toEqual(["t3", "t4", "t5", "t6", "t7"]);
+    expect(logs.some((l) => /evicted the 1 oldest trace\(s\) beyond --max-traces 5; 3 evicted/.test(l))).toBe(true);
+    const seen: string[] = [];
+    let cursor: string | null = "";
+    while (cursor !== null) {
+      const res: Response = await fetch(`${dev!.url}/_dev/traces?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      seen.push(...((await res.json()) as { uuid: string }[]).map((t) => t.uuid));
+      cursor = res.headers.get("x-next-cursor");
+    }
+    expect(seen).toEqual(["t7", "t6", "t5", "t4", "t3"]);
+    expect((await fetch(`${dev!.url}/_dev/traces?limit=0`)).status).toBe(400);
+    expect((await fetch(`${dev!.url}/_dev/traces?cursor=abc`)).status).toBe(400);
+    expect(((await (await fetch(`${dev!.url}/_dev/version`)).json()) as { evictedTraces: number }).evictedTraces).toBe(3);
+  });
+});
+
+describe("crash safety", () => {
+  const bundle = join(dir, "emulator.mjs");
+  buildSync({ entryPoints: [new URL("../../src/devserver/index.ts", import.meta.url).pathname], bundle: true, platform: "node", format: "esm", outfile: bundle, logLevel: "silent" });
+  const childScript = join(dir, "child.mjs");
+  writeFileSync(
+    childScript,
+    `import { startDevServer } from ${JSON.stringify(bundle)};
+const dev = await startDevServer({ port: 0, dataFile: process.argv[2], strict: true });
+process.stdout.write(JSON.stringify({ url: dev.url, key: dev.projectKey }) + "\\n");`,
+  );
+
+  async function spawnEmulator(file: string): Promise<{ child: ChildProcess; url: string; key: string }> {
+    const child = spawn(process.execPath, [childScript, file], { stdio: ["ignore", "pipe", "inherit"] });
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("\n")) resolve(out.split("\n")[0]!);
+      });
+      child.on("exit", (code) => reject(new Error(`emulator exited with ${code}`)));
+    });
+    return { child, ...(JSON.parse(line) as { url: string; key: string }) };
+  }
+
+  it("loses nothing acknowledged when SIGKILLed during ingest, twice", async () => {
+    const file = dataFile();
+    const acknowledged = new Set<string>();
+    let key = "";
+    for (let round = 0; round < 3; round++) {
+      const emulator = await spawnEmulator(file);
+      if (key) expect(emulator.key).toBe(key);
+      key = emulator.key;
+      if (round === 2) {
+        const res = await fetch(`${emulator.url}/_dev/traces`);
+        const stored = new Set(((await res.json()) as { uuid: string }[]).map((t) => t.uuid));
+        for (const uuid of acknowledged) expect(stored.has(uuid), uuid).toBe(true);
+        const exited = new Promise((r) => emulator.child.once("exit", r));
+        emulator.child.kill("SIGKILL");
+        await exited;
+        break;
+      }
+      // Several clients send traces; the emulator is killed while requests are in flight.
+      let stop = false;
+      const client = async (c: number) => {
+        for (let i = 0; !stop; i++) {
+          const uuid = `r${round}-c${c}-${i}`;
+          const body = JSON.stringify({ uuid, startTime: T0, endTime: T1, baseSpans: Array.from({ length: 20 }, (_, s) => ({ uuid: `${uuid}-${s}`, name: "s", startTime: T0, endTime: T1 })) });
+          try {
+            const res = await fetch(`${emulator.url}/v1/traces`, { method: "POST", headers: { SERVICE_API_KEY: key, "content-type": "application/json" }, body });
+            if (res.status === 200) acknowledged.add(uuid);
+          } catch {
+            return; // killed mid-request: not acknowledged
+          }
+        }
+      };
+      const exited = new Promise((r) => emulator.child.once("exit", r));
+      const clients = [0, 1, 2, 3].map(client);
+      await new Promise((r) => setTimeout(r, 400 + round * 150));
+      emulator.child.kill("SIGKILL");
+      stop = true;
+      await Promise.all(clients);
+      await exited;
+    }
+    expect(acknowledged.size).toBeGreaterThan(20);
+  });
+});
