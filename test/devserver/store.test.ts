@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type DevServer, type DevServerOptions, startDevServer } from "../../src/devserver/index.js";
 import { apiFor } from "../helpers/api.js";
 
+/** An id named like the prototype accessor, read as a plain key. */
+const PROTO = "__proto__";
 const T0 = "2026-06-01T10:00:00.000Z";
 const T1 = "2026-06-01T10:00:01.000Z";
 const dir = mkdtempSync(join(tmpdir(), "evaltrace-store-"));
@@ -39,10 +41,10 @@ describe("--data journal", () => {
     api = await start({ dataFile: file });
     expect(Object.keys(dev!.state.traces).sort()).toEqual(["__proto__", "a", "constructor"]);
     expect(dev!.state.traces.a!.fields.tags).toEqual(["x"]);
-    expect(dev!.state.threads.__proto__).toEqual(["__proto__"]);
+    expect(dev!.state.threads[PROTO]).toEqual(["__proto__"]);
     expect(dev!.state.users.u).toEqual(["a", "__proto__", "constructor"]);
     expect(dev!.state.prompts.toString!.alias).toBe("toString");
-    expect(dev!.state.datasets.__proto__!.unversioned).toHaveLength(1);
+    expect(dev!.state.datasets[PROTO]!.unversioned).toHaveLength(1);
     expect(dev!.state.collections.map((c) => c.name)).toEqual(["c"]);
     expect((await api("GET", "/v1/metrics")).status).toBe(200); // the same keys
   });
