@@ -1,6 +1,6 @@
 import { LangChainInstrumentation } from "@arizeai/openinference-instrumentation-langchain";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { flush } from "../../../src/index.js";
+import { flush, observe } from "../../../src/index.js";
 import { nothingLeftOpen, outline, requireCjs, startBridge, traceNamed } from "./bridge.js";
 import { expectLangChainLlm, langChainScenario } from "./langchain-scenario.js";
 
@@ -36,5 +36,23 @@ describe("OpenInference LangChain instrumentation", () => {
     expect(refused).toMatchObject({ status: "ERRORED" });
     expect(String(refused.error)).toMatch(/400/);
     expect(nothingLeftOpen()).toBe(true);
+  });
+
+  it("a retriever: its documents are the span's output and retrievalContext", async () => {
+    const { BaseRetriever } = requireCjs("@langchain/core/retrievers");
+    const { Document } = requireCjs("@langchain/core/documents");
+    class Docs extends BaseRetriever {
+      lc_namespace = ["test"];
+      async _getRelevantDocuments(query: string) {
+        return [new Document({ pageContent: `Orders about ${query} ship in 2 days.` }), new Document({ pageContent: "Returns take 30 days." })];
+      }
+    }
+    const rag = observe({ type: "agent", name: "oi-rag" }, async (q: string) => (await new Docs().invoke(q)).length);
+    expect(await rag("shipping")).toBe(2);
+    expect(await flush()).toMatchObject({ ok: true });
+    const t = traceNamed(bridge.dev, "oi-rag");
+    expect(outline(t)).toEqual(["agent oi-rag", "  retriever Docs"]);
+    const docs = ["Orders about shipping ship in 2 days.", "Returns take 30 days."];
+    expect(t.spans.find((s) => s.type === "retriever")).toMatchObject({ input: "shipping", output: docs, retrievalContext: docs });
   });
 });
