@@ -104,6 +104,8 @@ export class Journal {
   private fd: number;
   private bytes: number;
   private lastMeta = "";
+  /** The last meta line written or loaded, lastUsed included. */
+  private lastMetaLine = "";
   private liveBytes = 0;
   private readonly sizeOf = new Map<string, number>();
 
@@ -154,7 +156,8 @@ export class Journal {
     if (lines.length > 0 && good < fstatSizeOf(file)) truncateSync(file, good);
     const journal = new Journal(file, compactFactor);
     for (const [id, size] of sizes) journal.count(id, size);
-    journal.lastMeta = JSON.stringify(meta(state));
+    journal.lastMeta = metaText(state);
+    journal.lastMetaLine = `${JSON.stringify({ t: "meta", v: meta(state) })}\n`;
     if (converted || journal.wantsCompaction) journal.rewriteSync(state, order);
     return { state, order, journal, converted };
   }
@@ -191,7 +194,8 @@ export class Journal {
       bytes += writeSync(fd, line);
       this.count(id, Buffer.byteLength(line));
     }
-    this.lastMeta = JSON.stringify(meta(state));
+    this.lastMeta = metaText(state);
+    this.lastMetaLine = `${JSON.stringify({ t: "meta", v: meta(state) })}\n`;
     this.swap(fd, tmp, bytes);
   }
 
@@ -210,7 +214,8 @@ export class Journal {
       this.count(id, Buffer.byteLength(line));
       if (slicer.due()) await slicer.yield();
     }
-    this.lastMeta = JSON.stringify(meta(state));
+    this.lastMeta = metaText(state);
+    this.lastMetaLine = `${JSON.stringify({ t: "meta", v: meta(state) })}\n`;
     this.swap(fd, tmp, bytes);
   }
 
@@ -230,10 +235,13 @@ export class Journal {
    */
   async commit(state: State, changes: Changes, appended: { jobs: EvaluationJob[]; testRuns: TestRunRecord[]; idempotency: IdempotencyRecord[] }, slicer: TimeSlicer): Promise<void> {
     const entries: [string, JournalEntry][] = [];
-    const m = JSON.stringify(meta(state));
+    // Keys' lastUsed moves on every request: it alone does not make a line (it is written with
+    // the next real change, and at close), so the journal does not grow by the key list per write.
+    const m = metaText(state);
     if (m !== this.lastMeta) {
       entries.push(["meta", { t: "meta", v: meta(state) }]);
       this.lastMeta = m;
+      this.lastMetaLine = `${JSON.stringify({ t: "meta", v: meta(state) })}\n`;
     }
     for (const uuid of changes.traces) {
       const v = state.traces[uuid];
@@ -274,7 +282,13 @@ export class Journal {
     return this.bytes;
   }
 
-  close(): void {
+  /** Writes the keys' last use (if only that changed) and closes the file. */
+  close(state: State): void {
+    const line = `${JSON.stringify({ t: "meta", v: meta(state) })}\n`;
+    if (line !== this.lastMetaLine) {
+      this.bytes += writeSync(this.fd, line);
+      fsyncSync(this.fd);
+    }
     closeSync(this.fd);
   }
 }
@@ -308,6 +322,11 @@ function fstatSizeOf(file: string): number {
   } finally {
     closeSync(fd);
   }
+}
+
+/** The meta line's text without the keys' lastUsed, to tell a real change from a key's use. */
+function metaText(state: State): string {
+  return JSON.stringify(meta(state), (k, v) => (k === "lastUsed" ? undefined : v));
 }
 
 function meta(state: State): Meta {

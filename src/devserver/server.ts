@@ -474,7 +474,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         server.closeAllConnections();
       });
       await lock.idle();
-      loaded?.journal.close();
+      loaded?.journal.close(state);
     },
   };
 }

@@ -466,10 +466,10 @@ describe("persistence with dataFile", () => {
     await start({ dataFile: file });
     await seed();
     const first = await evaluateTrace("eval-1");
-    const saved = readFileSync(file, "utf8");
     expect(journalEntries(file).filter((e) => e.t === "idem")).toHaveLength(1);
     await dev.close();
     await start({ dataFile: file });
+    const saved = readFileSync(file, "utf8");
     now += 1000; // a rewrite would now differ: the key's lastUsed moved
     const again = await evaluateTrace("eval-1");
     expect(again).toMatchObject({ status: 200, text: first.text, replayed: true });
