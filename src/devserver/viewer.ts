@@ -227,7 +227,7 @@ export const viewerHtml = String.raw`<!doctype html>
         if (parts[1]) return getJson("/_dev/threads/" + encodeURIComponent(parts[1])).then(function (ts) { renderThread(parts[1], ts); });
       });
     }
-    return getJson("/_dev/traces").then(function (traces) {
+    return getJson("/_dev/traces?limit=500").then(function (traces) {
       renderList(traces);
       if (parts[0] === "traces" && parts[1]) {
         return getJson("/_dev/traces/" + encodeURIComponent(parts[1])).then(function (t) {
