@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from "./clock.js";
 import { consoleLogger, type Logger, type LogLevel } from "./logger.js";
 import { defaultSerializeLimits, type SerializeLimits } from "./tracing/serialize.js";
+import { ENVIRONMENTS } from "./tracing/validate-fields.js";
 
 /** Where `evaltrace dev` listens by default, and so where the SDK sends when nothing else is set. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:4680";
@@ -25,7 +26,11 @@ export interface EvaltraceOptions {
   apiKey?: string;
   /** Service address. @default process.env.SERVICE_BASE_URL, else "http://127.0.0.1:4680" (the local emulator) */
   baseUrl?: string;
-  /** Environment recorded on every trace. @default process.env.SERVICE_ENVIRONMENT, else "development" */
+  /**
+   * Environment recorded on every trace: `production`, `development`, `staging` or `testing` (the
+   * live service takes no other; keep a custom label in metadata or tags).
+   * @default process.env.SERVICE_ENVIRONMENT, else "development"
+   */
   environment?: string;
   /** Fraction of traces kept, 0..1; a trace is kept or dropped whole. @default process.env.SERVICE_SAMPLE_RATE, else 1 */
   sampleRate?: number;
@@ -227,6 +232,22 @@ function str(option: string, value: string | undefined): string | undefined {
   return value;
 }
 
+/**
+ * The trace environment: one of the four the live service takes. A wrong option is a TypeError;
+ * a wrong SERVICE_ENVIRONMENT a warning (and "development").
+ */
+function resolveEnvironment(option: string | undefined, fromEnv: string | undefined, badEnv: (name: string, expected: string, then: string) => void): string {
+  const expected = `one of ${ENVIRONMENTS.join(", ")} (keep a custom label in metadata or tags)`;
+  if (option !== undefined) {
+    if (!ENVIRONMENTS.includes(option)) fail("environment", option, expected);
+    return option;
+  }
+  if (!fromEnv) return "development";
+  if (ENVIRONMENTS.includes(fromEnv.trim().toLowerCase())) return fromEnv.trim().toLowerCase();
+  badEnv("SERVICE_ENVIRONMENT", expected, 'traces say "development"');
+  return "development";
+}
+
 function resolveLimits(limits: Partial<SerializeLimits>): SerializeLimits {
   const out = { ...defaultSerializeLimits };
   for (const key of limitKeys) out[key] = int(`serializeLimits.${key}`, limits[key], defaultSerializeLimits[key], 1);
@@ -302,7 +323,7 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
   return {
     apiKey,
     baseUrl,
-    environment: str("environment", options.environment) ?? (env.SERVICE_ENVIRONMENT || "development"),
+    environment: resolveEnvironment(options.environment, env.SERVICE_ENVIRONMENT, badEnv),
     sampleRate,
     enabled: bool("enabled", options.enabled, enabledFromEnv),
     captureInputs: bool("captureInputs", options.captureInputs, true),

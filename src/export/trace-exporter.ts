@@ -10,7 +10,7 @@ import { hrTimeToIso } from "../tracing/time.js";
 import { Fifo } from "./fifo.js";
 import { isSettled, notify, type TraceRecord } from "./trace-record.js";
 import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
-import { emptySpanLists, shapeTraceValue, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
+import { applyTestCase, emptySpanLists, fillRequired, shapeTraceValue, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
 
 /** Counters of what the exporter did; all monotonic except the gauges `queued`, `inFlight`. */
 export interface ExporterStats {
@@ -28,6 +28,8 @@ export interface ExporterStats {
   /** Offline evaluation requests acknowledged / given up. */
   evaluationsDelivered: number;
   evaluationsFailed: number;
+  /** Late spans not sent because the service refused `PUT /v1/traces/:uuid` as unsupported. */
+  spansNotUpdatable: number;
   /** Requests sent and JSON bytes in their bodies. */
   requests: number;
   bytesSent: number;
@@ -74,6 +76,7 @@ export function noWorkYet(): Omit<ExporterStats, "queued" | "inFlight"> {
     updatesFailed: 0,
     evaluationsDelivered: 0,
     evaluationsFailed: 0,
+    spansNotUpdatable: 0,
     requests: 0,
     bytesSent: 0,
   };
@@ -133,6 +136,11 @@ export class TraceExporter {
   /** Flushes in progress: the records each still waits for, and how to wake it. */
   private readonly flushes = new Set<FlushWaiter>();
   private stopped = false;
+  /** False once the service refused the list form: one trace per request. */
+  private listForm = true;
+  /** False once the service refused `PUT /v1/traces/:uuid` as unsupported. */
+  private putSupported = true;
+  private readonly warnedFilled = new Set<string>();
   private shutdownResult: Promise<FlushResult> | undefined;
   private enqueued = 0;
   private readonly counters = noWorkYet();
@@ -447,6 +455,7 @@ export class TraceExporter {
     const spans = rec.open > 0 ? holdBack(rec, rec.spans) : rec.spans;
     for (const span of spans) {
       const wire = toWireSpan(span);
+      this.fillRequired(wire);
       if (isUnfinished(span)) markUnfinished(wire);
       if (span === root) rootWire = wire;
       lists[spanListKeys[wire.type]].push(wire);
@@ -480,6 +489,8 @@ export class TraceExporter {
     if (f.metricCollection !== undefined) wire.metricCollection = f.metricCollection;
     if (f.llmTestCase !== undefined) wire.llmTestCase = f.llmTestCase;
     Object.assign(wire, f.extra);
+    // A trace's test case is also its input/output (unless the app set those) and flat fields.
+    if (f.llmTestCase !== undefined) applyTestCase(wire, "trace", f.input === undefined, f.output === undefined);
     const json = redact(JSON.stringify(wire), [this.options.apiKey]);
     return { rec, json, bytes: utf8Length(json), spanCount, endTime };
   }
@@ -489,8 +500,20 @@ export class TraceExporter {
    * although its answer was lost, so a 409 ("already exists") for one of them means delivered.
    */
   private async sendBatch(batch: PreparedTrace[], maybeStored = false): Promise<void> {
+    if (!this.listForm) {
+      await Promise.all(batch.map((p) => this.sendSingle(p, maybeStored)));
+      return;
+    }
     const body = `{"traces":[${batch.map((p) => p.json).join(",")}]}`;
     const outcome = await this.send("POST", "/v1/traces", body);
+    if (!outcome.ok && outcome.status !== undefined && shapeRefusals.has(outcome.status)) {
+      // A service that does not take the list form (the spec allows both): one trace per
+      // request, for the rest of the process.
+      this.listForm = false;
+      this.logger.warn(`the service refused the list form of POST /v1/traces (${outcome.message}); sending one trace per request from now on`);
+      await this.sendBatch(batch, maybeStored || outcome.attempts > 1);
+      return;
+    }
     const stored = maybeStored || outcome.attempts > 1;
     if (outcome.ok || (outcome.status === 409 && batch.length === 1 && stored)) {
       this.counters.tracesDelivered += batch.length;
@@ -507,6 +530,31 @@ export class TraceExporter {
     // On the next turn: p-queue counts this task as running until it has returned, so pumping
     // from here would see no free slot (and with concurrency 1, stall for good).
     if (this.queuedSpans >= this.options.batch.maxSpansPerRequest || this.carry || this.flushing > 0) this.schedulePump();
+  }
+
+  /** One trace in the single-trace form of `POST /v1/traces`. */
+  private async sendSingle(p: PreparedTrace, maybeStored: boolean): Promise<void> {
+    const outcome = await this.send("POST", "/v1/traces", p.json);
+    if (outcome.ok || (outcome.status === 409 && (maybeStored || outcome.attempts > 1))) {
+      this.counters.tracesDelivered++;
+      this.delivered(p);
+    } else {
+      this.counters.tracesFailed++;
+      this.logger.error(`trace ${p.rec.uuid} not delivered: ${outcome.message}`);
+      this.fail(p.rec, outcome.message);
+    }
+    if (this.queuedSpans >= this.options.batch.maxSpansPerRequest || this.carry || this.flushing > 0) this.schedulePump();
+  }
+
+  /** Fills the fields the service requires in practice, warning once per field. */
+  private fillRequired(wire: WireSpan): void {
+    for (const field of fillRequired(wire)) {
+      if (this.warnedFilled.has(field)) continue;
+      this.warnedFilled.add(field);
+      this.logger.warn(
+        `${field === "model" ? "an llm span" : "a retriever span"} had no ${field}; sent as "${wire[field]}" (the service requires one: set it in observe() options or updateCurrentSpan)`,
+      );
+    }
   }
 
   private delivered(p: PreparedTrace): void {
@@ -534,6 +582,7 @@ export class TraceExporter {
       let endTime = rec.sentEndTime;
       for (const span of late.spans) {
         const wire = toWireSpan(span);
+        this.fillRequired(wire);
         if (isUnfinished(span)) markUnfinished(wire);
         const key = spanListKeys[wire.type];
         (lists[key] ??= []).push(wire);
@@ -551,7 +600,21 @@ export class TraceExporter {
       if (metadata) body.metadata = metadata;
       if (late.tags) body.tags = late.tags;
       if (Object.keys(body).length === 0) continue;
+      if (!this.putSupported) {
+        this.counters.spansNotUpdatable += late.spans.length;
+        continue;
+      }
       const outcome = await this.send("PUT", `/v1/traces/${encodeURIComponent(rec.uuid)}`, redact(JSON.stringify(body), [this.options.apiKey]));
+      if (!outcome.ok && outcome.status !== undefined && putRefusals.has(outcome.status)) {
+        const first = this.putSupported;
+        this.putSupported = false;
+        this.counters.spansNotUpdatable += late.spans.length;
+        if (first) this.logger.warn(
+          `the service refused PUT /v1/traces/:uuid (${outcome.message}): what ends after its trace was sent is not delivered from now on (${late.spans.length} span(s) so far; stats().spansNotUpdatable counts them)`,
+        );
+        notify(rec);
+        continue;
+      }
       // 409 to a retry: an earlier attempt whose answer was lost stored it ("already stored").
       if (outcome.ok || storedByEarlierAttempt(outcome)) {
         this.counters.updatesDelivered++;
@@ -616,6 +679,11 @@ function holdBack(rec: TraceRecord, spans: ReadableSpan[]): ReadableSpan[] {
   ready.push(...pending);
   return ready;
 }
+
+/** Answers to the list form that mean "not this shape" (the spec allows the single-trace form too). */
+const shapeRefusals = new Set([404, 405, 415, 422]);
+/** Answers to `PUT /v1/traces/:uuid` that mean the service does not take it at all. */
+const putRefusals = new Set([405, 415, 501]);
 
 /** A 409 answering a retry: the attempt whose answer was lost had stored it. */
 function storedByEarlierAttempt(outcome: TransportOutcome): boolean {

@@ -8,6 +8,8 @@ import { buildTestCase } from "../tracing/test-case.js";
 import { checkField, spanFieldRules } from "../tracing/validate-fields.js";
 import { finishedSpan } from "../semconv/finished.js";
 import { interpret } from "../semconv/interpret.js";
+import { providerName } from "../semconv/providers.js";
+import { llmInputMessages } from "./llm-input.js";
 import { forgetLogs } from "../semconv/log-records.js";
 import { hrTimeToIso } from "../tracing/time.js";
 import { spanUuid } from "./ids.js";
@@ -91,10 +93,15 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
   const parentId = parentSpanIdOf(span);
   if (parentId) wire.parentUuid = spanUuid(ctx.traceId, parentId);
   if (data) {
-    if (data.input !== undefined) wire.input = shapeValue(type, data.input);
+    if (data.input !== undefined) {
+      wire.input = type === "llm" ? (llmInputMessages(data.input, data.inputPinned ? 1 : (data.argumentCount ?? 1)) as unknown as JsonValue) : shapeValue(type, data.input);
+    }
     if (data.output !== undefined) wire.output = shapeValue(type, data.output, true);
     if (data.metadata) wire.metadata = data.metadata;
     for (const [k, v] of Object.entries(data.fields)) wire[k] = v;
+    // Online evaluation reads the span's own input and output (the vendor SDKs put the test
+    // case there): the test case's, unless the app set them itself.
+    applyTestCase(wire, type, !data.inputPinned, !data.outputPinned);
   } else {
     // A span of another instrumentation (OpenTelemetry GenAI conventions, Vercel AI SDK).
     const foreign = mapped && mapped.type === type ? mapped : { name: wire.name, fields: { integration: mapped?.integration ?? "OpenTelemetry" } as { [key: string]: JsonValue } };
@@ -107,11 +114,48 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
     const evaluation = getForeignEvaluation(span);
     if (evaluation && type === "llm") Object.assign(wire, foreignEvaluationFields(evaluation, wire));
   }
+  if (typeof wire.provider === "string") wire.provider = providerName(wire.provider);
   if (type === "agent") {
     wire.availableTools ??= [];
     wire.agentHandoffs ??= [];
   }
   return wire;
+}
+
+/** Test-case fields the service reads flat on a span or trace, beside `llmTestCase`. */
+const flatTestCaseFields = ["expectedOutput", "retrievalContext", "context", "toolsCalled", "expectedTools"] as const;
+
+/**
+ * With a test case, its input and actual output become the span's or trace's own (unless the
+ * app set those itself: `useInput` / `useOutput` false), and its other fields are also sent
+ * flat, the way the live service evaluates them.
+ */
+export function applyTestCase(wire: { [key: string]: unknown }, type: SpanType | "trace", useInput: boolean, useOutput: boolean): void {
+  const tc = wire.llmTestCase;
+  if (tc === null || typeof tc !== "object" || Array.isArray(tc)) return;
+  const testCase = tc as { [key: string]: JsonValue };
+  if (useInput && typeof testCase.input === "string") wire.input = type === "llm" ? [{ role: "user", content: testCase.input }] : testCase.input;
+  if (useOutput && typeof testCase.actualOutput === "string") wire.output = testCase.actualOutput;
+  for (const key of flatTestCaseFields) if (testCase[key] !== undefined && wire[key] === undefined) wire[key] = testCase[key];
+}
+
+/** Placeholders for the fields the service's published schema requires (wire-format notes). */
+export const REQUIRED_FIELD_PLACEHOLDERS = { model: "unknown-model", embedder: "default-embedder" } as const;
+
+/**
+ * Fills `model` on llm spans and `embedder` on retriever spans when nothing set them, with the
+ * documented placeholders; returns the fields it filled (the exporter warns once per field).
+ */
+export function fillRequired(wire: WireSpan): ("model" | "embedder")[] {
+  if (wire.type === "llm" && (typeof wire.model !== "string" || wire.model === "")) {
+    wire.model = REQUIRED_FIELD_PLACEHOLDERS.model;
+    return ["model"];
+  }
+  if (wire.type === "retriever" && (typeof wire.embedder !== "string" || wire.embedder === "")) {
+    wire.embedder = REQUIRED_FIELD_PLACEHOLDERS.embedder;
+    return ["embedder"];
+  }
+  return [];
 }
 
 /** The `error` of an errored span: its status message, cut at MAX_ERROR_CHARS, else "error". */

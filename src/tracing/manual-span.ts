@@ -36,6 +36,8 @@ export function openSpan(name: string, type: SpanType, fields: Record<string, un
   try {
     const limits = rt.options.serializeLimits;
     const started = start(rt, name, type, pickSpanFields(type, fields, rt.logger, limits), input === undefined ? [] : [input], parent);
+    // An integration's input and output are the call's own: a test case never stands in for them.
+    if (input !== undefined) started.data.inputPinned = true;
     let done = false;
     return {
       context: started.ctx,
@@ -46,6 +48,7 @@ export function openSpan(name: string, type: SpanType, fields: Record<string, un
         if (done) return;
         const captured = capture(rt, input);
         if (captured !== undefined) started.data.input = captured;
+        started.data.inputPinned = true;
       },
       rename(newName) {
         if (!done && typeof newName === "string" && newName) started.span.updateName(truncateString(newName, MAX_NAME_CHARS));
@@ -57,6 +60,7 @@ export function openSpan(name: string, type: SpanType, fields: Record<string, un
         if (done) return;
         done = true;
         end(rt, started.span, started.data, output, undefined, false);
+        started.data.outputPinned = true;
       },
       fail(error) {
         if (done) return;

@@ -128,6 +128,7 @@ export function start(rt: Runtime, name: string, type: SpanType, fields: { [key:
     if (rt.options.captureInputs && args.length > 0) {
       const input = capture(rt, args.length === 1 ? args[0] : args);
       if (input !== undefined) data.input = input;
+      data.argumentCount = args.length;
     }
     setSpanData(span, data);
     setOwner(span, rt);

@@ -12,6 +12,10 @@ export interface SpanData {
   output?: JsonValue;
   /** Set once `updateCurrentSpan({ output })` ran, so the return value does not overwrite it. */
   outputPinned?: boolean;
+  /** Set once `updateCurrentSpan({ input })` ran: the input is the app's own, not the captured arguments. */
+  inputPinned?: boolean;
+  /** How many arguments the observed function got (the captured input is their list when more than one). */
+  argumentCount?: number;
   metadata?: { [key: string]: JsonValue };
   /** Type fields, test-case fields, metricCollection and llmTestCase, JSON-safe. */
   fields: { [key: string]: JsonValue };

@@ -50,6 +50,7 @@ const spanSetters: { readonly [field: string]: SpanSetter } = {
   input(rt, _span, data, value) {
     const input = capture(rt, value);
     if (input !== undefined) data.input = input;
+    data.inputPinned = true;
   },
   output(rt, _span, data, value) {
     const output = capture(rt, value);

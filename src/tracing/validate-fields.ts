@@ -43,6 +43,9 @@ export interface FieldOutcome {
 }
 
 const label = (cap: number): FieldRule => ({ kind: "label", cap });
+
+/** The environments the live service takes. */
+export const ENVIRONMENTS: readonly string[] = ["production", "development", "staging", "testing"];
 const text: FieldRule = { kind: "text" };
 const count: FieldRule = { kind: "count" };
 const amount: FieldRule = { kind: "amount" };
@@ -112,7 +115,8 @@ export const traceFieldRules: { readonly [field: string]: FieldRule } = {
   name: label(MAX_NAME_CHARS),
   threadId: label(MAX_ID_CHARS),
   userId: label(MAX_ID_CHARS),
-  environment: label(MAX_LABEL_CHARS),
+  // The live service takes only these (wire-format notes); keep a custom label in metadata or tags.
+  environment: { kind: "enum", values: ENVIRONMENTS },
   tags: { kind: "labels", cap: MAX_TAG_CHARS },
   metricCollection: label(MAX_LABEL_CHARS),
   llmTestCase: llmTestCaseRule,

@@ -64,7 +64,7 @@ describe("EvaltraceCallbackHandler with the real LangChain.js", () => {
       name: "ChatOpenAI",
       parentUuid: sequence.uuid,
       model: "gpt-4o-mini-2024-07-18",
-      provider: "openai",
+      provider: "OpenAI",
       input: [
         { role: "system", content: "Be brief" },
         { role: "user", content: "When do orders ship?" },

@@ -45,7 +45,7 @@ describe("wrapOpenAI with the real openai package", () => {
       parentUuid: root.uuid,
       status: "SUCCESS",
       model: "gpt-4o-mini-2024-07-18",
-      provider: "openai",
+      provider: "OpenAI",
       integration: "OpenAI",
       input: [
         { role: "system", content: "Be brief" },

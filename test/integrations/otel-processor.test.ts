@@ -69,7 +69,7 @@ describe("EvaltraceSpanProcessor in an existing OTel setup", () => {
     expect(chat).toMatchObject({
       type: "llm",
       model: "gpt-4o-2024-08-06",
-      provider: "openai",
+      provider: "OpenAI",
       inputTokenCount: 30,
       outputTokenCount: 9,
       input: [{ role: "user", content: "Where is my order?" }],

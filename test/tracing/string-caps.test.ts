@@ -67,7 +67,7 @@ describe("every string that leaves the process has a cap", () => {
     });
     const agent = observe({ type: "agent", availableTools: [big("t")], agentHandoffs: [big("h")] }, function agentRoot() {
       uuid = currentTraceUuid();
-      updateCurrentTrace({ name: big("n"), threadId: big("t"), userId: big("u"), tags: [big("g")], metadata: { [big("k")]: big("v") }, environment: big("e") });
+      updateCurrentTrace({ name: big("n"), threadId: big("t"), userId: big("u"), tags: [big("g")], metadata: { [big("k")]: big("v") } });
       llm();
       throw new Error(big("x"));
     });
@@ -77,7 +77,6 @@ describe("every string that leaves the process has a cap", () => {
     expectCut(t.fields.name, MAX_NAME_CHARS);
     expectCut(t.fields.threadId, MAX_ID_CHARS);
     expectCut(t.fields.userId, MAX_ID_CHARS);
-    expectCut(t.fields.environment, MAX_LABEL_CHARS);
     expectCut((t.fields.tags as string[])[0], MAX_TAG_CHARS);
     const traceMetaKey = Object.keys(t.fields.metadata as object)[0];
     expectCut(traceMetaKey, MAX_METADATA_KEY_CHARS);

@@ -13,7 +13,7 @@ export function expectOpenAiTree(t: StoredTrace, agent: string, integration: str
   const [chat, streamed, toolTurn, answer, refused] = llmSpans(t);
   expect(chat).toMatchObject({
     model: expect.stringContaining("gpt-4o-mini"),
-    provider: "openai",
+    provider: "OpenAI",
     inputTokenCount: 11,
     outputTokenCount: 4,
     input: [
