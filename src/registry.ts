@@ -13,6 +13,8 @@ export interface Registry {
   /** Runtimes a later `configure()` replaced, while they still have work. */
   retired: Runtime[];
   contextReady: boolean;
+  /** An EvaltraceSpanProcessor exists: observed spans may share the OTel context. */
+  bridged: boolean;
   warnedNoKey: boolean;
   hooksInstalled: boolean;
 }
@@ -22,7 +24,7 @@ const KEY = Symbol.for("evaltrace.registry");
 let mine: Registry | undefined;
 
 function fresh(): Registry {
-  return { version: VERSION, current: undefined, retired: [], contextReady: false, warnedNoKey: false, hooksInstalled: false };
+  return { version: VERSION, current: undefined, retired: [], contextReady: false, bridged: false, warnedNoKey: false, hooksInstalled: false };
 }
 
 /**

@@ -183,9 +183,14 @@ export function runtimeFor(parent: object | undefined): Runtime | undefined {
   return activeRuntime();
 }
 
-/** Whether observed spans are the active OTel span (`otelContext: "shared"`, the default). */
+/**
+ * Whether observed spans are the active OTel span: `otelContext: "shared"` (the default), once an
+ * `EvaltraceSpanProcessor` exists to see what other instrumentations record inside them. Without
+ * one, the app's own telemetry is left exactly as it was.
+ */
 export function sharesOtelContext(): boolean {
-  return registry().current?.options.otelContext !== "separate";
+  const reg = registry();
+  return reg.bridged && reg.current?.options.otelContext !== "separate";
 }
 
 /** The current runtime and every replaced one still delivering, current first. */

@@ -4,9 +4,10 @@ import { flush } from "../lifecycle/delivery.js";
 import { type Runtime, runtimeFor } from "../runtime.js";
 import { finishedSpan } from "../semconv/finished.js";
 import { interpret } from "../semconv/interpret.js";
-import { forgetLogs } from "../semconv/log-records.js";
+import { forgetLogs, keepLogs } from "../semconv/log-records.js";
+import { registry } from "../registry.js";
 import type { LlmTestCase, SpanType } from "../tracing/fields.js";
-import { type ForeignEvaluation, getSpanData, parentSpanIdOf, setForeignEvaluation, setForeignType, setOwner, setParentOverride } from "../tracing/span-data.js";
+import { type ForeignEvaluation, getSpanData, ownerOf, parentSpanIdOf, setForeignEvaluation, setForeignType, setOwner, setParentOverride } from "../tracing/span-data.js";
 
 /** Options of {@link EvaltraceSpanProcessor}. */
 export interface EvaltraceSpanProcessorOptions {
@@ -43,8 +44,13 @@ const TRACKED = Symbol.for("evaltrace.tracked");
 export class EvaltraceSpanProcessor implements SpanProcessor {
   private readonly keep: ((span: ReadableSpan) => boolean) | undefined;
   private readonly evaluation: ForeignEvaluation | undefined;
+  /** Local roots not recorded (sampled out, or over maxOpenTraces), and their descendants. */
+  private readonly refused = new WeakSet<object>();
 
   constructor(options: EvaltraceSpanProcessorOptions = {}) {
+    // From now on observed spans share the OTel context (unless otelContext says "separate"):
+    // there is a bridge to see what other instrumentations record inside them.
+    registry().bridged = true;
     this.keep = options.keep;
     const { metricCollection, llmTestCase } = options;
     this.evaluation = metricCollection !== undefined || llmTestCase !== undefined ? { metricCollection, llmTestCase } : undefined;
@@ -55,15 +61,21 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       // Our own spans (observe(), integrations) reach the service through our own provider.
       if (getSpanData(span)) return;
       const parent = span.parentSpanContext ? otelTrace.getSpan(parentContext) : undefined;
+      // Under a trace we refused (sampled out, or maxOpenTraces): refused with it.
+      if (parent && this.refused.has(parent)) {
+        this.refused.add(span);
+        return;
+      }
       const rt = runtimeFor(parent);
       if (!rt) return;
-      // A trace already tracked: the span hangs under its parent there (instrumentations may pass
-      // the parent as a bare span context, so the parent object proves nothing).
-      const known = span.parentSpanContext !== undefined && rt.assembler.get(span.spanContext().traceId) !== undefined;
-      if (!known) {
+      if (!this.isKnownParent(rt, span, parent)) {
         // The local root of a trace for us (its parent, if any, is in another process or
-        // untracked): admitted like any new trace, and a root on the wire.
-        if (!rt.assembler.admitNewTrace()) return;
+        // untracked): sampled and admitted like any new trace, and a root on the wire.
+        const rate = rt.options.sampleRate;
+        if ((rate < 1 && Math.random() >= rate) || !rt.assembler.admitNewTrace()) {
+          this.refused.add(span);
+          return;
+        }
         setParentOverride(span, null);
       }
       setOwner(span, rt);
@@ -75,19 +87,29 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
     }
   }
 
+  /**
+   * Whether a span's parent belongs to a trace evaltrace records: a span we track (our own or
+   * one this processor saw), or one still open in the trace's record (instrumentations may pass
+   * the parent as a bare span context).
+   */
+  private isKnownParent(rt: Runtime, span: Span, parent: object | undefined): boolean {
+    const parentId = span.parentSpanContext?.spanId;
+    if (!parentId) return false;
+    if (parent && ownerOf(parent) === rt) return true;
+    return rt.assembler.isOpen(span.spanContext().traceId, parentId);
+  }
+
   onEnd(span: ReadableSpan): void {
     try {
       const rt = (span as unknown as { [TRACKED]?: Runtime })[TRACKED];
       if (!rt) return;
-      let type = this.decide(span);
+      const type = this.decide(span);
       if (type === undefined && parentSpanIdOf(span) === undefined) {
-        // The local root: kept (named after itself) when anything under it is, else let go.
-        if (!rt.assembler.hasKept(span.spanContext().traceId)) {
-          forgetLogs(span.spanContext().spanId);
-          rt.assembler.discard(span);
-          return;
-        }
-        type = "base";
+        // The local root: kept (named after itself) when anything under it is, else let go;
+        // decided once nothing under it runs any more.
+        forgetLogs(span.spanContext().spanId);
+        rt.assembler.onEndLocalRoot(span, () => setForeignType(span, "base"));
+        return;
       }
       if (type === undefined) {
         forgetLogs(span.spanContext().spanId);
@@ -95,6 +117,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
         return;
       }
       setForeignType(span, type);
+      keepLogs(span);
       rt.assembler.onEnd(span);
     } catch {
       // Never break the app's tracing pipeline.

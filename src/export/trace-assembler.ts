@@ -171,7 +171,10 @@ export class TraceAssembler implements SpanProcessor {
     } else {
       this.keep(rec, span, parentId);
     }
-    if (rec.open === 0) notify(rec);
+    if (rec.open === 0) {
+      this.settleRoot(rec);
+      notify(rec);
+    }
     this.release(rec);
   }
 
@@ -188,13 +191,55 @@ export class TraceAssembler implements SpanProcessor {
       this.spansOpen--;
     }
     (rec.transparent ??= new Map()).set(span.spanContext().spanId, parentSpanIdOf(span) ?? null);
-    if (rec.held?.length && rec.phase === "sent") {
+    if (rec.held?.length && rec.phase !== "open" && rec.phase !== "queued") {
       // Children held for it can go now, under its parent.
       rec.late ??= { spans: [] };
       this.exporter.scheduleUpdate(rec);
     }
-    if (rec.open === 0) notify(rec);
+    if (rec.open === 0) {
+      this.settleRoot(rec);
+      notify(rec);
+    }
     this.release(rec);
+  }
+
+  /** Whether a span with this id is open in the trace's record. */
+  isOpen(traceId: string, spanId: string): boolean {
+    const rec = this.records.get(traceId);
+    if (!rec) return false;
+    for (const open of rec.openSpans) if (open.spanContext().spanId === spanId) return true;
+    return false;
+  }
+
+  /**
+   * The local root of a bridged trace ended without a type of its own: it is the trace's root
+   * (a base span, `markBase` types it) when anything under it is kept, else the trace is let
+   * go. While spans under it still run (an observed agent, an LLM call left running after the
+   * request), the decision waits for them.
+   */
+  onEndLocalRoot(span: ReadableSpan, markBase: () => void): void {
+    const rec = this.records.get(span.spanContext().traceId);
+    if (!rec) return;
+    if (rec.openSpans.delete(span)) {
+      rec.open--;
+      this.spansOpen--;
+    }
+    rec.pendingRoot = { span, markBase };
+    this.settleRoot(rec);
+  }
+
+  /** Decides a pending local root once nothing under it runs. */
+  private settleRoot(rec: TraceRecord): void {
+    const pending = rec.pendingRoot;
+    if (!pending || rec.open > 0) return;
+    rec.pendingRoot = undefined;
+    if (rec.spanCount > 0 || (rec.held?.length ?? 0) > 0) {
+      pending.markBase();
+      this.keep(rec, pending.span, undefined);
+      this.release(rec);
+    } else {
+      this.discard(pending.span);
+    }
   }
 
   /** Whether a span of this trace was kept so far (the bridge keeps a local root only then). */
@@ -271,6 +316,13 @@ export class TraceAssembler implements SpanProcessor {
   private forceEnd(rec: TraceRecord, reason: ForceEndReason): void {
     const endTime = preciseNow();
     const open = [...rec.openSpans];
+    if (rec.spanCount === 0 && !rec.held?.length && open.every((s) => !getSpanData(s))) {
+      // Only spans of other instrumentations, none kept (a long-lived HTTP request, say):
+      // nothing worth sending; let it go quietly.
+      const root = rec.pendingRoot?.span ?? open.find((s) => !parentSpanIdOf(s)) ?? open[0];
+      if (root) this.discard(root);
+      return;
+    }
     const forced = (this.forced ??= new WeakSet());
     const views: ReadableSpan[] = [];
     for (const span of open) {
@@ -296,6 +348,12 @@ export class TraceAssembler implements SpanProcessor {
     // Parents first: a view is pushed after the view of its parent, so no request names a parent
     // that comes later.
     for (const view of parentsFirst(views)) this.keep(rec, view, parentSpanIdOf(view));
+    if (rec.pendingRoot) {
+      rec.pendingRoot.markBase();
+      const root = rec.pendingRoot.span;
+      rec.pendingRoot = undefined;
+      this.keep(rec, root, undefined);
+    }
     if (rec.phase === "open") {
       // The root was never seen here (it belongs to another runtime, or started before a
       // configure()): the earliest kept span stands in as the root, so the trace still goes out.

@@ -657,27 +657,29 @@ function resolveParents(rec: TraceRecord, spans: ReadableSpan[]): void {
  */
 function holdBack(rec: TraceRecord, spans: ReadableSpan[]): ReadableSpan[] {
   if (rec.open === 0 && !rec.held?.length) return spans;
-  const waiting = new Set<string>();
-  for (const open of rec.openSpans) waiting.add(open.spanContext().spanId);
-  if (waiting.size === 0) return spans;
-  const ready: ReadableSpan[] = [];
-  let pending = spans;
-  // Until nothing moves: a child of a held span is held too.
-  for (let changed = true; changed; ) {
-    changed = false;
-    const next: ReadableSpan[] = [];
-    for (const span of pending) {
-      const parent = parentSpanIdOf(span);
-      if (parent !== undefined && waiting.has(parent)) {
-        waiting.add(span.spanContext().spanId);
-        (rec.held ??= []).push(span);
-        changed = true;
-      } else next.push(span);
-    }
-    pending = next;
+  const waiting: string[] = [];
+  for (const open of rec.openSpans) waiting.push(open.spanContext().spanId);
+  if (waiting.length === 0) return spans;
+  // Children by parent, once; then everything under an open span, breadth first: linear.
+  const children = new Map<string, ReadableSpan[]>();
+  for (const span of spans) {
+    const parent = parentSpanIdOf(span);
+    if (parent === undefined) continue;
+    const list = children.get(parent);
+    if (list) list.push(span);
+    else children.set(parent, [span]);
   }
-  ready.push(...pending);
-  return ready;
+  const held = new Set<ReadableSpan>();
+  for (let i = 0; i < waiting.length; i++) {
+    for (const child of children.get(waiting[i]!) ?? []) {
+      if (held.has(child)) continue;
+      held.add(child);
+      waiting.push(child.spanContext().spanId);
+    }
+  }
+  if (held.size === 0) return spans;
+  (rec.held ??= []).push(...spans.filter((s) => held.has(s)));
+  return spans.filter((s) => !held.has(s));
 }
 
 /** Answers to the list form that mean "not this shape" (the spec allows the single-trace form too). */

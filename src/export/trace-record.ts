@@ -68,6 +68,8 @@ export interface TraceRecord {
   droppedReported: number;
   /** Ended spans held back because their parent is still open: sent right after it. */
   held?: ReadableSpan[];
+  /** A bridged local root that ended while spans under it still ran: decided when they end. */
+  pendingRoot?: { span: ReadableSpan; markBase: () => void };
   /** Spans of other instrumentations left out (HTTP, DB ...) → their parent: kept spans re-parent past them. */
   transparent?: Map<string, string | null>;
 }

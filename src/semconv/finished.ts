@@ -8,6 +8,6 @@ export function finishedSpan(span: ReadableSpan): FinishedSpan {
     name: typeof span.name === "string" ? span.name : String(span.name),
     attributes: span.attributes ?? {},
     events: span.events ?? [],
-    logs: logsOf(span.spanContext().spanId),
+    logs: logsOf(span),
   };
 }

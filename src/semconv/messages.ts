@@ -47,6 +47,18 @@ function readPart(part: JsonValue, calls: FoundToolCall[]): string {
   return text(part);
 }
 
+/**
+ * A content string as written: only a JSON list of typed parts (or one typed part) is read as
+ * parts; any other text, JSON-looking or not (`"hello"`, `["a","b"]`, a JSON-mode answer), stays.
+ */
+export function contentFromString(text: string): string {
+  const parsed = json(text);
+  const typed = (p: JsonValue) => isObj(p) && typeof p.type === "string";
+  if (Array.isArray(parsed) && parsed.length > 0 && parsed.every(typed)) return messageContent(parsed);
+  if (parsed !== undefined && typeof parsed !== "string" && typed(parsed)) return messageContent(parsed);
+  return text;
+}
+
 /** The plain text of a message content: a string, or a list of parts. */
 export function messageContent(content: JsonValue | undefined, calls: FoundToolCall[] = []): string {
   if (Array.isArray(content)) return content.map((p) => readPart(p, calls)).join("");
@@ -86,6 +98,8 @@ function readMessage(m: JsonValue, calls: FoundToolCall[]): Message | undefined 
 export function readConversation(value: JsonValue | undefined): Conversation | undefined {
   const v = readable(value);
   let list: JsonValue[] | undefined;
+  // Text that is no message list (too large to parse, say): one user message, as it is.
+  if (typeof v === "string") return v ? { messages: [{ role: "user", content: v }], toolCalls: [] } : undefined;
   if (Array.isArray(v)) list = v.length === 1 && Array.isArray(v[0]) ? (v[0] as JsonValue[]) : v;
   else if (isObj(v) && Array.isArray(v.messages)) list = v.messages.length === 1 && Array.isArray(v.messages[0]) ? (v.messages[0] as JsonValue[]) : v.messages;
   if (!list || list.length === 0) return undefined;
@@ -125,7 +139,7 @@ export function readLegacyMessages(items: Record<string, AttributeValue>[]): Con
   if (items.length === 0) return undefined;
   const toolCalls: FoundToolCall[] = [];
   const messages = items.map((item) => {
-    let content = typeof item.content === "string" ? messageContent(json(item.content)) : "";
+    let content = typeof item.content === "string" ? contentFromString(item.content) : "";
     const calls = subIndexed(item, "tool_calls").map((c) => {
       const call: FoundToolCall = { name: String(c.name ?? "tool") };
       const input = args(c.arguments as JsonValue | undefined);

@@ -118,7 +118,7 @@ function wrap<F extends AnyFunction>(options: ObserveOptionsSnapshot, fn: F, met
  */
 export function start(rt: Runtime, name: string, type: SpanType, fields: { [key: string]: JsonValue }, args: unknown[], parentContext?: Context) {
   const active = parentContext ?? context.active();
-  const shared = rt.options.otelContext === "shared";
+  const shared = rt.options.otelContext === "shared" && sharesOtelContext();
   const parent = parentFor(active, shared);
   const base = parent ? trace.setSpan(active, parent) : trace.deleteSpan(active);
   const spanName = truncateString(typeof name === "string" ? name : String(name), MAX_NAME_CHARS) || "anonymous";

@@ -3,7 +3,7 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
-import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
+import { currentTraceUuid, EvaltraceSpanProcessor, flush, observe, shutdown } from "../../src/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 let dev: DevServer;
@@ -22,8 +22,9 @@ afterAll(async () => {
   await dev.close();
 });
 
-it('otelContext "separate": leaves an app\'s global provider, context manager and traces as they were', async () => {
-  configureForTest(dev.url, dev.projectKey, { otelContext: "separate" });
+it('without an EvaltraceSpanProcessor anywhere: the app\'s provider, context manager and traces stay as they were', async () => {
+  configureForTest(dev.url, dev.projectKey);
+  appExporter.reset();
   const appTracer = trace.getTracer("app");
   const inner = observe({ name: "ours-inner" }, async () => {
     // An app span (say, an instrumented HTTP call) inside our span: its parent must be the
@@ -54,7 +55,41 @@ it('otelContext "separate": leaves an app\'s global provider, context manager an
   expect(stored.spans.find((s) => s.name === "ours-inner")!.parentUuid).toBe(root.uuid);
 });
 
-it('otelContext "shared" (the default): an app span inside observe() is our span\'s child; the provider and context manager stay the app\'s', async () => {
+it('otelContext "separate", even with a bridge: the app\'s traces stay as they were', async () => {
+  new EvaltraceSpanProcessor(); // a bridge exists in the process from now on
+  configureForTest(dev.url, dev.projectKey, { otelContext: "separate" });
+  appExporter.reset();
+  const appTracer = trace.getTracer("app");
+  const inner = observe({ name: "ours-inner" }, async () => {
+    // An app span (say, an instrumented HTTP call) inside our span: its parent must be the
+    // app's own span, which its backend knows, never ours.
+    appTracer.startActiveSpan("app-http", (s) => s.end());
+    return currentTraceUuid();
+  });
+  const ours = observe({ name: "ours" }, async () => inner());
+  let uuid: string | undefined;
+  await appTracer.startActiveSpan("app-request", async (span) => {
+    uuid = await ours();
+    span.end();
+  });
+  await flush();
+
+  // Still the app's.
+  expect((trace.getTracerProvider() as unknown as { getDelegate?: () => unknown }).getDelegate?.() ?? trace.getTracerProvider()).toBe(appProvider);
+  const appSpans = appExporter.getFinishedSpans();
+  expect(appSpans.map((s) => s.name).sort()).toEqual(["app-http", "app-request"]);
+  const request = appSpans.find((s) => s.name === "app-request")!;
+  const http = appSpans.find((s) => s.name === "app-http")!;
+  expect(http.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
+  // Ours: a trace of our two spans, properly nested.
+  const stored = dev.state.traces[uuid!]!;
+  expect(stored.spans.map((s) => s.name).sort()).toEqual(["ours", "ours-inner"]);
+  const root = stored.spans.find((s) => s.name === "ours")!;
+  expect(root.parentUuid).toBeUndefined();
+  expect(stored.spans.find((s) => s.name === "ours-inner")!.parentUuid).toBe(root.uuid);
+});
+
+it('otelContext "shared" (the default) once a bridge exists: an app span inside observe() is our span\'s child; the provider and context manager stay the app\'s', async () => {
   configureForTest(dev.url, dev.projectKey);
   appExporter.reset();
   const appTracer = trace.getTracer("app");
