@@ -1,4 +1,4 @@
-import { type Context, context, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import { type Context, context, type HrTime, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import { type Runtime, runtimeFor, sharesOtelContext } from "../runtime.js";
 import { capture } from "./capture.js";
 import { parentFor, withObservedSpan } from "./context.js";
@@ -122,7 +122,11 @@ export function start(rt: Runtime, name: string, type: SpanType, fields: { [key:
   const parent = parentFor(active, shared);
   const base = parent ? trace.setSpan(active, parent) : trace.deleteSpan(active);
   const spanName = truncateString(typeof name === "string" ? name : String(name), MAX_NAME_CHARS) || "anonymous";
-  const span = rt.tracer.startSpan(spanName, { startTime: preciseNow(), attributes: { [SPAN_TYPE_ATTRIBUTE]: type } }, base);
+  // Never before a parent of another instrumentation (whose clock may differ by a hair).
+  const now = preciseNow();
+  const parentStart = (parent as { startTime?: HrTime } | undefined)?.startTime;
+  const startTime = parentStart && isBefore(now, parentStart) ? parentStart : now;
+  const span = rt.tracer.startSpan(spanName, { startTime, attributes: { [SPAN_TYPE_ATTRIBUTE]: type } }, base);
   const data: SpanData = { type, fields: { ...fields } };
   if (span.isRecording()) {
     if (rt.options.captureInputs && args.length > 0) {
@@ -148,10 +152,16 @@ export function end(rt: Runtime, span: Span, data: SpanData, output: unknown, er
       const out = capture(rt, output);
       if (out !== undefined) data.output = out;
     }
-    span.end(preciseNow());
+    const now = preciseNow();
+    const started = (span as { startTime?: HrTime }).startTime;
+    span.end(started && isBefore(now, started) ? started : now);
   } catch (err) {
     rt.logger.error(`could not end span: ${describeError(err)}`);
   }
+}
+
+function isBefore(a: HrTime, b: HrTime): boolean {
+  return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 }
 
 function settle(rt: Runtime, span: Span, data: SpanData, ctx: ReturnType<typeof context.active>, result: unknown): unknown {

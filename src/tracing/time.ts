@@ -6,7 +6,14 @@ import { processWide } from "../registry.js";
 // loses the order of spans that start within the same millisecond.
 // One per process, not per copy of the package: a child span opened by the CommonJS copy under a
 // parent opened by the ESM copy must never seem to start before it.
-const scale = processWide("clockAnchor", () => ({ anchorMillis: Date.now() - performance.now(), lastMicros: 0 }));
+// Anchored where OpenTelemetry's own clock is (`performance.timeOrigin`), so that our spans and
+// those of other instrumentations in the same trace agree on the order of their starts.
+const scale = processWide("clockAnchor", () => ({ anchorMillis: timeOrigin(), lastMicros: 0 }));
+
+function timeOrigin(): number {
+  const origin = (performance as { timeOrigin?: number }).timeOrigin;
+  return typeof origin === "number" && Number.isFinite(origin) && origin > 0 ? origin : Date.now() - performance.now();
+}
 
 /** A strictly increasing high-resolution wall-clock time (microsecond steps). */
 export function preciseNow(): HrTime {
