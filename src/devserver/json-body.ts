@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { HttpError } from "./http-error.js";
 import { parseJsonSliced } from "./sliced-json.js";
 import { TimeSlicer } from "./time-slicer.js";
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "./json-chars.js";
 
 /**
  * Deepest nesting of arrays and objects accepted in a request body. The emulator walks bodies
@@ -9,13 +10,6 @@ import { TimeSlicer } from "./time-slicer.js";
  * from overflowing the stack.
  */
 export const MAX_JSON_DEPTH = 512;
-
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 
 /**
  * The deepest nesting of `[`/`{` in JSON text, strings skipped; stops counting once past `limit`.

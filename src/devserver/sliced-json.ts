@@ -1,16 +1,8 @@
 import type { TimeSlicer } from "./time-slicer.js";
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "./json-chars.js";
 
 /** Values whose JSON text is shorter than this are parsed or written in one native call. */
 const PIECE_CHARS = 64 * 1024;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
 
 /** Thrown for text the scanner cannot follow; the caller lets `JSON.parse` name the error. */
 class ScanError extends Error {}

@@ -108,19 +108,37 @@ export function readConversation(value: JsonValue | undefined): Conversation | u
   return messages.length > 0 ? { messages, toolCalls } : undefined;
 }
 
-/**
- * OpenInference's flattened messages: `prefix.N.message.role`, `.content`,
- * `.contents.M.message_content.text`, `.tool_calls.M.tool_call.function.name` / `.arguments`.
- */
-export function readIndexedMessages(items: Record<string, AttributeValue>[]): Conversation | undefined {
+/** Where a flattened message convention keeps each part of a message (attribute key suffixes). */
+interface FlatMessageKeys {
+  role: string;
+  content: string;
+  /** Content parts (`contents.M.<text>`), when the convention has them. */
+  parts?: { list: string; text: string };
+  toolCalls: { list: string; name: string; arguments: string };
+}
+
+/** OpenInference: `llm.input_messages.N.message.role`, `.content`, `.contents.M.message_content.text`, `.tool_calls.M.tool_call.function.*`. */
+const openInferenceKeys: FlatMessageKeys = {
+  role: "message.role",
+  content: "message.content",
+  parts: { list: "message.contents", text: "message_content.text" },
+  toolCalls: { list: "message.tool_calls", name: "tool_call.function.name", arguments: "tool_call.function.arguments" },
+};
+
+/** GenAI legacy: `gen_ai.prompt.N.role`, `.content`, `.tool_calls.M.name` / `.arguments`. */
+const legacyGenAiKeys: FlatMessageKeys = { role: "role", content: "content", toolCalls: { list: "tool_calls", name: "name", arguments: "arguments" } };
+
+/** Flattened messages (one item per message, keys by convention) as a conversation. */
+function readFlatMessages(items: Record<string, AttributeValue>[], keys: FlatMessageKeys): Conversation | undefined {
   if (items.length === 0) return undefined;
   const toolCalls: FoundToolCall[] = [];
   const messages = items.map((item) => {
-    const parts = subIndexed(item, "message.contents").map((p) => p["message_content.text"]);
-    let content = typeof item["message.content"] === "string" ? item["message.content"] : parts.filter((p) => typeof p === "string").join("");
-    const calls = subIndexed(item, "message.tool_calls").map((c) => {
-      const call: FoundToolCall = { name: String(c["tool_call.function.name"] ?? "tool") };
-      const input = args(c["tool_call.function.arguments"] as JsonValue | undefined);
+    const raw = item[keys.content];
+    const parts = keys.parts ? subIndexed(item, keys.parts.list).map((p) => p[keys.parts!.text]) : [];
+    let content = typeof raw === "string" ? contentFromString(raw) : parts.filter((p) => typeof p === "string").join("");
+    const calls = subIndexed(item, keys.toolCalls.list).map((c) => {
+      const call: FoundToolCall = { name: String(c[keys.toolCalls.name] ?? "tool") };
+      const input = args(c[keys.toolCalls.arguments] as JsonValue | undefined);
       if (input) call.inputParameters = input;
       return call;
     });
@@ -129,31 +147,20 @@ export function readIndexedMessages(items: Record<string, AttributeValue>[]): Co
       const lines = calls.map(callLine).join("\n");
       content = content ? `${content}\n${lines}` : lines;
     }
-    return { role: typeof item["message.role"] === "string" ? item["message.role"] : "user", content };
+    const role = item[keys.role];
+    return { role: typeof role === "string" ? role : "user", content };
   });
   return { messages, toolCalls };
 }
 
-/** GenAI's legacy flattened messages: `gen_ai.prompt.N.role` / `.content`, `.tool_calls.M.name`. */
+/** OpenInference's flattened messages. */
+export function readIndexedMessages(items: Record<string, AttributeValue>[]): Conversation | undefined {
+  return readFlatMessages(items, openInferenceKeys);
+}
+
+/** GenAI's legacy flattened messages. */
 export function readLegacyMessages(items: Record<string, AttributeValue>[]): Conversation | undefined {
-  if (items.length === 0) return undefined;
-  const toolCalls: FoundToolCall[] = [];
-  const messages = items.map((item) => {
-    let content = typeof item.content === "string" ? contentFromString(item.content) : "";
-    const calls = subIndexed(item, "tool_calls").map((c) => {
-      const call: FoundToolCall = { name: String(c.name ?? "tool") };
-      const input = args(c.arguments as JsonValue | undefined);
-      if (input) call.inputParameters = input;
-      return call;
-    });
-    if (calls.length > 0) {
-      toolCalls.push(...calls);
-      const lines = calls.map(callLine).join("\n");
-      content = content ? `${content}\n${lines}` : lines;
-    }
-    return { role: typeof item.role === "string" ? item.role : "user", content };
-  });
-  return { messages, toolCalls };
+  return readFlatMessages(items, legacyGenAiKeys);
 }
 
 /** The text of an llm's output messages: their contents joined. */
