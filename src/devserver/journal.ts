@@ -182,12 +182,18 @@ export class Journal {
     else this.sizeOf.set(id, size);
   }
 
-  /** Rewrites the file with one line per live record (synchronously: used at startup). */
-  private rewriteSync(state: State, order: string[]): void {
+  /** Opens the file a rewrite goes to (renamed over the journal when done) and resets the sizes. */
+  private beginRewrite(): { tmp: string; fd: number } {
     const tmp = `${this.file}.compact-${process.pid}`;
     const fd = openSync(tmp, "w");
     this.sizeOf.clear();
     this.liveBytes = 0;
+    return { tmp, fd };
+  }
+
+  /** Rewrites the file with one line per live record (synchronously: used at startup). */
+  private rewriteSync(state: State, order: string[]): void {
+    const { tmp, fd } = this.beginRewrite();
     let bytes = 0;
     for (const [id, entry] of this.liveEntries(state, order)) {
       const line = `${JSON.stringify(entry)}\n`;
@@ -201,10 +207,7 @@ export class Journal {
 
   /** Rewrites the file with one line per live record, in slices of event-loop time. */
   async compact(state: State, order: string[], slicer: TimeSlicer): Promise<void> {
-    const tmp = `${this.file}.compact-${process.pid}`;
-    const fd = openSync(tmp, "w");
-    this.sizeOf.clear();
-    this.liveBytes = 0;
+    const { tmp, fd } = this.beginRewrite();
     let bytes = 0;
     for (const [id, entry] of this.liveEntries(state, order)) {
       let line = "";
