@@ -1,6 +1,8 @@
-import { parseArgs } from "node:util";
 import { startDevServer } from "../devserver/index.js";
+import { parseCommand, usageError } from "./args.js";
+import { EXIT } from "./exit-codes.js";
 
+/** Usage of `evaltrace dev`. */
 export const devUsage = `  dev    Start the local emulator of the service
          --port N            port to listen on (default 4680; 0 picks a free one)
          --host ADDR         address to listen on (default 127.0.0.1); beyond loopback the viewer
@@ -16,72 +18,83 @@ export const devUsage = `  dev    Start the local emulator of the service
          --quiet             no request log
 `;
 
+const options = {
+  port: { type: "string" },
+  host: { type: "string" },
+  plan: { type: "string" },
+  data: { type: "string" },
+  quiet: { type: "boolean" },
+  strict: { type: "boolean" },
+  "max-traces": { type: "string" },
+  "allow-host": { type: "string", multiple: true },
+} as const;
+
+/** One line for an error of `startDevServer`, by the system error code it carries. */
+const startErrors: Record<string, (o: { port: number; host: string; data: string | undefined; message: string }) => string> = {
+  EADDRINUSE: (o) => `port ${o.port} on ${o.host} is already in use (another evaltrace dev?); pass --port N, or --port 0 for a free one`,
+  EACCES: (o) => (o.data ? `cannot use --data ${o.data}: permission denied` : `not allowed to listen on port ${o.port}; use a port above 1023`),
+  EADDRNOTAVAIL: (o) => `--host ${o.host} is not an address of this machine`,
+  ENOTFOUND: (o) => `--host ${o.host} does not resolve to an address`,
+  ENOENT: (o) => `cannot use --data ${o.data}: its directory does not exist`,
+  EISDIR: (o) => `cannot use --data ${o.data}: it is a directory; name a file in it`,
+  ENOTDIR: (o) => `cannot use --data ${o.data}: a part of the path is not a directory`,
+};
+
+/** The one line that explains why the emulator did not start. */
+function startFailure(err: unknown, o: { port: number; host: string; data: string | undefined }): string {
+  const e = err as NodeJS.ErrnoException;
+  // One line, whatever the message quotes (JSON.parse quotes the damaged text, newlines included).
+  const message = (e instanceof Error ? e.message : String(err)).replace(/\s+/g, " ").trim();
+  const known = e.code === undefined ? undefined : startErrors[e.code];
+  if (known) return known({ ...o, message });
+  if (err instanceof TypeError) return message.replace(/^startDevServer: /, "");
+  // Anything else while a data file is named comes from reading it (a damaged journal).
+  if (o.data) return `cannot use --data ${o.data}: ${message.replace(`${o.data}: `, "")} (move it aside to start empty)`;
+  return message;
+}
+
 /** `evaltrace dev`: runs the emulator until SIGINT/SIGTERM. */
-export async function dev(rest: string[], usage: string): Promise<number> {
-  let values: {
-    port?: string;
-    host?: string;
-    plan?: string;
-    data?: string;
-    quiet?: boolean;
-    strict?: boolean;
-    "max-traces"?: string;
-    "allow-host"?: string[];
-  };
-  try {
-    ({ values } = parseArgs({
-      args: rest,
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        plan: { type: "string" },
-        data: { type: "string" },
-        quiet: { type: "boolean" },
-        strict: { type: "boolean" },
-        "max-traces": { type: "string" },
-        "allow-host": { type: "string", multiple: true },
-      },
-    }));
-  } catch (err) {
-    process.stderr.write(`evaltrace dev: ${(err as Error).message}\n\n${usage}`);
-    return 1;
-  }
+export async function dev(rest: string[]): Promise<number> {
+  const parsed = parseCommand("dev", rest, options, `Usage: evaltrace dev [options]\n\n${devUsage}`);
+  if (!parsed.ok) return parsed.code;
+  const { values, positionals } = parsed;
+  if (positionals.length > 0) return usageError("dev", `unexpected argument "${positionals[0]}"; see evaltrace dev --help`);
   const port = values.port === undefined ? 4680 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`evaltrace dev: --port must be an integer from 0 to 65535; got "${values.port}"\n`);
-    return 1;
-  }
-  if (values.plan !== undefined && values.plan !== "free" && values.plan !== "team") {
-    process.stderr.write(`evaltrace dev: --plan must be free or team; got "${values.plan}"\n`);
-    return 1;
-  }
+  if (!/^\d+$/.test(values.port ?? "0") || port > 65535) return usageError("dev", `--port must be an integer from 0 to 65535; got "${values.port}"`);
+  if (values.plan !== undefined && values.plan !== "free" && values.plan !== "team") return usageError("dev", `--plan must be free or team; got "${values.plan}"`);
   const maxTraces = values["max-traces"] === undefined ? undefined : Number(values["max-traces"]);
   if (maxTraces !== undefined && (!Number.isInteger(maxTraces) || maxTraces < 1)) {
-    process.stderr.write(`evaltrace dev: --max-traces must be a positive integer; got "${values["max-traces"]}"\n`);
-    return 1;
+    return usageError("dev", `--max-traces must be a positive integer; got "${values["max-traces"]}"`);
   }
-  const dev = await startDevServer({
-    port,
-    host: values.host,
-    plan: values.plan as "free" | "team" | undefined,
-    dataFile: values.data,
-    maxTraces,
-    strict: values.strict ? true : undefined,
-    allowedHosts: values["allow-host"],
-    log: values.quiet ? undefined : (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
-  });
-  const traces = Object.keys(dev.state.traces).length;
+  if (values.data === "") return usageError("dev", "--data needs a file name");
+  const host = values.host ?? "127.0.0.1";
+  let server: Awaited<ReturnType<typeof startDevServer>>;
+  try {
+    server = await startDevServer({
+      port,
+      host,
+      plan: values.plan as "free" | "team" | undefined,
+      dataFile: values.data,
+      maxTraces,
+      strict: values.strict ? true : undefined,
+      allowedHosts: values["allow-host"],
+      log: values.quiet ? undefined : (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
+    });
+  } catch (err) {
+    return usageError("dev", startFailure(err, { port, host, data: values.data }));
+  }
+  const traces = Object.keys(server.state.traces).length;
   process.stdout.write(
     [
-      `evaltrace dev: the local emulator of the service is running at ${dev.url}`,
-      ...dev.warnings.map((w) => `  WARNING: ${w}`),
-      dev.loginUrl ? `  viewer (one-time login link): ${dev.loginUrl}` : `  viewer:               ${dev.url}/`,
-      `  project API key:      ${dev.projectKey}`,
-      `  organization API key: ${dev.orgKey} (id ${dev.orgKeyId})`,
-      `  plan: ${values.plan ?? "free"}; mode: ${dev.strict ? "strict" : "lenient (accepts what the live service accepts; --strict to reject)"}`,
+      `evaltrace dev: the local emulator of the service is running at ${server.url}`,
+      ...server.warnings.map((w) => `  WARNING: ${w}`),
+      server.loginUrl ? `  viewer (one-time login link): ${server.loginUrl}` : `  viewer:               ${server.url}/`,
+      `  project API key:      ${server.projectKey}`,
+      `  organization API key: ${server.orgKey} (id ${server.orgKeyId})`,
+      `  plan: ${values.plan ?? "free"}; mode: ${server.strict ? "strict" : "lenient (accepts what the live service accepts; --strict to reject)"}`,
       `  state: ${values.data ? `${values.data} (${traces} traces loaded)` : "in memory"}; traces kept: ${maxTraces ?? (values.data ? "all" : 10000)}, oldest evicted beyond (counted in the log)`,
       "",
-      `  export SERVICE_BASE_URL=${dev.url} SERVICE_API_KEY=${dev.projectKey}`,
+      `  export SERVICE_BASE_URL=${server.url} SERVICE_API_KEY=${server.projectKey}`,
       "",
     ].join("\n"),
   );
@@ -90,6 +103,6 @@ export async function dev(rest: string[], usage: string): Promise<number> {
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
-  await dev.close();
-  return 0;
+  await server.close();
+  return EXIT.ok;
 }

@@ -1,31 +1,43 @@
+import { VERSION } from "../version.js";
 import { dev, devUsage } from "./dev.js";
+import { EXIT } from "./exit-codes.js";
 import { pushDataset, pushPrompt, pushUsage } from "./push.js";
 
 const usage = `Usage: evaltrace <command> [options]
 
 Commands:
-${devUsage}${pushUsage}`;
+${devUsage}${pushUsage}
+  evaltrace <command> --help    the options of one command
+  evaltrace --version           the version
+`;
+
+/** The commands, by name. */
+const commands: Readonly<Record<string, (rest: string[]) => Promise<number>>> = {
+  dev,
+  "push-dataset": pushDataset,
+  "push-prompt": pushPrompt,
+};
 
 /** Runs the CLI with `argv` (without node and script); resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  switch (command) {
-    case undefined:
-      process.stderr.write(usage);
-      return 1;
-    case "--help":
-    case "-h":
-    case "help":
-      process.stdout.write(usage);
-      return 0;
-    case "dev":
-      return dev(rest, usage);
-    case "push-dataset":
-      return pushDataset(rest);
-    case "push-prompt":
-      return pushPrompt(rest);
-    default:
-      process.stderr.write(`evaltrace: unknown command "${command}"\n\n${usage}`);
-      return 1;
+  if (command === undefined) {
+    process.stderr.write(usage);
+    return EXIT.usage;
   }
+  if (command === "--help" || command === "-h" || command === "help") {
+    process.stdout.write(usage);
+    return EXIT.ok;
+  }
+  if (command === "--version" || command === "-v" || command === "version") {
+    process.stdout.write(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const run = Object.hasOwn(commands, command) ? commands[command] : undefined;
+  if (!run) {
+    const what = command.startsWith("-") ? `unknown option "${command}"` : `unknown command "${command}"`;
+    process.stderr.write(`evaltrace: ${what}; commands: ${Object.keys(commands).join(", ")} (evaltrace --help)\n`);
+    return EXIT.usage;
+  }
+  return run(rest);
 }

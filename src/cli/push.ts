@@ -1,70 +1,90 @@
-import { parseArgs } from "node:util";
 import { Client } from "../client/client.js";
 import { EvaltraceError, ValidationError } from "../client/errors.js";
 import type { DatasetPush, PromptPush } from "../client/types.js";
+import { parseCommand, usageError } from "./args.js";
+import { EXIT } from "./exit-codes.js";
 import { InputError, readGoldens, readPrompt } from "./files.js";
 import { progressBar } from "./progress.js";
 
-export const pushUsage = `  push-dataset --alias A FILE     Push goldens from FILE (.json, .jsonl or .csv) to dataset A
+const connection = `         --api-key KEY       project API key (default: the SERVICE_API_KEY environment variable)
+         --base-url URL      service URL (default: SERVICE_BASE_URL, else the live service)
+`;
+
+/** Usage of `evaltrace push-dataset`. */
+export const pushDatasetUsage = `  push-dataset --alias A FILE     Push goldens from FILE (.json, .jsonl or .csv) to dataset A
          --version V         dataset version to push onto (Team plan)
          --finalized BOOL    mark the goldens finalized (default true)
          --chunk-size N      goldens per request (default 500)
-  push-prompt --alias A FILE      Push a prompt commit: FILE is .json (a push body or a list of
+${connection}`;
+
+/** Usage of `evaltrace push-prompt`. */
+export const pushPromptUsage = `  push-prompt --alias A FILE      Push a prompt commit: FILE is .json (a push body or a list of
                                   messages) or text
          --branch B          branch to commit to (default main)
-  Both take --api-key and --base-url, or read SERVICE_API_KEY and SERVICE_BASE_URL.
-`;
+${connection}`;
+
+/** Usage of both push commands. */
+export const pushUsage = pushDatasetUsage + pushPromptUsage;
 
 const common = { "api-key": { type: "string" }, "base-url": { type: "string" }, alias: { type: "string" } } as const;
-
-function fail(command: string, message: string): number {
-  process.stderr.write(`evaltrace ${command}: ${message}\n`);
-  return 1;
-}
 
 /** Names the line or row behind `body.goldens[i]` in a validation message. */
 function locate(message: string, where: string[], file: string): string {
   return message.replace(/body\.goldens\[(\d+)\]/, (m, i: string) => `${file} ${where[Number(i)] ?? m} (${m})`);
 }
 
+/** The API key from `--api-key` or the environment; undefined when neither is set. */
+function apiKeyOf(flag: string | undefined): string | undefined {
+  return flag || process.env.SERVICE_API_KEY || undefined;
+}
+
+const noKey = "no API key: pass --api-key KEY or set SERVICE_API_KEY (evaltrace dev prints one for the local emulator)";
+
+/** Runs a push; input problems exit 1, rejections by the service 2, one line each. */
 async function run(command: string, action: () => Promise<number>): Promise<number> {
   try {
     return await action();
   } catch (err) {
-    if (err instanceof InputError) return fail(command, err.message);
-    if (err instanceof ValidationError) return fail(command, err.message);
+    if (err instanceof InputError || err instanceof ValidationError) return usageError(command, err.message);
+    if (err instanceof EvaltraceError && err.code === "configuration") return usageError(command, err.message);
     if (err instanceof EvaltraceError) {
       process.stderr.write(`evaltrace ${command}: ${err.message}\n`);
-      return 2;
+      return EXIT.rejected;
     }
     throw err;
   }
 }
 
+/** `evaltrace push-dataset`. */
 export function pushDataset(args: string[]): Promise<number> {
   return run("push-dataset", async () => {
-    const { values, positionals } = parseArgs({
+    const parsed = parseCommand(
+      "push-dataset",
       args,
-      allowPositionals: true,
-      options: { ...common, version: { type: "string" }, finalized: { type: "string" }, "chunk-size": { type: "string" } },
-    });
-    if (!values.alias) return fail("push-dataset", "--alias is required");
-    if (positionals.length !== 1) return fail("push-dataset", "give exactly one FILE");
-    if (values.finalized !== undefined && !["true", "false"].includes(values.finalized)) return fail("push-dataset", "--finalized must be true or false");
+      { ...common, version: { type: "string" }, finalized: { type: "string" }, "chunk-size": { type: "string" } },
+      `Usage: evaltrace push-dataset --alias A FILE [options]\n\n${pushDatasetUsage}`,
+    );
+    if (!parsed.ok) return parsed.code;
+    const { values, positionals } = parsed;
+    if (!values.alias) return usageError("push-dataset", "--alias is required; see evaltrace push-dataset --help");
+    if (positionals.length !== 1) return usageError("push-dataset", `give exactly one FILE; got ${positionals.length}`);
+    if (values.finalized !== undefined && !["true", "false"].includes(values.finalized)) return usageError("push-dataset", "--finalized must be true or false");
     const chunkSize = values["chunk-size"] === undefined ? 500 : Number(values["chunk-size"]);
-    if (!Number.isInteger(chunkSize) || chunkSize < 1) return fail("push-dataset", "--chunk-size must be a positive integer");
+    if (!Number.isInteger(chunkSize) || chunkSize < 1) return usageError("push-dataset", "--chunk-size must be a positive integer");
     const file = positionals[0]!;
     const { goldens, where } = readGoldens(file);
-    if (goldens.length === 0) return fail("push-dataset", `${file} has no goldens`);
-    const client = new Client({ apiKey: values["api-key"], baseUrl: values["base-url"] });
+    if (goldens.length === 0) return usageError("push-dataset", `${file} has no goldens`);
+    const apiKey = apiKeyOf(values["api-key"]);
+    if (!apiKey) return usageError("push-dataset", noKey);
+    const client = new Client({ apiKey, baseUrl: values["base-url"] });
     const push = { alias: values.alias, goldens, finalized: values.finalized !== "false", version: values.version } as unknown as DatasetPush;
     const bar = goldens.length > chunkSize ? progressBar(`pushing to ${values.alias}`) : undefined;
     try {
       const result = await client.datasets.push(push, { chunkSize, onProgress: ({ pushed, total }) => bar?.update(pushed, total) });
       process.stdout.write(`pushed ${result.pushed} golden(s) to dataset ${values.alias} (${result.datasetId}) in ${result.requests} request(s)\n${result.link}\n`);
-      return 0;
+      return EXIT.ok;
     } catch (err) {
-      if (err instanceof ValidationError) return fail("push-dataset", locate(err.message, where, file));
+      if (err instanceof ValidationError) return usageError("push-dataset", locate(err.message, where, file));
       throw err;
     } finally {
       await client.close();
@@ -72,17 +92,22 @@ export function pushDataset(args: string[]): Promise<number> {
   });
 }
 
+/** `evaltrace push-prompt`. */
 export function pushPrompt(args: string[]): Promise<number> {
   return run("push-prompt", async () => {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...common, branch: { type: "string" } } });
-    if (!values.alias) return fail("push-prompt", "--alias is required");
-    if (positionals.length !== 1) return fail("push-prompt", "give exactly one FILE");
+    const parsed = parseCommand("push-prompt", args, { ...common, branch: { type: "string" } }, `Usage: evaltrace push-prompt --alias A FILE [options]\n\n${pushPromptUsage}`);
+    if (!parsed.ok) return parsed.code;
+    const { values, positionals } = parsed;
+    if (!values.alias) return usageError("push-prompt", "--alias is required; see evaltrace push-prompt --help");
+    if (positionals.length !== 1) return usageError("push-prompt", `give exactly one FILE; got ${positionals.length}`);
     const prompt = { ...readPrompt(positionals[0]!), alias: values.alias, ...(values.branch ? { branch: values.branch } : {}) } as PromptPush;
-    const client = new Client({ apiKey: values["api-key"], baseUrl: values["base-url"] });
+    const apiKey = apiKeyOf(values["api-key"]);
+    if (!apiKey) return usageError("push-prompt", noKey);
+    const client = new Client({ apiKey, baseUrl: values["base-url"] });
     try {
       const result = await client.prompts.push(prompt);
       process.stdout.write(`pushed commit ${result.hash} to prompt ${values.alias} (${result.promptId}) on ${values.branch ?? "main"}\n${result.link}\n`);
-      return 0;
+      return EXIT.ok;
     } finally {
       await client.close();
     }

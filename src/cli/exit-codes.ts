@@ -1,0 +1,12 @@
+/**
+ * The CLI's exit codes: 1 for anything the user can fix on the command line (a bad option, a
+ * missing key, an unreadable file), 2 only when the service refused a request.
+ */
+export const EXIT = {
+  ok: 0,
+  usage: 1,
+  rejected: 2,
+} as const;
+
+/** One of {@link EXIT}'s values. */
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
