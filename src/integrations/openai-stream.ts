@@ -1,0 +1,99 @@
+import type { FoundToolCall } from "../semconv/types.js";
+import type { CallResult, Usage } from "./openai.js";
+
+type Api = "chat" | "responses" | "embeddings";
+
+/** A stream chunk's parts that say something about the call. */
+type ChatChunk = {
+  model?: unknown;
+  usage?: Usage;
+  choices?: { delta?: { content?: unknown; tool_calls?: { index: number; function?: { name?: string; arguments?: string } }[] } }[];
+};
+type ResponseEvent = {
+  type?: string;
+  delta?: unknown;
+  item?: { type?: string; name?: string; arguments?: string };
+  response?: { model?: unknown; usage?: Usage };
+};
+
+function argumentsOf(text: string): FoundToolCall["inputParameters"] {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as FoundToolCall["inputParameters"]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Taps the SDK's stream in place: every chunk the app reads is also folded into the call's
+ * result, and the call ends when the stream ends (`end`), fails or is aborted (`fail`: an
+ * aborted stream is an error, not a success with partial output), or is abandoned (`return`:
+ * ends with what was read). The stream object and what it yields are left as they are.
+ */
+export function tapOpenAIStream(stream: AsyncIterable<unknown>, api: Api, end: (r: CallResult) => void, fail: (err: unknown) => void): void {
+  const iterate = stream[Symbol.asyncIterator].bind(stream);
+  let output = "";
+  let model: unknown;
+  let usage: Usage | undefined;
+  const calls: { name?: string; arguments: string }[] = [];
+  const fold = (chunk: unknown) => {
+    if (api === "chat") {
+      const c = chunk as ChatChunk;
+      model ??= c.model;
+      if (c.usage) usage = c.usage;
+      const delta = c.choices?.[0]?.delta;
+      if (typeof delta?.content === "string") output += delta.content;
+      for (const tc of delta?.tool_calls ?? []) {
+        const slot = (calls[tc.index] ??= { arguments: "" });
+        if (tc.function?.name) slot.name = tc.function.name;
+        if (tc.function?.arguments) slot.arguments += tc.function.arguments;
+      }
+    } else {
+      const e = chunk as ResponseEvent;
+      if (e.type === "response.output_text.delta" && typeof e.delta === "string") output += e.delta;
+      if (e.type === "response.output_item.done" && e.item?.type === "function_call") calls.push({ name: e.item.name, arguments: e.item.arguments ?? "" });
+      if (e.response?.model) model = e.response.model;
+      if (e.response?.usage) usage = e.response.usage;
+    }
+  };
+  const result = (): CallResult => {
+    const toolCalls = calls.filter((c) => c !== undefined).map((c) => ({ name: c.name ?? "tool", inputParameters: argumentsOf(c.arguments) }));
+    const lines = toolCalls.map((c) => `${c.name}(${c.inputParameters ? JSON.stringify(c.inputParameters) : ""})`);
+    return { output: [output, ...lines].filter((s) => s).join("\n"), model, usage, toolCalls };
+  };
+  // The SDK ends an aborted stream quietly (as if done): its controller says it was aborted.
+  const aborted = () => (stream as { controller?: { signal?: { aborted?: boolean; reason?: unknown } } }).controller?.signal?.aborted === true;
+  const settle = () => {
+    if (aborted()) {
+      const reason = (stream as { controller?: { signal?: { reason?: unknown } } }).controller?.signal?.reason;
+      fail(reason instanceof Error ? reason : new Error("the stream was aborted"));
+    } else end(result());
+  };
+  Object.defineProperty(stream, Symbol.asyncIterator, {
+    configurable: true,
+    value() {
+      const it = iterate();
+      return {
+        async next(...args: []) {
+          try {
+            const step = await it.next(...args);
+            if (step.done) settle();
+            else fold(step.value);
+            return step;
+          } catch (err) {
+            fail(err);
+            throw err;
+          }
+        },
+        async return(value?: unknown) {
+          settle();
+          return it.return ? it.return(value) : { done: true as const, value };
+        },
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+      };
+    },
+  });
+}
