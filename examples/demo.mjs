@@ -75,17 +75,18 @@ for (const uuid of turns) {
   console.log(`trace ${trace.uuid}  name=${trace.name}  thread=${trace.threadId}  user=${trace.userId}  status=${trace.status}`);
   const children = new Map();
   for (const s of trace.spans) children.set(s.parentUuid ?? "root", [...(children.get(s.parentUuid ?? "root") ?? []), s]);
-  const print = (parent, depth) => {
-    for (const s of (children.get(parent) ?? []).sort((a, b) => a.startTime.localeCompare(b.startTime))) {
+  // Box-drawing connectors: ├─ for a span with siblings below it, └─ for the last one.
+  const print = (parent, prefix) => {
+    const kids = (children.get(parent) ?? []).sort((a, b) => a.startTime.localeCompare(b.startTime));
+    kids.forEach((s, i) => {
+      const last = i === kids.length - 1;
       const ms = ((micros(s.endTime) - micros(s.startTime)) / 1000).toFixed(3);
-      const extra = [s.model && `model=${s.model}`, s.inputTokenCount && `tokens=${s.inputTokenCount}/${s.outputTokenCount}`, s.embedder && `embedder=${s.embedder}`]
-        .filter(Boolean)
-        .join(" ");
-      console.log(`${"  ".repeat(depth)}└─ [${s.type}] ${s.name} ${ms} ms ${extra}`);
-      print(s.uuid, depth + 1);
-    }
+      const extra = [s.model && `model=${s.model}`, s.inputTokenCount && `tokens=${s.inputTokenCount}/${s.outputTokenCount}`, s.embedder && `embedder=${s.embedder}`];
+      console.log([`${prefix}${last ? "└─" : "├─"} [${s.type}] ${s.name}`, `${ms} ms`, ...extra].filter(Boolean).join(" "));
+      print(s.uuid, `${prefix}${last ? "   " : "│  "}`);
+    });
   };
-  print("root", 1);
+  print("root", "  ");
   for (const job of trace.jobs) console.log(`   evaluation (${job.trigger}) of ${job.target} with "${job.metricCollection}": ${job.status} ${JSON.stringify(job.results ?? [])}`);
   console.log();
 }
@@ -93,10 +94,10 @@ const threadJobs = dev.state.jobs.filter((j) => j.target === "thread");
 for (const job of threadJobs) console.log(`thread evaluation of ${job.targetId} with "${job.metricCollection}": ${job.status} ${JSON.stringify(job.results)}`);
 
 await shutdown();
-console.log(`\nviewer: ${dev.url}/`);
 if (process.stdout.isTTY && !process.env.CI) {
-  // Interactive: keep the emulator up so the viewer URL works, until Ctrl+C.
-  console.log("open it in a browser to see these traces as a waterfall; Ctrl+C stops the emulator");
+  // Interactive: keep the emulator up so the viewer URL works, until Ctrl+C. Without a terminal
+  // the emulator closes at once, so no URL is printed that would lead nowhere.
+  console.log(`\nviewer: ${dev.url}/ (open it in a browser to see these traces as a waterfall; Ctrl+C stops the emulator)`);
   await new Promise((resolve) => process.once("SIGINT", resolve));
 }
 await dev.close();
