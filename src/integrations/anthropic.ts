@@ -1,0 +1,331 @@
+import { context } from "@opentelemetry/api";
+import { registry } from "../registry.js";
+import type { ToolCall } from "../tracing/fields.js";
+import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
+import { messageText } from "../tracing/message-text.js";
+import { type CallResult, callLine, finishCall, incomplete, isObject, type Message, type ModelWrapOptions, quietly, tapIterator, toolCall } from "./model-call.js";
+
+/** Options of {@link wrapAnthropic}. */
+export interface WrapAnthropicOptions extends ModelWrapOptions {}
+
+/** Where a wrapped `messages` resource keeps its state (shared by every copy of evaltrace). */
+const WRAPPED = Symbol.for("evaltrace.anthropic.wrapped");
+
+type Fn = (...args: unknown[]) => unknown;
+type State = { options: WrapAnthropicOptions };
+
+/**
+ * Instruments an Anthropic client (`@anthropic-ai/sdk`) in place and returns it: every
+ * `messages.create` (streamed or not), `messages.stream` and `messages.parse` becomes one llm
+ * span: model, provider `Anthropic`, the system prompt and messages as plain text (tool use and
+ * tool results included), the reply's text, its tool calls as `toolsCalled`, token counts (the
+ * cache tokens in metadata), and errors. A stream's span ends when the stream ends; a stream
+ * that ends early (aborted, or left with `break`) is recorded as ERRORED.
+ *
+ * The client stays the app's own object: the SDK's promises (`.withResponse()`, `.asResponse()`),
+ * streams, errors and their timing are exactly what the raw client gives. Wrapping twice is
+ * wrapping once (the latest options apply); a `withOptions()` copy is wrapped too.
+ *
+ * When an `EvaltraceSpanProcessor` sees the app's OpenTelemetry spans, the SDK's own span of a
+ * call would be a second llm span of it: the wrapped client does not start it (the call is still
+ * traced once, by this span).
+ *
+ * @example
+ * import Anthropic from "@anthropic-ai/sdk";
+ * import { wrapAnthropic } from "evaltrace/anthropic";
+ * const anthropic = wrapAnthropic(new Anthropic(), { metricCollection: "answers" });
+ */
+export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropicOptions = {}): T {
+  try {
+    const messages = (client as { messages?: unknown }).messages;
+    if (!isObject(messages) && typeof messages !== "function") return client;
+    const res = messages as Record<PropertyKey, unknown>;
+    const existing = res[WRAPPED] as State | undefined;
+    if (existing) {
+      existing.options = options;
+      return client;
+    }
+    const create = res.create;
+    const stream = res.stream;
+    if (typeof create !== "function") return client;
+    const state: State = { options };
+    define(res, WRAPPED, state);
+    define(res, "create", patchedCreate(client, res, create as Fn, state));
+    if (typeof stream === "function") define(res, "stream", withoutSdkSpan(client, stream as Fn));
+    const withOptions = (client as { withOptions?: unknown }).withOptions;
+    if (typeof withOptions === "function") {
+      define(client, "withOptions", function (this: unknown, ...args: unknown[]) {
+        const copy = (withOptions as Fn).apply(this, args);
+        return copy && typeof copy === "object" ? wrapAnthropic(copy, state.options) : copy;
+      });
+    }
+  } catch {
+    // A client we cannot read is left as it is.
+  }
+  return client;
+}
+
+function define(target: object, key: PropertyKey, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: false });
+}
+
+/**
+ * Runs `call` with the client's own OpenTelemetry tracer put aside when an EvaltraceSpanProcessor
+ * would read its span: the SDK starts its call span synchronously inside `create` / `stream`, so
+ * only that start is affected, not what the app runs later.
+ */
+function runWithoutSdkSpan<R>(client: object, call: () => R): R {
+  const sdk = client as { _tracer?: unknown };
+  let saved: unknown;
+  let swapped = false;
+  try {
+    if (registry().bridged && sdk._tracer !== undefined && Object.hasOwn(sdk, "_tracer")) {
+      saved = sdk._tracer;
+      sdk._tracer = undefined;
+      swapped = true;
+    }
+  } catch {
+    swapped = false;
+  }
+  try {
+    return call();
+  } finally {
+    if (swapped) quietly(() => (sdk._tracer = saved));
+  }
+}
+
+function withoutSdkSpan(client: object, original: Fn): Fn {
+  return function stream(this: unknown, ...args: unknown[]) {
+    return runWithoutSdkSpan(client, () => original.apply(this, args));
+  };
+}
+
+function patchedCreate(client: object, resource: object, original: Fn, state: State): Fn {
+  return function create(this: unknown, ...args: unknown[]) {
+    const self = this ?? resource;
+    const params = args[0];
+    const requestOptions = args[1];
+    let span: ManualSpan | undefined;
+    let input: Message[] = [];
+    let streamed = false;
+    try {
+      const p = isObject(params) ? params : {};
+      streamed = p.stream === true;
+      input = inputMessages(p);
+      const helper = isObject(requestOptions) && isObject(requestOptions.headers) ? requestOptions.headers["x-stainless-helper-method"] : undefined;
+      span = openSpan(helper === "stream" ? "anthropic.messages.stream" : "anthropic.messages.create", "llm", { model: p.model, provider: "Anthropic" }, input);
+      if (span) {
+        span.setIntegration("Anthropic");
+        if (state.options.metricCollection) span.set({ metricCollection: state.options.metricCollection });
+      }
+    } catch {
+      span = undefined;
+    }
+    if (!span) return original.apply(self, args);
+    const open = span;
+    let result: unknown;
+    try {
+      result = context.with(open.context, () => runWithoutSdkSpan(client, () => original.apply(self, args)));
+    } catch (err) {
+      open.fail(err);
+      throw err;
+    }
+    quietly(() => observe(result, streamed, open, state.options, input));
+    return result;
+  };
+}
+
+type ApiPromise = {
+  _responseProps?: () => Promise<unknown>;
+  parseResponse?: Fn;
+  parsedPromise?: unknown;
+  asResponse?: Fn;
+};
+
+/**
+ * Watches the SDK's own promise without touching what the app reads from it: a failed request
+ * through the response promise, the parsed reply through the parse step the SDK runs when the app
+ * awaits it, and a raw `.asResponse()` read through a clone of the body.
+ */
+function observe(result: unknown, streamed: boolean, span: ManualSpan, options: WrapAnthropicOptions, input: Message[]): void {
+  const finish = (r: CallResult) => finishCall(span, options, input, r);
+  const seen = (value: unknown) => {
+    if (streamed && isObject(value) && typeof value[Symbol.asyncIterator] === "function") tapStream(value, span, finish);
+    else finish(fromMessage(value));
+  };
+  const p = result as ApiPromise;
+  if (!p || typeof p !== "object" || typeof p._responseProps !== "function" || typeof p.parseResponse !== "function") {
+    // Not the APIPromise we know: observe it as a promise.
+    void Promise.resolve(result).then(seen, (err: unknown) => span.fail(err));
+    return;
+  }
+  p._responseProps().then(undefined, (err: unknown) => span.fail(err));
+  const parse = p.parseResponse;
+  p.parseResponse = function parseResponse(this: unknown, ...args: unknown[]) {
+    const parsed = parse.apply(this, args);
+    void Promise.resolve(parsed).then(
+      (value) => quietly(() => seen(value)),
+      (err: unknown) => span.fail(err),
+    );
+    return parsed;
+  };
+  const asResponse = p.asResponse;
+  if (typeof asResponse === "function") {
+    p.asResponse = function (this: unknown, ...args: unknown[]) {
+      const parsing = p.parsedPromise !== undefined;
+      const response = asResponse.apply(this, args) as Promise<Response>;
+      if (parsing) return response;
+      return response.then((r) => {
+        // Read raw by the app: a non-streamed body is read from a clone; a stream's is the app's.
+        quietly(() => {
+          if (p.parsedPromise !== undefined) return;
+          if (streamed) finish({ output: "", toolCalls: [], metadata: { note: "stream read raw by the app (asResponse)" } });
+          else
+            r.clone()
+              .json()
+              .then(
+                (body: unknown) => finish(fromMessage(body)),
+                () => finish({ output: "", toolCalls: [], metadata: {} }),
+              );
+        });
+        return r;
+      });
+    };
+  }
+}
+
+/** The text of a content block list, tool use as call lines; collects tool calls. */
+function blocksText(content: unknown, calls?: ToolCall[]): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return content === undefined || content === null ? "" : messageText(content);
+  const out: string[] = [];
+  for (const block of content) {
+    if (!isObject(block)) {
+      out.push(messageText(block));
+      continue;
+    }
+    switch (block.type) {
+      case "text":
+        out.push(typeof block.text === "string" ? block.text : messageText(block.text));
+        break;
+      case "tool_use":
+      case "server_tool_use":
+        calls?.push(toolCall(block.name, block.input));
+        out.push(callLine(String(block.name ?? "tool"), block.input));
+        break;
+      case "tool_result":
+        out.push(blocksText(block.content));
+        break;
+      case "thinking":
+      case "redacted_thinking":
+        break;
+      case "image":
+      case "document":
+        out.push(`[${block.type}]`);
+        break;
+      default:
+        out.push(typeof block.text === "string" ? block.text : messageText(block));
+    }
+  }
+  return out.filter((s) => s !== "").join("\n");
+}
+
+/** The call's input: the system prompt, then each message as plain text (tool results as role `tool`). */
+function inputMessages(params: Record<string, unknown>): Message[] {
+  const out: Message[] = [];
+  if (params.system !== undefined && params.system !== null) out.push({ role: "system", content: blocksText(params.system) });
+  if (!Array.isArray(params.messages)) return out;
+  for (const m of params.messages) {
+    if (!isObject(m)) continue;
+    const blocks = Array.isArray(m.content) ? m.content : [];
+    const onlyResults = blocks.length > 0 && blocks.every((b) => isObject(b) && b.type === "tool_result");
+    out.push({ role: onlyResults ? "tool" : String(m.role ?? "user"), content: blocksText(m.content) });
+  }
+  return out;
+}
+
+type Usage = { input_tokens?: unknown; output_tokens?: unknown; cache_creation_input_tokens?: unknown; cache_read_input_tokens?: unknown };
+
+function usageMetadata(usage: Usage | undefined, stopReason: unknown): Record<string, unknown> {
+  return { stopReason, cacheCreationInputTokens: usage?.cache_creation_input_tokens, cacheReadInputTokens: usage?.cache_read_input_tokens };
+}
+
+/** A reply (`Message`) as the call's result. */
+function fromMessage(value: unknown): CallResult {
+  const m = isObject(value) ? value : {};
+  const usage = (isObject(m.usage) ? m.usage : undefined) as Usage | undefined;
+  const toolCalls: ToolCall[] = [];
+  const output = blocksText(m.content, toolCalls);
+  return { output, model: m.model, inputTokens: usage?.input_tokens, outputTokens: usage?.output_tokens, toolCalls, metadata: usageMetadata(usage, m.stop_reason) };
+}
+
+/**
+ * Taps the SDK's `Stream` in place (its async iterator, which `for await`, `tee()`,
+ * `toReadableStream()` and `messages.stream()` all read through): the events fold into the
+ * reply; the span ends at `message_stop`'s end of stream, or ERRORED when the stream fails or
+ * ends before `message_stop` (aborted, or left early by the app).
+ */
+function tapStream(stream: Record<PropertyKey, unknown>, span: ManualSpan, finish: (r: CallResult) => void): void {
+  const iterate = stream[Symbol.asyncIterator] as () => AsyncIterator<unknown>;
+  const blocks: { type?: unknown; name?: unknown; text: string; json: string }[] = [];
+  let model: unknown;
+  let usage: Usage = {};
+  let stopReason: unknown;
+  let stopped = false;
+  const fold = (event: unknown) => {
+    if (!isObject(event)) return;
+    switch (event.type) {
+      case "message_start": {
+        const message = isObject(event.message) ? event.message : {};
+        model = message.model;
+        if (isObject(message.usage)) usage = { ...message.usage };
+        break;
+      }
+      case "content_block_start": {
+        const b = isObject(event.content_block) ? event.content_block : {};
+        blocks[Number(event.index) || 0] = { type: b.type, name: b.name, text: typeof b.text === "string" ? b.text : "", json: "" };
+        break;
+      }
+      case "content_block_delta": {
+        const slot = (blocks[Number(event.index) || 0] ??= { text: "", json: "" });
+        const d = isObject(event.delta) ? event.delta : {};
+        if (d.type === "text_delta" && typeof d.text === "string") slot.text += d.text;
+        if (d.type === "input_json_delta" && typeof d.partial_json === "string") slot.json += d.partial_json;
+        break;
+      }
+      case "message_delta": {
+        if (isObject(event.usage)) for (const [k, v] of Object.entries(event.usage)) if (v !== null && v !== undefined) (usage as Record<string, unknown>)[k] = v;
+        if (isObject(event.delta) && event.delta.stop_reason) stopReason = event.delta.stop_reason;
+        break;
+      }
+      case "message_stop":
+        stopped = true;
+        break;
+    }
+  };
+  const content = () =>
+    blocks.filter(Boolean).map((b) => (b.type === "tool_use" || b.type === "server_tool_use" ? { type: b.type, name: b.name, input: parseJson(b.json) } : { type: b.type, text: b.text }));
+  define(stream, Symbol.asyncIterator, function (this: unknown) {
+    return tapIterator(iterate.call(this), {
+      fold,
+      done() {
+        if (!stopped) return span.fail(incomplete("stream ended before message_stop (aborted)"));
+        finish(fromMessage({ model, content: content(), usage, stop_reason: stopReason }));
+      },
+      failed: (err) => span.fail(err),
+      abandoned() {
+        if (stopped) finish(fromMessage({ model, content: content(), usage, stop_reason: stopReason }));
+        else span.fail(incomplete("stream closed by the app before message_stop"));
+      },
+    });
+  });
+}
+
+function parseJson(text: string): unknown {
+  if (text === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,161 @@
+import { context } from "@opentelemetry/api";
+import type { ToolCall } from "../tracing/fields.js";
+import type { ManualSpan } from "../tracing/manual-span.js";
+import { toText } from "../tracing/serialize.js";
+import { buildTestCase, type LlmTestCaseOption } from "../tracing/test-case.js";
+import { updateCurrentSpan } from "../tracing/update.js";
+
+/**
+ * What the Anthropic and Google GenAI integrations share: reading tool calls as text, ending an
+ * llm span with what a call gave, and tapping a stream in place. Nothing here throws.
+ */
+
+/** A chat message as llm spans carry it. */
+export type Message = { role: string; content: string };
+
+/** Options every model-SDK wrapper takes. */
+export interface ModelWrapOptions {
+  /** Single-turn metric collection that evaluates each call online. */
+  metricCollection?: string;
+  /**
+   * The test case of the online evaluation. `true` (the default when `metricCollection` is set)
+   * uses the last user message as `input` and the reply as `actualOutput`; a function builds it.
+   */
+  llmTestCase?: LlmTestCaseOption;
+}
+
+/** What one call gave, assembled from a reply or from the events of a stream. */
+export interface CallResult {
+  output: string;
+  model?: unknown;
+  inputTokens?: unknown;
+  outputTokens?: unknown;
+  toolCalls: ToolCall[];
+  metadata: Record<string, unknown>;
+}
+
+export const isObject = (v: unknown): v is Record<PropertyKey, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** A tool call as one line of text (`lookup_order({"orderId":"A-1001"})`), so a reply of calls only still reads. */
+export function callLine(name: string, args: unknown): string {
+  return `${name}(${args === undefined ? "" : typeof args === "string" ? args : toText(args)})`;
+}
+
+/** A tool call for `toolsCalled`: arguments as an object (a JSON string parsed, anything else as `{value}`). */
+export function toolCall(name: unknown, args: unknown): ToolCall {
+  const call: ToolCall = { name: typeof name === "string" && name ? name : "tool" };
+  let parsed = args;
+  if (typeof args === "string") {
+    try {
+      parsed = args === "" ? undefined : JSON.parse(args);
+    } catch {
+      parsed = args;
+    }
+  }
+  if (isObject(parsed)) call.inputParameters = parsed;
+  else if (parsed !== undefined) call.inputParameters = { value: parsed };
+  return call;
+}
+
+const count = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);
+
+/** Ends an llm span with a call's result: model, tokens, tool calls, metadata, test case, output. */
+export function finishCall(span: ManualSpan, options: ModelWrapOptions, input: Message[], result: CallResult): void {
+  try {
+    const fields: Record<string, unknown> = {};
+    if (typeof result.model === "string" && result.model) fields.model = result.model;
+    const inTokens = count(result.inputTokens);
+    const outTokens = count(result.outputTokens);
+    if (inTokens !== undefined) fields.inputTokenCount = inTokens;
+    if (outTokens !== undefined) fields.outputTokenCount = outTokens;
+    if (result.toolCalls.length > 0) fields.toolsCalled = result.toolCalls;
+    const testCase = buildTestCase(options.llmTestCase, options.metricCollection, input, result.output);
+    if (testCase) fields.llmTestCase = result.toolCalls.length > 0 ? { ...testCase, toolsCalled: result.toolCalls } : testCase;
+    span.set(fields);
+    const metadata = Object.fromEntries(Object.entries(result.metadata).filter(([, v]) => v !== undefined && v !== null));
+    // ManualSpan has no metadata setter: the span is the current one inside its own context.
+    if (Object.keys(metadata).length > 0) context.with(span.context, () => updateCurrentSpan({ metadata }));
+  } catch {
+    // Never break the app for a field: the span still ends below.
+  }
+  span.end(result.output);
+}
+
+/** Runs `step`, swallowing what it throws: our bookkeeping never reaches the app. */
+export function quietly(step: () => void): void {
+  try {
+    step();
+  } catch {
+    // ignored
+  }
+}
+
+/** Handles of a tapped stream: what each item means, and how the stream ended. */
+export interface StreamTap<Item> {
+  /** Folds one item the app read into the result. */
+  fold(item: Item): void;
+  /** The stream ended (done); `complete` says whether it was whole (the app may have aborted it). */
+  done(): void;
+  /** The stream threw. */
+  failed(err: unknown): void;
+  /** The app stopped reading before the end (`break`, `return()`). */
+  abandoned(): void;
+}
+
+/**
+ * Wraps an async iterator so that every step the app takes is also seen by `tap`; the items,
+ * errors and timing the app sees are the iterator's own.
+ */
+export function tapIterator<Item>(it: AsyncIterator<Item>, tap: StreamTap<Item>): AsyncIterator<Item> & AsyncIterable<Item> {
+  let finished = false;
+  const settle = (f: () => void) => {
+    if (finished) return;
+    finished = true;
+    quietly(f);
+  };
+  const tapped: AsyncIterator<Item> & AsyncIterable<Item> = {
+    next(...args: [] | [unknown]) {
+      let step: Promise<IteratorResult<Item>>;
+      try {
+        step = it.next(...args);
+      } catch (err) {
+        settle(() => tap.failed(err));
+        throw err;
+      }
+      return Promise.resolve(step).then(
+        (r) => {
+          if (r?.done) settle(() => tap.done());
+          else if (!finished) quietly(() => tap.fold(r.value));
+          return r;
+        },
+        (err: unknown) => {
+          settle(() => tap.failed(err));
+          throw err;
+        },
+      );
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+  if (typeof it.return === "function") {
+    tapped.return = (value?: unknown) => {
+      settle(() => tap.abandoned());
+      return it.return!(value as never);
+    };
+  }
+  if (typeof it.throw === "function") {
+    tapped.throw = (err?: unknown) => {
+      settle(() => tap.failed(err));
+      return it.throw!(err);
+    };
+  }
+  return tapped;
+}
+
+/** An error that says a stream ended before its end: the span is ERRORED, not a partial SUCCESS. */
+export function incomplete(why: string): Error {
+  const err = new Error(why);
+  err.name = "StreamIncomplete";
+  return err;
+}
