@@ -1,8 +1,10 @@
 import Anthropic from "@anthropic-ai/sdk";
+import { trace } from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer, startFakeAnthropic } from "../../src/devserver/index.js";
 import type { StoredSpan } from "../../src/devserver/store.js";
-import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
+import { currentTraceUuid, EvaltraceSpanProcessor, flush, observe, shutdown } from "../../src/index.js";
 import { wrapAnthropic } from "../../src/integrations/anthropic.js";
 import { configureForTest } from "../helpers/sdk.js";
 
@@ -220,8 +222,9 @@ describe("wrapAnthropic is invisible to the app", () => {
     expect(syncThrow(wrapped)).toBe(syncThrow(raw));
     // Failures: the same class, status and message, as a rejection.
     for (const model of ["error-400", "error-529"]) {
-      const a = await raw.messages.create({ ...params, model }).catch((e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
-      const b = await wrapped.messages.create({ ...params, model }).catch((e: unknown) => e as InstanceType<typeof Anthropic.APIError>);
+      type ApiError = InstanceType<typeof Anthropic.APIError>;
+      const a = (await raw.messages.create({ ...params, model }).catch((e: unknown) => e)) as ApiError;
+      const b = (await wrapped.messages.create({ ...params, model }).catch((e: unknown) => e)) as ApiError;
       expect(b.constructor).toBe(a.constructor);
       expect([b.status, b.message.replace(/req_fake\d+/, "")]).toEqual([a.status, a.message.replace(/req_fake\d+/, "")]);
     }
@@ -249,5 +252,39 @@ describe("wrapAnthropic is invisible to the app", () => {
     await flush();
     expect(Object.keys(dev.state.traces).length).toBe(before);
     configureForTest(dev.url, dev.projectKey);
+  });
+});
+
+// Last in this file: once an EvaltraceSpanProcessor exists, the process is bridged.
+describe("wrapAnthropic beside the SDK's own OpenTelemetry tracing", () => {
+  it("records one llm span per call when the app's provider has an EvaltraceSpanProcessor", async () => {
+    const appExporter = new InMemorySpanExporter();
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(appExporter), new EvaltraceSpanProcessor()] }));
+    try {
+      // The SDK does trace itself here: a raw client's call is an `anthropic.messages.create` span.
+      await newClient().messages.create({ model: "claude-sonnet-4-6", max_tokens: 100, messages: [{ role: "user", content: "raw" }] });
+      expect(appExporter.getFinishedSpans().map((s) => s.name)).toContain("anthropic.messages.create");
+      appExporter.reset();
+      const client = wrapAnthropic(newClient());
+      const { llm } = await llmSpans(async () => {
+        await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 100, messages: [{ role: "user", content: "one" }] });
+        const stream = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 100, stream: true, messages: [{ role: "user", content: "two" }] });
+        for await (const _e of stream) {
+          // consume
+        }
+        await client.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 100, messages: [{ role: "user", content: "three" }] }).finalMessage();
+      });
+      expect(llm.map((s) => [s.name, s.integration, s.status])).toEqual([
+        ["anthropic.messages.create", "Anthropic", "SUCCESS"],
+        ["anthropic.messages.create", "Anthropic", "SUCCESS"],
+        ["anthropic.messages.stream", "Anthropic", "SUCCESS"],
+      ]);
+      // The trade: the wrapped client's calls leave the SDK's own span out.
+      expect(appExporter.getFinishedSpans().map((s) => s.name)).not.toContain("anthropic.messages.create");
+      // The client's tracer is back in place after each call.
+      expect((client as unknown as { _tracer?: unknown })._tracer).toBeDefined();
+    } finally {
+      trace.disable();
+    }
   });
 });
