@@ -16,11 +16,11 @@ type State = { options: WrapAnthropicOptions };
 
 /**
  * Instruments an Anthropic client (`@anthropic-ai/sdk`) in place and returns it: every
- * `messages.create` (streamed or not), `messages.stream` and `messages.parse` becomes one llm
- * span: model, provider `Anthropic`, the system prompt and messages as plain text (tool use and
- * tool results included), the reply's text, its tool calls as `toolsCalled`, token counts (the
- * cache tokens in metadata), and errors. A stream's span ends when the stream ends; a stream
- * that ends early (aborted, or left with `break`) is recorded as ERRORED.
+ * `messages.create` (streamed or not), `messages.stream` and `messages.parse`, and the same on
+ * `beta.messages`, becomes one llm span: model, provider `Anthropic`, the system prompt and
+ * messages as plain text (tool use and tool results included), the reply's text, its tool calls
+ * as `toolsCalled`, token counts (the cache tokens in metadata), and errors. A stream's span ends
+ * when the stream ends; a stream that ends early (aborted, or left with `break`) is ERRORED.
  *
  * The client stays the app's own object: the SDK's promises (`.withResponse()`, `.asResponse()`),
  * streams, errors and their timing are exactly what the raw client gives. Wrapping twice is
@@ -28,7 +28,7 @@ type State = { options: WrapAnthropicOptions };
  *
  * When an `EvaltraceSpanProcessor` sees the app's OpenTelemetry spans, the SDK's own span of a
  * call would be a second llm span of it: the wrapped client does not start it (the call is still
- * traced once, by this span).
+ * traced once, by this span; the app's other exporters then miss that one SDK span).
  *
  * @example
  * import Anthropic from "@anthropic-ai/sdk";
@@ -38,20 +38,17 @@ type State = { options: WrapAnthropicOptions };
 export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropicOptions = {}): T {
   try {
     const messages = (client as { messages?: unknown }).messages;
-    if (!isObject(messages) && typeof messages !== "function") return client;
-    const res = messages as Record<PropertyKey, unknown>;
-    const existing = res[WRAPPED] as State | undefined;
+    if (!isObject(messages)) return client;
+    const existing = messages[WRAPPED] as State | undefined;
     if (existing) {
       existing.options = options;
       return client;
     }
-    const create = res.create;
-    const stream = res.stream;
-    if (typeof create !== "function") return client;
     const state: State = { options };
-    define(res, WRAPPED, state);
-    define(res, "create", patchedCreate(client, res, create as Fn, state));
-    if (typeof stream === "function") define(res, "stream", withoutSdkSpan(client, stream as Fn));
+    if (!wrapResource(client, messages, "anthropic.messages", state)) return client;
+    // The beta surface has the same shape; it shares the options.
+    const beta = (client as { beta?: { messages?: unknown } }).beta;
+    if (isObject(beta) && isObject(beta.messages)) wrapResource(client, beta.messages, "anthropic.beta.messages", state);
     const withOptions = (client as { withOptions?: unknown }).withOptions;
     if (typeof withOptions === "function") {
       define(client, "withOptions", function (this: unknown, ...args: unknown[]) {
@@ -63,6 +60,18 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     // A client we cannot read is left as it is.
   }
   return client;
+}
+
+/** Patches one messages resource (`create`, and `stream` for the SDK's span); false when it has no `create`. */
+function wrapResource(client: object, res: Record<PropertyKey, unknown>, name: string, state: State): boolean {
+  if (res[WRAPPED]) return true;
+  const create = res.create;
+  const stream = res.stream;
+  if (typeof create !== "function") return false;
+  define(res, WRAPPED, state);
+  define(res, "create", patchedCreate(client, res, create as Fn, name, state));
+  if (typeof stream === "function") define(res, "stream", withoutSdkSpan(client, stream as Fn));
+  return true;
 }
 
 function define(target: object, key: PropertyKey, value: unknown): void {
@@ -100,7 +109,7 @@ function withoutSdkSpan(client: object, original: Fn): Fn {
   };
 }
 
-function patchedCreate(client: object, resource: object, original: Fn, state: State): Fn {
+function patchedCreate(client: object, resource: object, original: Fn, name: string, state: State): Fn {
   return function create(this: unknown, ...args: unknown[]) {
     const self = this ?? resource;
     const params = args[0];
@@ -113,7 +122,7 @@ function patchedCreate(client: object, resource: object, original: Fn, state: St
       streamed = p.stream === true;
       input = inputMessages(p);
       const helper = isObject(requestOptions) && isObject(requestOptions.headers) ? requestOptions.headers["x-stainless-helper-method"] : undefined;
-      span = openSpan(helper === "stream" ? "anthropic.messages.stream" : "anthropic.messages.create", "llm", { model: p.model, provider: "Anthropic" }, input);
+      span = openSpan(`${name}.${helper === "stream" ? "stream" : "create"}`, "llm", { model: p.model, provider: "Anthropic" }, input);
       if (span) {
         span.setIntegration("Anthropic");
         if (state.options.metricCollection) span.set({ metricCollection: state.options.metricCollection });

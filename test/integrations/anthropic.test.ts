@@ -134,6 +134,18 @@ describe("wrapAnthropic with the real @anthropic-ai/sdk package", () => {
     });
   });
 
+  it("records beta.messages.create and beta.messages.stream the same way", async () => {
+    const { llm } = await llmSpans(async () => {
+      const r = await anthropic.beta.messages.create({ model: "claude-sonnet-4-6", max_tokens: 100, messages: [{ role: "user", content: "When?" }] });
+      expect(r.content[0]).toMatchObject({ text: "Orders ship in 2 days." });
+      expect(await anthropic.beta.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 100, messages: [{ role: "user", content: "When?" }] }).finalText()).toBe("Orders ship in 2 days.");
+    });
+    expect(llm.map((s) => [s.name, s.status, s.output])).toEqual([
+      ["anthropic.beta.messages.create", "SUCCESS", "Orders ship in 2 days."],
+      ["anthropic.beta.messages.stream", "SUCCESS", "Orders ship in 2 days."],
+    ]);
+  });
+
   it("records cache tokens in metadata", async () => {
     const system = [{ type: "text" as const, text: "A long policy document. ".repeat(20), cache_control: { type: "ephemeral" as const } }];
     const { llm } = await llmSpans(async () => {
