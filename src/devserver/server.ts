@@ -32,6 +32,8 @@ import { stringifyJsonSliced } from "./sliced-json.js";
 import { TimeSlicer } from "./time-slicer.js";
 import { dropTrace, TraceOrder } from "./trace-order.js";
 import { viewerHtml } from "./viewer.js";
+import { ViewerApi } from "./viewer-api.js";
+import { ViewerEvents } from "./viewer-events.js";
 import { WriteLock } from "./write-lock.js";
 
 /** Options of {@link startDevServer}. */
@@ -286,8 +288,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const lock = new WriteLock();
   const idempotency = new IdempotencyStore(state.idempotency, limits);
   let baseUrl = "";
-  /** Bumped by every acknowledged write: the viewer polls it to know when to refresh. */
+  /** Bumped by every acknowledged write: the viewer hears of it through `/_dev/events`. */
   let version = 0;
+  const viewerApi = new ViewerApi(state, order);
+  const viewerEvents = new ViewerEvents();
 
   /** Evicts the oldest traces beyond `maxTraces`; returns their uuids. */
   const evict = (): string[] => {
@@ -368,7 +372,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       }
       const remembered = claim !== undefined && isRemembered(outcome.status);
       if (outcome.applied || remembered) await commit(changed, before, slicer);
-      if (outcome.applied) version++;
+      if (outcome.applied) {
+        version++;
+        viewerEvents.publish(version, order.size, changed.traces);
+      }
       return outcome;
     });
   };
@@ -389,6 +396,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       return { status: 302, text: "", headers: { "set-cookie": access.login(login), location: "/", "content-type": "text/plain" }, applied: false };
     }
     if (protectReads) access.check(req.headers.cookie, presentedKey(req, note), projectKeyValid);
+    if (path.startsWith("/_dev/view/")) {
+      const view = await viewerApi.read(path, query, version);
+      return { status: 200, text: JSON.stringify(view.body), headers: view.nextCursor ? { "x-next-cursor": view.nextCursor } : {}, applied: false };
+    }
     if (path === "/" || path === "/index.html") return { status: 200, text: viewerHtml, headers: { "content-type": "text/html; charset=utf-8" }, applied: false };
     if (path === "/_dev/version") return jsonOutcome(200, { version, traces: order.size, evictedTraces });
     const read = devRead(state, order, path, query);
@@ -410,6 +421,14 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       path = url.path;
       if (path === "/" || path === "/index.html" || path.startsWith("/_dev/")) {
         if (method !== "GET") throw new HttpError(405, `${method} is not allowed on ${path}`, { allow: "GET, HEAD" });
+        if (path === "/_dev/events") {
+          // The viewer's live updates: a stream that stays open, after the same checks as any read.
+          checkHost(req.headers.host);
+          if (protectReads) access.check(req.headers.cookie, presentedKey(req, note), projectKeyValid);
+          viewerEvents.attach(req, res, { version, traces: order.size });
+          log(`GET /_dev/events 200 (live updates; ${viewerEvents.size} open)`);
+          return;
+        }
         outcome = await readPage(req, path, url.query, note);
       } else {
         outcome = await callApi(req, method, path, authHeaders, note);
@@ -469,6 +488,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       return { id: key.id, value: key.value };
     },
     close: async () => {
+      viewerEvents.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

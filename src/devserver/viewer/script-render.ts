@@ -1,0 +1,109 @@
+/**
+ * The viewer's value renderers (browser JavaScript): collapsible long text, a JSON tree for
+ * objects, chat messages as a conversation (roles, tool calls, tool results), and evaluation
+ * results as score badges with reasons.
+ */
+export const scriptRender = String.raw`
+var el = V.el;
+V.LONG = 600;
+V.text = function (s) {
+  var long = s.length > V.LONG || s.split("\n").length > 8;
+  var pre = el("pre", { text: s });
+  if (!long) return el("div", { "class": "long" }, [pre]);
+  var box = el("div", { "class": "long folded" }, [pre]);
+  var btn = el("button", { "class": "more", text: "show all (" + V.num(s.length) + " chars)", onclick: function () {
+    var folded = box.classList.toggle("folded");
+    btn.textContent = folded ? "show all (" + V.num(s.length) + " chars)" : "show less";
+  } });
+  box.appendChild(btn);
+  return box;
+};
+V.tree = function (v, depth) {
+  depth = depth || 0;
+  if (v === null || typeof v !== "object") {
+    var cls = typeof v === "string" ? "js" : typeof v === "number" ? "jn" : "jb";
+    if (typeof v === "string" && (v.length > 120 || v.indexOf("\n") >= 0)) return V.text(v);
+    return el("span", { "class": "mono " + cls, text: typeof v === "string" ? JSON.stringify(v) : String(v) });
+  }
+  var keys = Array.isArray(v) ? v.map(function (_, i) { return i; }) : Object.keys(v);
+  if (keys.length === 0) return el("span", { "class": "mono", text: Array.isArray(v) ? "[]" : "{}" });
+  var d = el("details", { "class": "j" });
+  if (depth < 2) d.open = true;
+  d.appendChild(el("summary", { text: Array.isArray(v) ? "[" + keys.length + " items]" : "{" + keys.slice(0, 4).join(", ") + (keys.length > 4 ? ", …" : "") + "}" }));
+  keys.forEach(function (k) {
+    d.appendChild(el("div", {}, [el("span", { "class": "mono jk", text: k + ": " }), V.tree(v[k], depth + 1)]));
+  });
+  return d;
+};
+// A string holding a JSON object or list (as base spans often send) is shown as a tree.
+V.value = function (v) {
+  if (typeof v === "string") {
+    var t = v.trim();
+    if ((t[0] === "{" && t[t.length - 1] === "}") || (t[0] === "[" && t[t.length - 1] === "]")) {
+      try { var parsed = JSON.parse(t); if (V.isMessages(parsed)) return V.conversation(parsed); return V.tree(parsed); } catch (e) {}
+    }
+    return V.text(v);
+  }
+  if (V.isMessages(v)) return V.conversation(v);
+  return V.tree(v);
+};
+V.isMessages = function (v) {
+  return Array.isArray(v) && v.length > 0 && v.every(function (m) { return m && typeof m === "object" && typeof m.role === "string"; });
+};
+V.contentText = function (c) {
+  if (typeof c === "string") return c;
+  if (Array.isArray(c)) return c.map(function (p) { return p && typeof p === "object" ? (p.text || p.content || (p.type ? "[" + p.type + "]" : JSON.stringify(p))) : String(p); }).join("\n");
+  return c === undefined || c === null ? "" : JSON.stringify(c, null, 2);
+};
+V.conversation = function (messages) {
+  return el("div", { "class": "conversation" }, messages.map(function (m) {
+    var role = m.role === "developer" ? "system" : m.role;
+    var parts = [el("div", { "class": "role", text: m.role + (m.name ? " · " + m.name : "") + (m.tool_call_id || m.toolCallId ? " · result of " + (m.tool_call_id || m.toolCallId) : "") })];
+    var text = V.contentText(m.content);
+    if (text) parts.push(V.text(text));
+    var calls = m.tool_calls || m.toolCalls || [];
+    calls.forEach(function (c) {
+      var fn = c.function || c;
+      var args = fn.arguments !== undefined ? fn.arguments : fn.args !== undefined ? fn.args : fn.input;
+      parts.push(el("div", { "class": "toolcall" }, [el("span", { "class": "mono t-tool", text: "→ " + (fn.name || "tool") + (c.id ? "  (" + c.id + ")" : "") }), V.value(args === undefined ? {} : args)]));
+    });
+    return el("div", { "class": "msg " + role, "data-role": m.role }, parts);
+  }));
+};
+V.kv = function (obj, keys) {
+  var cells = [];
+  keys.forEach(function (k) {
+    if (obj[k] === undefined || obj[k] === null || (Array.isArray(obj[k]) && obj[k].length === 0)) return;
+    cells.push(el("div", { "class": "k", text: k }));
+    cells.push(el("div", {}, [V.value(obj[k])]));
+  });
+  return cells.length ? el("div", { "class": "kv" }, cells) : null;
+};
+V.badges = function (jobs) {
+  if (!jobs || !jobs.length) return null;
+  var out = el("div", { "class": "evals" });
+  jobs.forEach(function (j) {
+    var head = el("div", { "class": "small muted", text: (j.trigger || "") + " evaluation · " + (j.metricCollection || "") + " · " + j.status });
+    out.appendChild(head);
+    var row = el("div", { "class": "badges" });
+    (j.results || []).forEach(function (r) {
+      var pass = r.success === true;
+      row.appendChild(el("div", { "class": "badge " + (pass ? "pass" : "fail"), "data-metric": r.metric, title: "threshold " + r.threshold + (r.strictMode ? " (strict)" : "") }, [
+        el("b", { text: (pass ? "✓ " : "✗ ") + r.metric + " " }), document.createTextNode(typeof r.score === "number" ? r.score.toFixed(2) : String(r.score)),
+        el("span", { "class": "muted small", text: " / " + r.threshold }),
+        r.reason ? el("span", { "class": "reason", text: r.reason }) : null
+      ]));
+    });
+    if (!(j.results || []).length) row.appendChild(el("div", { "class": "badge none", text: j.message || j.status }));
+    out.appendChild(row);
+  });
+  return out;
+};
+V.statusPill = function (s) { return el("span", { "class": "pill " + (s === "ERRORED" ? "errored" : "ok"), text: s === "ERRORED" ? "ERRORED" : "OK" }); };
+V.evalPill = function (e) {
+  if (!e || e.passed + e.failed + e.unscored === 0) return null;
+  if (e.failed) return el("span", { "class": "pill errored", text: "✗ " + e.failed + " failed" });
+  if (e.passed) return el("span", { "class": "pill ok", text: "✓ " + e.passed + " passed" });
+  return el("span", { "class": "pill grey", text: "not judged" });
+};
+`;
