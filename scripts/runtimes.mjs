@@ -26,7 +26,7 @@ const zodTests = [
   "test/fakes/openai.test.ts",
   "test/fakes/schema.test.ts",
 ];
-const examples = ["demo", "client", "openai", "ai-sdk", "langchain", "openai-agents"];
+const examples = ["demo", "client", "openai", "anthropic", "google-genai", "ai-sdk", "langchain", "openai-agents"];
 const only = process.argv.slice(2);
 
 function install(pkg, dir) {
