@@ -142,11 +142,11 @@ describe.skipIf(!available)("the trace viewer in headless Chromium", () => {
     await post("/v2/prompts", { alias: "greeter", text: "You are {name}.\nBe brief." });
     await post("/v2/prompts", { alias: "greeter", text: "You are {name}.\nBe kind and brief." });
     await post("/v2/prompts", { alias: "greeter", branch: "experiment", messages: [{ role: "system", content: "Hi {name}" }] });
-    const pushed = await (await post("/v2/datasets", { alias: "faq", goldens: [{ input: "Where?", expectedOutput: "Here" }, { input: "When?" }] })).json();
+    const pushed = (await (await post("/v2/datasets", { alias: "faq", goldens: [{ input: "Where?", expectedOutput: "Here" }, { input: "When?" }] })).json()) as { link: string };
     await post("/v1/evaluate", { metricCollection: "answers", identifier: "nightly", testCases: [{ input: "q", actualOutput: "a" }] });
     const page = await browser.newPage({ viewport: { width: 1300, height: 800 } });
 
-    await page.goto(pushed.link as string);
+    await page.goto(pushed.link);
     await expect.poll(() => page.locator("#goldens tbody tr").count()).toBe(2);
     await shot(page, "07-dataset");
     await page.goto(`${teamDev.url}/#/prompts/greeter`);
