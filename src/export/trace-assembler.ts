@@ -282,15 +282,34 @@ export class TraceAssembler implements SpanProcessor {
     if (this.dropped?.has(span)) return false;
     if (rec.spanCount < this.limits.maxSpansPerTrace || !parentId) return true;
     const spanId = span.spanContext().spanId;
-    if (rec.neededParents.has(spanId)) return true;
+    if (this.neededParents(rec).has(spanId)) return true;
     for (const open of rec.openSpans) if (parentSpanIdOf(open) === spanId) return true;
     return false;
+  }
+
+  /**
+   * The parents of the spans kept so far, built when a trace first reaches its limit (from what
+   * is still held: spans already sent have had their parents kept or still open) and kept up
+   * from then on.
+   */
+  private neededParents(rec: TraceRecord): Set<string> {
+    if (rec.neededParents) return rec.neededParents;
+    const needed = new Set<string>();
+    for (const list of [rec.spans, rec.late?.spans ?? [], rec.held ?? []]) {
+      for (const span of list) {
+        const parent = parentSpanIdOf(span);
+        if (parent) needed.add(parent);
+      }
+    }
+    rec.neededParents = needed;
+    return needed;
   }
 
   /** Adds a span to what is sent of its trace: with the trace, or as a late update. */
   private keep(rec: TraceRecord, span: ReadableSpan, parentId: string | undefined): void {
     rec.spanCount++;
-    if (parentId) rec.neededParents.add(parentId);
+    // Only past the limit does anyone ask which spans are parents of kept ones.
+    if (parentId && rec.neededParents) rec.neededParents.add(parentId);
     if (rec.phase === "open" || rec.phase === "queued") {
       rec.spans.push(span);
       if (!parentId && rec.phase === "open") this.handOff(rec, span);

@@ -62,7 +62,7 @@ export interface TraceRecord {
   /** Spans started and not yet ended (the objects), to send them marked if the trace is force-ended. */
   openSpans: Set<ReadableSpan>;
   /** Span ids that kept spans name as their parent: past `maxSpansPerTrace` these are still kept. */
-  neededParents: Set<string>;
+  neededParents?: Set<string>;
   /** Spans dropped past `maxSpansPerTrace`, and how many of those the service was told of. */
   droppedSpans: number;
   droppedReported: number;
@@ -87,7 +87,6 @@ export function newTraceRecord(traceId: string, startedAt: number): TraceRecord 
     busy: false,
     startedAt,
     openSpans: new Set(),
-    neededParents: new Set(),
     droppedSpans: 0,
     droppedReported: 0,
   };

@@ -84,14 +84,17 @@ function wrap<F extends AnyFunction>(options: ObserveOptionsSnapshot, fn: F, met
   const type = options.type;
   let prepared: PreparedObserveOptions | undefined;
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {
-    const rt = runtimeFor(parentFor(context.active(), sharesOtelContext()));
+    const active = context.active();
+    const shared = sharesOtelContext();
+    const parent = parentFor(active, shared);
+    const rt = runtimeFor(parent);
     if (!rt) return fn.apply(this, args as never[]);
     let started: { span: Span; data: SpanData; ctx: ReturnType<typeof context.active> };
     let name = "anonymous";
     try {
       prepared ??= prepareObserveOptions(options, rt);
       name = prepared.name ?? (methodName || fn.name || "anonymous");
-      started = start(rt, name, type, prepared.fields, args);
+      started = start(rt, name, type, prepared.fields, args, active, { parent, shared });
       if (prepared.metadata) started.data.metadata = { ...prepared.metadata };
     } catch (err) {
       rt.logger.error(`could not open span ${truncateString(String(name), MAX_NAME_CHARS)}: ${describeError(err)}`);
@@ -116,11 +119,20 @@ function wrap<F extends AnyFunction>(options: ObserveOptionsSnapshot, fn: F, met
  * Opens a span (internal: `observe` and manual spans use it). The name is cut at
  * {@link MAX_NAME_CHARS}; `fields` must already be checked.
  */
-export function start(rt: Runtime, name: string, type: SpanType, fields: { [key: string]: JsonValue }, args: unknown[], parentContext?: Context) {
+export function start(
+  rt: Runtime,
+  name: string,
+  type: SpanType,
+  fields: { [key: string]: JsonValue },
+  args: unknown[],
+  parentContext?: Context,
+  // The caller's look-up of the parent, when it made one already.
+  found?: { parent: Span | undefined; shared: boolean },
+) {
   const active = parentContext ?? context.active();
-  const shared = rt.options.otelContext === "shared" && sharesOtelContext();
-  const parent = parentFor(active, shared);
-  const base = parent ? trace.setSpan(active, parent) : trace.deleteSpan(active);
+  const shared = rt.options.otelContext === "shared" && (found ? found.shared : sharesOtelContext());
+  const parent = found && found.shared === shared ? found.parent : parentFor(active, shared);
+  const base = parent ? (trace.getSpan(active) === parent ? active : trace.setSpan(active, parent)) : trace.deleteSpan(active);
   const spanName = truncateString(typeof name === "string" ? name : String(name), MAX_NAME_CHARS) || "anonymous";
   // Never before a parent of another instrumentation (whose clock may differ by a hair).
   const now = preciseNow();
