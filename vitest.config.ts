@@ -6,6 +6,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Polls wait for what a browser or another process does: on a loaded 2-core machine (the
+    // suite beside CI's other runtimes) a second is not always enough.
+    expect: { poll: { timeout: 10_000 } },
     // Our own SDK's tests run the emulator in strict mode, so that what we send stays exactly on
     // the spec; emulator tests of the lenient default pass `strict: false`.
     env: { EVALTRACE_DEV_STRICT: "1" },

@@ -25,6 +25,7 @@ const zodTests = [
   "test/integrations/otel-processor.test.ts",
   "test/fakes/openai.test.ts",
   "test/fakes/schema.test.ts",
+  "test/integrations/openai-complete.test.ts",
 ];
 const examples = ["demo", "client", "openai", "anthropic", "google-genai", "ai-sdk", "langchain", "openai-agents"];
 const only = process.argv.slice(2);

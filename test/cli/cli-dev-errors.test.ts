@@ -34,12 +34,12 @@ describe("evaltrace dev: one clear line and exit 1 when it cannot start", () => 
   it("a corrupt data file is named, left as it was, and the way out is said", async () => {
     const notJson = join(dir, "notes.jsonl");
     writeFileSync(notJson, "these are my notes\nnot a journal\n");
-    await failsWith(["dev", "--port", "0", "--data", notJson], /^evaltrace dev: cannot use --data .*notes\.jsonl: .*not valid JSON.* \(move it aside to start empty\)\n$/);
+    await failsWith(["dev", "--port", "0", "--data", notJson], /^evaltrace dev: cannot use --data .*notes\.jsonl: .*(not valid JSON|JSON Parse error).* \(move it aside to start empty\)\n$/);
     expect(readFileSync(notJson, "utf8")).toBe("these are my notes\nnot a journal\n");
 
     const damaged = join(dir, "damaged.jsonl");
     writeFileSync(damaged, '{"t":"meta","v":{}}\n{"t":"trace", broken\n{"t":"meta","v":{}}\n');
-    await failsWith(["dev", "--port", "0", "--data", damaged], /cannot use --data .*damaged\.jsonl: line 2 is not valid JSON .*the journal is damaged/);
+    await failsWith(["dev", "--port", "0", "--data", damaged], /cannot use --data .*damaged\.jsonl: line 2 is (not valid JSON|JSON Parse error) .*the journal is damaged/);
   });
 
   it("bad values of --plan and --max-traces", async () => {

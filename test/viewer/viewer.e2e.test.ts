@@ -78,7 +78,7 @@ describe.skipIf(!available)("the trace viewer in headless Chromium", () => {
     await expect.poll(() => rows.count()).toBe(1);
     expect(page.url()).toContain("q=shipping");
     await page.goto(`${dev.url}/#/traces?status=ERRORED`);
-    await expect.poll(() => page.locator("#traces tbody tr").textContent()).toContain("ERRORED");
+    await expect.poll(() => page.locator("#traces tbody tr").textContent(), { timeout: 15_000 }).toContain("ERRORED");
     expect(await page.locator("#traces tbody tr").count()).toBe(1);
     await shot(page, "02-trace-list-filtered");
 
@@ -103,36 +103,36 @@ describe.skipIf(!available)("the trace viewer in headless Chromium", () => {
     // The span panel: a conversation, folded long text, evaluation badges with reasons.
     await waterfall.nth(3).click();
     const panel = page.locator("#span-panel");
-    await expect.poll(() => panel.locator(".msg").count()).toBe(2);
+    await expect.poll(() => panel.locator(".msg").count(), { timeout: 15_000 }).toBe(2);
     expect(await panel.locator(".msg").first().getAttribute("data-role")).toBe("system");
     expect(await panel.locator(".long.folded").count()).toBeGreaterThan(0);
     const heightFolded = await panel.locator("#span-input").evaluate((e) => e.getBoundingClientRect().height);
     expect(heightFolded).toBeLessThan(400);
-    await expect.poll(() => panel.locator(".badge").count()).toBe(2);
+    await expect.poll(() => panel.locator(".badge").count(), { timeout: 15_000 }).toBe(2);
     expect(await panel.locator('.badge[data-metric="Answer Relevancy"]').textContent()).toContain("toy reason for Answer Relevancy");
     expect(await panel.locator('.badge[data-metric="Bias"]').getAttribute("class")).toContain("fail");
     expect(page.url()).toMatch(/#\/traces\/[^/]+\/[^/]+$/); // the span is in the deep link
     await shot(page, "03-trace-view-llm-span");
     await waterfall.nth(2).click();
-    await expect.poll(() => page.locator("#span-error").textContent()).toContain("order service down");
+    await expect.poll(() => page.locator("#span-error").textContent(), { timeout: 15_000 }).toContain("order service down");
     await shot(page, "04-trace-view-errored-span");
     // A deep link opens the same span after a reload.
     await page.reload();
-    await expect.poll(() => page.locator("#span-error").textContent()).toContain("order service down");
+    await expect.poll(() => page.locator("#span-error").textContent(), { timeout: 15_000 }).toContain("order service down");
     await page.keyboard.press("Escape");
-    await expect.poll(() => page.locator("#span-panel").count()).toBe(0);
+    await expect.poll(() => page.locator("#span-panel").count(), { timeout: 15_000 }).toBe(0);
     await page.keyboard.press("Escape");
     await expect.poll(() => page.url()).toMatch(/#\/traces$/);
 
     // The thread: turns linked, the errored turn shown with its error, thread evaluation badges.
     await page.goto(`${dev.url}/#/threads/conv-1`);
-    await expect.poll(() => page.locator("#conversation .bubble").count()).toBe(4);
+    await expect.poll(() => page.locator("#conversation .bubble").count(), { timeout: 15_000 }).toBe(4);
     expect(await page.locator("#conversation .bubble.failed").textContent()).toContain("order service down");
     expect(await page.locator("#conversation a.turn-link").count()).toBe(2);
     expect(await page.locator("#thread-evals .badge").textContent()).toContain("Turn Relevancy");
     await shot(page, "05-thread");
     await page.goto(`${dev.url}/#/threads`);
-    await expect.poll(() => page.locator("#threads tbody tr").count()).toBe(1);
+    await expect.poll(() => page.locator("#threads tbody tr").count(), { timeout: 15_000 }).toBe(1);
     await shot(page, "06-thread-list");
     await page.close();
   });
@@ -147,24 +147,24 @@ describe.skipIf(!available)("the trace viewer in headless Chromium", () => {
     const page = await browser.newPage({ viewport: { width: 1300, height: 800 } });
 
     await page.goto(pushed.link);
-    await expect.poll(() => page.locator("#goldens tbody tr").count()).toBe(2);
+    await expect.poll(() => page.locator("#goldens tbody tr").count(), { timeout: 15_000 }).toBe(2);
     await shot(page, "07-dataset");
     await page.goto(`${teamDev.url}/#/prompts/greeter`);
-    await expect.poll(() => page.locator("#commits [data-commit]").count()).toBe(2);
+    await expect.poll(() => page.locator("#commits [data-commit]").count(), { timeout: 15_000 }).toBe(2);
     expect(await page.locator("#commits .diff .add").first().textContent()).toBe("+ Be kind and brief.");
     await shot(page, "08-prompt-diff");
     await page.goto(`${teamDev.url}/#/prompts/greeter?branch=experiment`);
-    await expect.poll(() => page.locator("#commits [data-commit]").count()).toBe(3);
+    await expect.poll(() => page.locator("#commits [data-commit]").count(), { timeout: 15_000 }).toBe(3);
     await page.goto(`${teamDev.url}/#/test-runs`);
     await page.locator("#test-runs tbody tr").first().click();
-    await expect.poll(() => page.locator("#cases .badge").count()).toBe(2);
+    await expect.poll(() => page.locator("#cases .badge").count(), { timeout: 15_000 }).toBe(2);
     await shot(page, "09-test-run");
     await page.goto(`${teamDev.url}/#/metrics`);
-    await expect.poll(() => page.locator("#collections tbody tr").count()).toBe(2);
+    await expect.poll(() => page.locator("#collections tbody tr").count(), { timeout: 15_000 }).toBe(2);
     await shot(page, "10-metrics");
     for (const view of ["prompts", "datasets"]) {
       await page.goto(`${teamDev.url}/#/${view}`);
-      await expect.poll(() => page.locator(`#${view} tbody tr`).count()).toBeGreaterThan(0);
+      await expect.poll(() => page.locator(`#${view} tbody tr`).count(), { timeout: 15_000 }).toBeGreaterThan(0);
     }
     await page.close();
   });
