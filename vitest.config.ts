@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Prints, after the run, every test file that did not run here and why (nothing skipped silently).
+    globalSetup: ["test/helpers/skip-summary.ts"],
     // Polls wait for what a browser or another process does: on a loaded 2-core machine (the
     // suite beside CI's other runtimes) a second is not always enough.
     expect: { poll: { timeout: 10_000 } },

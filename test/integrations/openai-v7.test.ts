@@ -4,12 +4,12 @@ import { type DevServer, type FakeOpenAI, startDevServer, startFakeOpenAI } from
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/integrations/openai.js";
 import { configureForTest } from "../helpers/sdk.js";
+import { runsHere } from "../helpers/skips.js";
 
 // openai 7 (Node 22+): the same instrumentation, and `withOptions()` clients traced too. On older
 // Node this file says so and skips (npm run test:runtimes runs it on Node 22 and 24).
 const major = Number(process.versions.node.split(".")[0]);
-const supported = major >= 22 && !("Bun" in globalThis);
-if (!supported) console.log(`openai-v7.test.ts skipped: openai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
+const supported = runsHere(major >= 22 && !("Bun" in globalThis), "test/integrations/openai-v7.test.ts", `openai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
 
 type Client = {
   chat: { completions: { create(b: unknown): Promise<{ choices: { message: { content: string } }[] }> & { asResponse(): Promise<Response> } } };

@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { runsHere } from "../helpers/skips.js";
 
 /** Debian's Chromium, which .ci/run installs; CHROMIUM_PATH overrides. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** Whether the browser tests run: CI installs Chromium, so there a missing browser fails instead of skipping. */
-export const available = existsSync(CHROMIUM) || process.env.CI === "true";
+export const available = runsHere(existsSync(CHROMIUM) || process.env.CI === "true", "test/viewer (headless Chromium)", `no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium)`);
 /** Where the screenshots go (git-ignored PNGs). */
 export const screenshots = fileURLToPath(new URL("./screenshots/", import.meta.url));
 

@@ -5,13 +5,14 @@ import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { waitUntil } from "../helpers/manual-clock.js";
+import { runsHere } from "../helpers/skips.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const miniflarePath = `${root}.runtimes/workerd/node_modules/miniflare`;
 // `npm run test:runtimes` installs miniflare (with workerd) and sets EVALTRACE_WORKERD: there a
 // missing runtime is a failure. A plain `npm test` without it skips this file.
 const required = process.env.EVALTRACE_WORKERD === "1";
-const available = existsSync(miniflarePath) || required;
+const available = runsHere(existsSync(miniflarePath) || required, "test/workerd", "no workerd runtime in .runtimes/ (npm run test:runtimes installs it and runs this file)");
 
 type MiniflareLike = { dispatchFetch(url: string): Promise<{ status: number; text(): Promise<string> }>; dispose(): Promise<void> };
 

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { flush, observe } from "../../../src/index.js";
 import { nothingLeftOpen, outline, requireCjs, startBridge, traceNamed } from "./bridge.js";
+import { runsHere } from "../../helpers/skips.js";
 
 // AI SDK 7 moved telemetry to integrations: `registerTelemetry(new OpenTelemetry())` from
 // `@ai-sdk/otel` emits OTel GenAI spans on the global provider, where EvaltraceSpanProcessor
 // reads them. ai 7 needs Node 22: on older Node this file says so and skips (run it with
 // `npm run test:runtimes`).
 const major = Number(process.versions.node.split(".")[0]);
-const supported = major >= 22 && !("Bun" in globalThis);
-if (!supported) console.log(`ai-sdk-7.test.ts skipped: ai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
+const supported = runsHere(major >= 22 && !("Bun" in globalThis), "test/integrations/otel/ai-sdk-7.test.ts", `ai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
 
 let bridge: Awaited<ReturnType<typeof startBridge>>;
 // The ai 7 that @ai-sdk/otel itself loads (ai 6 is the package's own devDependency).
