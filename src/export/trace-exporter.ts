@@ -6,7 +6,7 @@ import type { BatchOptions } from "../config.js";
 import type { Transport, TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger, redact } from "../logger.js";
 import { getSpanData, parentSpanIdOf, setParentOverride } from "../tracing/span-data.js";
-import { hrTimeToIso } from "../tracing/time.js";
+import { hrTimeToIso, isLater } from "../tracing/time.js";
 import { Fifo } from "./fifo.js";
 import { isSettled, notify, type TraceRecord } from "./trace-record.js";
 import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
@@ -459,7 +459,7 @@ export class TraceExporter {
       if (isUnfinished(span)) markUnfinished(wire);
       if (span === root) rootWire = wire;
       lists[spanListKeys[wire.type]].push(wire);
-      if (later(span.endTime, endTime)) endTime = span.endTime;
+      if (isLater(span.endTime, endTime)) endTime = span.endTime;
     }
     const spanCount = spans.length;
     rec.spans = [];
@@ -586,7 +586,7 @@ export class TraceExporter {
         if (isUnfinished(span)) markUnfinished(wire);
         const key = spanListKeys[wire.type];
         (lists[key] ??= []).push(wire);
-        if (!endTime || later(span.endTime, endTime)) endTime = span.endTime;
+        if (!endTime || isLater(span.endTime, endTime)) endTime = span.endTime;
       }
       Object.assign(body, lists);
       if (endTime && rec.sentEndTime !== endTime) body.endTime = hrTimeToIso(endTime);
@@ -694,9 +694,5 @@ function storedByEarlierAttempt(outcome: TransportOutcome): boolean {
 
 function markUnfinished(wire: WireSpan): void {
   wire.metadata = { ...wire.metadata, [UNFINISHED_SPAN_KEY]: true };
-}
-
-function later(a: HrTime, b: HrTime): boolean {
-  return a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
 }
 

@@ -7,7 +7,7 @@ import { type ObserveOptionsSnapshot, type PreparedObserveOptions, prepareObserv
 import { describeError, type JsonValue } from "./serialize.js";
 import { setOwner, setSpanData, SPAN_TYPE_ATTRIBUTE, type SpanData } from "./span-data.js";
 import { MAX_NAME_CHARS, truncateString } from "./string-limits.js";
-import { preciseNow } from "./time.js";
+import { isLater, preciseNow } from "./time.js";
 
 /** Any function: what `observe` wraps. */
 export type AnyFunction = (...args: never[]) => unknown;
@@ -137,7 +137,7 @@ export function start(
   // Never before a parent of another instrumentation (whose clock may differ by a hair).
   const now = preciseNow();
   const parentStart = (parent as { startTime?: HrTime } | undefined)?.startTime;
-  const startTime = parentStart && isBefore(now, parentStart) ? parentStart : now;
+  const startTime = parentStart && isLater(parentStart, now) ? parentStart : now;
   const span = rt.tracer.startSpan(spanName, { startTime, attributes: { [SPAN_TYPE_ATTRIBUTE]: type } }, base);
   const data: SpanData = { type, fields: { ...fields } };
   if (span.isRecording()) {
@@ -166,14 +166,10 @@ export function end(rt: Runtime, span: Span, data: SpanData, output: unknown, er
     }
     const now = preciseNow();
     const started = (span as { startTime?: HrTime }).startTime;
-    span.end(started && isBefore(now, started) ? started : now);
+    span.end(started && isLater(started, now) ? started : now);
   } catch (err) {
     rt.logger.error(`could not end span: ${describeError(err)}`);
   }
-}
-
-function isBefore(a: HrTime, b: HrTime): boolean {
-  return a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 }
 
 function settle(rt: Runtime, span: Span, data: SpanData, ctx: ReturnType<typeof context.active>, result: unknown): unknown {

@@ -15,6 +15,11 @@ function timeOrigin(): number {
   return typeof origin === "number" && Number.isFinite(origin) && origin > 0 ? origin : Date.now() - performance.now();
 }
 
+/** Whether `a` is later than `b`. */
+export function isLater(a: HrTime, b: HrTime): boolean {
+  return a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
+}
+
 /** A strictly increasing high-resolution wall-clock time (microsecond steps). */
 export function preciseNow(): HrTime {
   let micros = Math.floor((scale.anchorMillis + performance.now()) * 1000);
