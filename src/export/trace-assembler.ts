@@ -61,13 +61,6 @@ export class TraceAssembler implements SpanProcessor {
 
   /** Traces whose root is still running (ended ones are bounded by the export queue instead). */
   private running = 0;
-  private idleWaiters: (() => void)[] = [];
-
-  /** Resolves once no trace is running (every root started so far has ended). */
-  whenIdle(): Promise<void> {
-    if (this.running === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
 
   /**
    * Resolves once none of `records` has a span open, or after `timeoutMillis` (kept alive: the
@@ -322,11 +315,7 @@ export class TraceAssembler implements SpanProcessor {
 
   /** The local root ended: the trace is complete but for late spans. */
   private handOff(rec: TraceRecord, root: ReadableSpan): void {
-    if (--this.running === 0 && this.idleWaiters.length > 0) {
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const wake of waiters) wake();
-    }
+    this.running--;
     rec.root = root;
     rec.phase = "queued";
     this.exporter.enqueue(rec);
