@@ -1,4 +1,5 @@
 import type { FoundToolCall } from "../semconv/types.js";
+import { callLine, tapIterator } from "./model-call.js";
 import type { CallResult, Usage } from "./openai.js";
 
 type Api = "chat" | "responses" | "embeddings";
@@ -59,7 +60,7 @@ export function tapOpenAIStream(stream: AsyncIterable<unknown>, api: Api, end: (
   };
   const result = (): CallResult => {
     const toolCalls = calls.filter((c) => c !== undefined).map((c) => ({ name: c.name ?? "tool", inputParameters: argumentsOf(c.arguments) }));
-    const lines = toolCalls.map((c) => `${c.name}(${c.inputParameters ? JSON.stringify(c.inputParameters) : ""})`);
+    const lines = toolCalls.map((c) => callLine(c.name, c.inputParameters));
     return { output: [output, ...lines].filter((s) => s).join("\n"), model, usage, toolCalls };
   };
   // The SDK ends an aborted stream quietly (as if done): its controller says it was aborted.
@@ -72,28 +73,6 @@ export function tapOpenAIStream(stream: AsyncIterable<unknown>, api: Api, end: (
   };
   Object.defineProperty(stream, Symbol.asyncIterator, {
     configurable: true,
-    value() {
-      const it = iterate();
-      return {
-        async next(...args: []) {
-          try {
-            const step = await it.next(...args);
-            if (step.done) settle();
-            else fold(step.value);
-            return step;
-          } catch (err) {
-            fail(err);
-            throw err;
-          }
-        },
-        async return(value?: unknown) {
-          settle();
-          return it.return ? it.return(value) : { done: true as const, value };
-        },
-        [Symbol.asyncIterator]() {
-          return this;
-        },
-      };
-    },
+    value: () => tapIterator(iterate(), { fold, done: settle, failed: fail, abandoned: settle }),
   });
 }
