@@ -7,6 +7,7 @@ import { interpret } from "../semconv/interpret.js";
 import { forgetLogs, keepLogs } from "../semconv/log-records.js";
 import { registry } from "../registry.js";
 import type { LlmTestCase, SpanType } from "../tracing/fields.js";
+import { hasJoinableRemoteParent } from "../tracing/remote-parent.js";
 import { type ForeignEvaluation, getSpanData, ownerOf, parentSpanIdOf, setForeignEvaluation, setForeignType, setOwner, setParentOverride } from "../tracing/span-data.js";
 
 /** Options of {@link EvaltraceSpanProcessor}. */
@@ -68,7 +69,8 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       }
       const rt = runtimeFor(parent);
       if (!rt) return;
-      if (!this.isKnownParent(rt, span, parent)) {
+      // A span under a remote evaltrace caller's span joins the caller's trace (remote-parent.ts).
+      if (!this.isKnownParent(rt, span, parent) && !hasJoinableRemoteParent(span)) {
         // The local root of a trace for us (its parent, if any, is in another process or
         // untracked): sampled and admitted like any new trace, and a root on the wire.
         const rate = rt.options.sampleRate;

@@ -6,7 +6,9 @@ import { isReportableCount, type Logger } from "../logger.js";
 import type { TraceUpdate } from "../tracing/fields.js";
 import type { JsonValue } from "../tracing/serialize.js";
 import { getSpanData, parentSpanIdOf, setParentOverride } from "../tracing/span-data.js";
+import { anchorTraceState, joinRemoteParent } from "../tracing/remote-parent.js";
 import { preciseNow } from "../tracing/time.js";
+import { joinedRemotely } from "./late-retry.js";
 import type { TraceExporter } from "./trace-exporter.js";
 import { newTraceRecord, notify, type TraceRecord, waitFor } from "./trace-record.js";
 import { TRUNCATED_KEY, UNFINISHED_SPAN_KEY, UNFINISHED_SPANS_KEY, unfinishedView } from "./unfinished.js";
@@ -114,13 +116,21 @@ export class TraceAssembler implements SpanProcessor {
 
   onStart(span: Span, parentContext: Context): void {
     const { traceId } = span.spanContext();
+    // Our own spans name themselves in what is propagated; a span under a remote evaltrace
+    // caller's span joins the caller's trace (remote-parent.ts).
+    if (span.instrumentationScope.name === "evaltrace") anchorTraceState(span);
+    const remote = span.parentSpanContext?.isRemote === true && joinRemoteParent(span);
     let rec = this.records.get(traceId);
     const parent = rec === undefined || this.dropped !== undefined ? parentOf(span, parentContext) : undefined;
     // A child of a dropped span has nowhere to hang: dropped with it.
     if (parent && this.dropped?.has(parent)) this.dropped.add(span);
     if (!rec) {
       rec = newTraceRecord(traceId, this.limits.clock.now());
-      if (parent && ((parent as unknown as ReadableSpan).ended || this.forced?.has(parent))) {
+      if (remote) {
+        // The caller's process owns the trace (it sends it): ours are its late updates.
+        rec.phase = "sent";
+        joinedRemotely.add(rec);
+      } else if (parent && ((parent as unknown as ReadableSpan).ended || this.forced?.has(parent))) {
         // A span started from the context of a trace that has already been handed off (work
         // left running after its root returned, or after it was sent unfinished): it can only
         // be a late update.

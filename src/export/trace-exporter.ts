@@ -8,6 +8,7 @@ import { isReportableCount, type Logger, redact } from "../logger.js";
 import { getSpanData, parentSpanIdOf, setParentOverride } from "../tracing/span-data.js";
 import { hrTimeToIso, isLater } from "../tracing/time.js";
 import { Fifo } from "./fifo.js";
+import { joinedRemotely, UnknownTraceRetry } from "./late-retry.js";
 import { isSettled, notify, type TraceRecord } from "./trace-record.js";
 import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
 import { applyTestCase, emptySpanLists, fillRequired, shapeTraceValue, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
@@ -30,6 +31,11 @@ export interface ExporterStats {
   evaluationsFailed: number;
   /** Late spans not sent because the service refused `PUT /v1/traces/:uuid` as unsupported. */
   spansNotUpdatable: number;
+  /**
+   * Late updates dropped because the service did not know the trace they extend (404) for a
+   * minute of retries: a callee's spans whose caller never delivered its trace. Also in `updatesFailed`.
+   */
+  updatesOrphaned: number;
   /** Requests sent and JSON bytes in their bodies. */
   requests: number;
   bytesSent: number;
@@ -77,6 +83,7 @@ export function noWorkYet(): Omit<ExporterStats, "queued" | "inFlight"> {
     evaluationsDelivered: 0,
     evaluationsFailed: 0,
     spansNotUpdatable: 0,
+    updatesOrphaned: 0,
     requests: 0,
     bytesSent: 0,
   };
@@ -144,6 +151,8 @@ export class TraceExporter {
   private shutdownResult: Promise<FlushResult> | undefined;
   private enqueued = 0;
   private readonly counters = noWorkYet();
+  /** Late updates that reached the service before their trace, retried (late-retry.ts). */
+  private readonly unknownTrace: UnknownTraceRetry;
   /** Set by the assembler once both exist (they reference each other). */
   release: (rec: TraceRecord) => void = () => {};
 
@@ -154,6 +163,7 @@ export class TraceExporter {
     private readonly logger: Logger,
   ) {
     this.requests = new PQueue({ concurrency: options.batch.concurrency });
+    this.unknownTrace = new UnknownTraceRetry({ clock, logger, counters: this.counters, maxWaiting: options.batch.maxQueuedTraces });
   }
 
   /** Counts a retry; wired to the transport's `onRetry`. */
@@ -191,7 +201,7 @@ export class TraceExporter {
     this.busy(rec);
     if (rec.phase === "sent" && !rec.putInFlight) {
       rec.putInFlight = true;
-      void this.requests.add(() => this.sendUpdates(rec));
+      void this.sendUpdates(rec);
     }
     // While the POST is in flight, its completion picks the update up.
   }
@@ -300,6 +310,7 @@ export class TraceExporter {
     this.shutdownResult ??= (async () => {
       const result = await this.flush(timeoutMillis, true);
       this.stopped = true;
+      this.unknownTrace.stop();
       if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
       this.timer = undefined;
       await this.transport.close();
@@ -564,7 +575,7 @@ export class TraceExporter {
     rec.sentEndTime = p.endTime;
     if (rec.late && !rec.putInFlight) {
       rec.putInFlight = true;
-      void this.requests.add(() => this.sendUpdates(rec));
+      void this.sendUpdates(rec);
     }
     this.settleIfIdle(rec);
   }
@@ -589,7 +600,7 @@ export class TraceExporter {
         if (!endTime || isLater(span.endTime, endTime)) endTime = span.endTime;
       }
       Object.assign(body, lists);
-      if (endTime && rec.sentEndTime !== endTime) body.endTime = hrTimeToIso(endTime);
+      if (endTime && rec.sentEndTime !== endTime && !joinedRemotely.has(rec)) body.endTime = hrTimeToIso(endTime);
       if (late.output !== undefined) body.output = shapeTraceValue(late.output);
       if (late.environment !== undefined) body.environment = late.environment;
       let metadata = late.metadata;
@@ -604,7 +615,9 @@ export class TraceExporter {
         this.counters.spansNotUpdatable += late.spans.length;
         continue;
       }
-      const outcome = await this.send("PUT", `/v1/traces/${encodeURIComponent(rec.uuid)}`, redact(JSON.stringify(body), [this.options.apiKey]));
+      const path = `/v1/traces/${encodeURIComponent(rec.uuid)}`;
+      const json = redact(JSON.stringify(body), [this.options.apiKey]);
+      const outcome = await this.unknownTrace.put(rec, () => this.requests.add(() => this.send("PUT", path, json)));
       if (!outcome.ok && outcome.status !== undefined && putRefusals.has(outcome.status)) {
         const first = this.putSupported;
         this.putSupported = false;

@@ -1,4 +1,5 @@
 import { type Context, context, createContextKey, type Span, trace } from "@opentelemetry/api";
+import { joinableRemoteParent } from "./remote-parent.js";
 import { ownerOf } from "./span-data.js";
 
 /**
@@ -18,15 +19,21 @@ export function withObservedSpan(ctx: Context, span: Span): Context {
   return ctx.setValue(OBSERVED_SPAN, span);
 }
 
+/** A context with no current observed span: what runs in it starts from its own active span. */
+export function withoutObservedSpan(ctx: Context): Context {
+  return ctx.deleteValue(OBSERVED_SPAN);
+}
+
 /**
  * The span a new observed span hangs under: with a shared context, the active OTel span when
  * evaltrace tracks it (a span the `EvaltraceSpanProcessor` saw: an app's request span, an
- * instrumented LLM call), else the innermost observed span.
+ * instrumented LLM call), else the innermost observed span, else a remote parent whose trace an
+ * evaltrace caller in another process records (see `remote-parent.ts`).
  */
 export function parentFor(ctx: Context, shared: boolean): Span | undefined {
   const observed = currentObservedSpan(ctx);
-  if (!shared) return observed;
+  if (!shared) return observed ?? joinableRemoteParent(ctx);
   const active = trace.getSpan(ctx);
   if (active && active !== observed && ownerOf(active) !== undefined && active.isRecording()) return active;
-  return observed;
+  return observed ?? joinableRemoteParent(ctx);
 }
