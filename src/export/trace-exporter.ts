@@ -635,6 +635,8 @@ export class TraceExporter {
       } else {
         this.counters.updatesFailed++;
         this.logger.error(`late update of trace ${rec.uuid} not delivered (${late.spans.length} span(s)): ${outcome.message}`);
+        // A callee's part of another process's trace is all it sends of it: not delivered.
+        if (joinedRemotely.has(rec)) this.fail(rec, outcome.message);
       }
       notify(rec);
     }

@@ -1,0 +1,170 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import {
+  currentSpanUuid,
+  currentTraceUuid,
+  extractTraceContext,
+  flush,
+  injectTraceHeaders,
+  observe,
+  shutdown,
+  stats,
+  withRemoteParent,
+} from "../../src/index.js";
+import { InstantClock } from "../helpers/manual-clock.js";
+import { configureForTest } from "../helpers/sdk.js";
+
+let dev: DevServer;
+beforeAll(async () => {
+  dev = await startDevServer({ port: 0 });
+});
+afterAll(() => dev.close());
+afterEach(async () => {
+  await shutdown();
+});
+
+const hex = (bytes: number) => randomBytes(bytes).toString("hex");
+const asUuid = (h: string) => `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+const stored = (uuid: string) => dev.state.traces[uuid];
+
+/** What an evaltrace caller sends: a sampled traceparent and the tracestate entry naming its span. */
+function callerHeaders(traceId = hex(16), spanId = hex(8)) {
+  return { traceparent: `00-${traceId}-${spanId}-01`, tracestate: `evaltrace=${spanId},other=v` };
+}
+
+function throwingHeaders(): Record<string, string> {
+  return new Proxy({} as Record<string, string>, {
+    get() {
+      throw new Error("hostile get");
+    },
+    ownKeys() {
+      throw new Error("hostile keys");
+    },
+  });
+}
+
+describe("hostile headers start a fresh trace, never throw", () => {
+  const traceId = hex(16);
+  const spanId = hex(8);
+  const cases: [string, unknown][] = [
+    ["no headers", undefined],
+    ["null", null],
+    ["a number", 42],
+    ["malformed traceparent", { traceparent: "garbage", tracestate: `evaltrace=${spanId}` }],
+    ["all-zero trace id", { traceparent: `00-${"0".repeat(32)}-${spanId}-01`, tracestate: `evaltrace=${spanId}` }],
+    ["all-zero span id", { traceparent: `00-${traceId}-${"0".repeat(16)}-01`, tracestate: `evaltrace=${spanId}` }],
+    ["version ff", { traceparent: `ff-${traceId}-${spanId}-01`, tracestate: `evaltrace=${spanId}` }],
+    ["huge traceparent", { traceparent: `00-${traceId}-${spanId}-01${"-x".repeat(500_000)}`, tracestate: `evaltrace=${spanId}` }],
+    ["huge tracestate", { traceparent: `00-${traceId}-${spanId}-01`, tracestate: `evaltrace=${spanId},${"k=v,".repeat(300_000)}` }],
+    ["two traceparent headers", { traceparent: [`00-${traceId}-${spanId}-01`, `00-${hex(16)}-${spanId}-01`], tracestate: `evaltrace=${spanId}` }],
+    ["not from evaltrace (a gateway)", { traceparent: `00-${traceId}-${spanId}-01` }],
+    ["bad anchor", { traceparent: `00-${traceId}-${spanId}-01`, tracestate: "evaltrace=zzzz" }],
+    ["all-zero anchor", { traceparent: `00-${traceId}-${spanId}-01`, tracestate: `evaltrace=${"0".repeat(16)}` }],
+    ["non-string values", { traceparent: { toString: () => `00-${traceId}-${spanId}-01` }, tracestate: 7 }],
+    ["throwing headers", throwingHeaders()],
+  ];
+
+  it.each(cases)("%s", async (_name, headers) => {
+    configureForTest(dev.url, dev.projectKey);
+    const handler = observe({ name: "handler" }, async (x: number) => ({ got: x, trace: currentTraceUuid() }));
+    const out = await withRemoteParent(headers as Record<string, string>, () => handler(1));
+    expect(out.got).toBe(1);
+    expect(out.trace).toBeDefined();
+    expect(out.trace).not.toBe(asUuid(traceId));
+    expect((await flush()).ok).toBe(true);
+    const trace = stored(out.trace!);
+    expect(trace?.spans).toHaveLength(1);
+    expect(trace?.spans[0]!.parentUuid).toBeUndefined();
+    expect(stats()).toMatchObject({ tracesDelivered: 1, updatesDelivered: 0, updatesOrphaned: 0 });
+  });
+
+  it("extractTraceContext returns the base context for any of them", () => {
+    for (const [, headers] of cases) {
+      if (headers === undefined || headers === null || typeof headers !== "object") continue;
+      const parent = extractTraceContext(headers as Record<string, string>);
+      expect(parent).toBeDefined();
+    }
+  });
+});
+
+describe("injectTraceHeaders", () => {
+  it("outside an observed span leaves the headers as they were", () => {
+    configureForTest(dev.url, dev.projectKey);
+    expect(injectTraceHeaders()).toEqual({});
+    const h = { accept: "text/plain" };
+    expect(injectTraceHeaders(h)).toBe(h);
+    expect(h).toEqual({ accept: "text/plain" });
+  });
+
+  it("fills a plain object, a fetch Headers, replaces a differently cased key, and survives a frozen one", async () => {
+    configureForTest(dev.url, dev.projectKey);
+    const seen = await observe({ name: "outer" }, async () => {
+      const plain = injectTraceHeaders({ Traceparent: "stale", accept: "x" } as Record<string, string>);
+      const fetchHeaders = injectTraceHeaders(new Headers({ accept: "x" }));
+      const frozen = Object.freeze({ accept: "x" });
+      expect(() => injectTraceHeaders(frozen)).not.toThrow();
+      return { plain, fetchHeaders, span: currentSpanUuid()!, trace: currentTraceUuid()! };
+    })();
+    const traceId = seen.trace.replaceAll("-", "");
+    const spanId = seen.span.replaceAll("-", "").slice(16);
+    expect(seen.plain).toEqual({ accept: "x", traceparent: `00-${traceId}-${spanId}-01`, tracestate: `evaltrace=${spanId}` });
+    expect(seen.fetchHeaders.get("traceparent")).toBe(`00-${traceId}-${spanId}-01`);
+    expect(seen.fetchHeaders.get("tracestate")).toBe(`evaltrace=${spanId}`);
+  });
+
+  it("in one process, a handler run under the headers hangs under the span that sent them (one trace, one POST)", async () => {
+    configureForTest(dev.url, dev.projectKey);
+    const handler = observe({ name: "handler" }, async () => currentTraceUuid());
+    const caller = observe({ name: "caller" }, async () => {
+      const headers = injectTraceHeaders();
+      // Served inside the caller's own span: the request's parent still wins.
+      const inner = observe({ name: "unrelated" }, () => withRemoteParent(headers, () => handler()));
+      return { handled: await inner(), trace: currentTraceUuid()!, span: currentSpanUuid()! };
+    });
+    const out = await caller();
+    expect(out.handled).toBe(out.trace);
+    expect((await flush()).ok).toBe(true);
+    const spans = stored(out.trace)!.spans;
+    expect(spans.map((s) => s.name).sort()).toEqual(["caller", "handler", "unrelated"]);
+    expect(spans.find((s) => s.name === "handler")!.parentUuid).toBe(out.span);
+    expect(stats()).toMatchObject({ tracesDelivered: 1, updatesOrphaned: 0 });
+  });
+});
+
+describe("a late update whose trace never arrives", () => {
+  it("is retried for a minute, then dropped and counted; flush lists the trace as not delivered", async () => {
+    // Retry waits fire at once while the clock moves by them; the flush deadline never fires.
+    const clock = new InstantClock(60_000);
+    const logger = configureForTest(dev.url, dev.projectKey, { clock, flushTimeoutMillis: 600_000 });
+    const traceId = hex(16);
+    const handler = observe({ name: "orphan-handler" }, async () => currentTraceUuid());
+    const joined = await withRemoteParent(callerHeaders(traceId), () => handler());
+    expect(joined).toBe(asUuid(traceId));
+    const result = await flush();
+    expect(result).toMatchObject({ ok: false, notDelivered: [asUuid(traceId)], pending: [], timedOut: false });
+    const s = stats();
+    expect(s).toMatchObject({ tracesDelivered: 0, updatesDelivered: 0, updatesFailed: 1, updatesOrphaned: 1 });
+    expect(s.retries).toBeGreaterThan(3);
+    // Backoff, bounded: no wait longer than the cap, and the waits add up to the window.
+    const waits = logger.lines.flatMap((l) => /does not know the trace yet; retrying in (\d+) ms/.exec(l)?.[1] ?? []).map(Number);
+    expect(waits.length).toBe(s.retries);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(5_000);
+    expect(waits.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(60_000);
+    expect(stored(asUuid(traceId))).toBeUndefined();
+    expect(logger.lines.some((l) => l.includes("stats().updatesOrphaned"))).toBe(true);
+  });
+
+  it("a shutdown while it waits gives it up at once, counted", async () => {
+    configureForTest(dev.url, dev.projectKey);
+    const traceId = hex(16);
+    const handler = observe({ name: "orphan-at-shutdown" }, async () => 1);
+    await withRemoteParent(callerHeaders(traceId), () => handler());
+    await expect.poll(() => stats().retries).toBeGreaterThanOrEqual(1);
+    const result = await shutdown(200);
+    expect(result.ok).toBe(false);
+    expect(result.pending.concat(result.notDelivered)).toContain(asUuid(traceId));
+    await expect.poll(() => stats().updatesOrphaned).toBe(1);
+    expect(stats()).toMatchObject({ updatesDelivered: 0, updatesFailed: 1 });
+  });
+});
