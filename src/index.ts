@@ -74,7 +74,7 @@ export type {
 } from "./tracing/fields.js";
 export type { AnyFunction, ObserveDecorator } from "./tracing/observe.js";
 export { observe } from "./tracing/observe.js";
-export type { HeaderCarrier, TraceHeaders } from "./tracing/propagation.js";
+export type { HeaderCarrier } from "./tracing/propagation.js";
 export { extractTraceContext, injectTraceHeaders, withRemoteParent } from "./tracing/propagation.js";
 export type { JsonValue, SerializeLimits } from "./tracing/serialize.js";
 export { currentSpanUuid, currentTraceUuid, updateCurrentSpan, updateCurrentTrace } from "./tracing/update.js";

@@ -11,7 +11,7 @@ import { joinableRemoteParent, remoteAnchor, serializeAnchored } from "./remote-
 export type HeaderCarrier = Headers | Record<string, string | string[] | number | undefined>;
 
 /** The W3C Trace Context headers {@link injectTraceHeaders} writes. */
-export interface TraceHeaders {
+interface TraceHeaders {
   /** `00-<trace id>-<span id>-<flags>`: the trace and the span the callee's spans hang under. */
   traceparent: string;
   /** Vendor entries; evaltrace's own (`evaltrace=<span id>`) first. */

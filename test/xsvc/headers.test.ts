@@ -4,6 +4,7 @@ import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import {
   currentSpanUuid,
   currentTraceUuid,
+  deliver,
   extractTraceContext,
   flush,
   injectTraceHeaders,
@@ -153,6 +154,16 @@ describe("a late update whose trace never arrives", () => {
     expect(waits.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(60_000);
     expect(stored(asUuid(traceId))).toBeUndefined();
     expect(logger.lines.some((l) => l.includes("stats().updatesOrphaned"))).toBe(true);
+  });
+
+  it("deliver() within its budget reports it as pending, not delivered", async () => {
+    configureForTest(dev.url, dev.projectKey);
+    const traceId = hex(16);
+    const handler = observe({ name: "orphan-at-deliver" }, async () => 1);
+    await withRemoteParent(callerHeaders(traceId), () => handler());
+    const result = await deliver(undefined, 300);
+    expect(result).toMatchObject({ ok: false, pending: [asUuid(traceId)], timedOut: true });
+    expect(stats()).toMatchObject({ updatesDelivered: 0, updatesOrphaned: 0 });
   });
 
   it("a shutdown while it waits gives it up at once, counted", async () => {
