@@ -613,6 +613,7 @@ export class TraceExporter {
       if (Object.keys(body).length === 0) continue;
       if (!this.putSupported) {
         this.counters.spansNotUpdatable += late.spans.length;
+        if (joinedRemotely.has(rec)) this.fail(rec, "the service does not take PUT /v1/traces/:uuid");
         continue;
       }
       const path = `/v1/traces/${encodeURIComponent(rec.uuid)}`;
@@ -625,6 +626,7 @@ export class TraceExporter {
         if (first) this.logger.warn(
           `the service refused PUT /v1/traces/:uuid (${outcome.message}): what ends after its trace was sent is not delivered from now on (${late.spans.length} span(s) so far; stats().spansNotUpdatable counts them)`,
         );
+        if (joinedRemotely.has(rec)) this.fail(rec, outcome.message);
         notify(rec);
         continue;
       }

@@ -1,5 +1,5 @@
 import { type Context, context, createContextKey, type Span, trace } from "@opentelemetry/api";
-import { joinableRemoteParent } from "./remote-parent.js";
+import { joinableRemoteParent, remoteAnchor } from "./remote-parent.js";
 import { ownerOf } from "./span-data.js";
 
 /**
@@ -27,13 +27,18 @@ export function withoutObservedSpan(ctx: Context): Context {
 /**
  * The span a new observed span hangs under: with a shared context, the active OTel span when
  * evaltrace tracks it (a span the `EvaltraceSpanProcessor` saw: an app's request span, an
- * instrumented LLM call), else the innermost observed span, else a remote parent whose trace an
- * evaltrace caller in another process records (see `remote-parent.ts`).
+ * instrumented LLM call) or a remote parent whose trace an evaltrace caller in another process
+ * records (see `remote-parent.ts`), else the innermost observed span; with a separate context,
+ * the innermost observed span, else such a remote parent.
  */
 export function parentFor(ctx: Context, shared: boolean): Span | undefined {
   const observed = currentObservedSpan(ctx);
   if (!shared) return observed ?? joinableRemoteParent(ctx);
   const active = trace.getSpan(ctx);
-  if (active && active !== observed && ownerOf(active) !== undefined && active.isRecording()) return active;
-  return observed ?? joinableRemoteParent(ctx);
+  if (active && active !== observed) {
+    if (ownerOf(active) !== undefined && active.isRecording()) return active;
+    // Observed spans are the active span, so a remote one active now was set inside them.
+    if (remoteAnchor(active.spanContext()) !== undefined) return active;
+  }
+  return observed;
 }

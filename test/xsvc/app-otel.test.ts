@@ -4,12 +4,16 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
-import { currentTraceUuid, EvaltraceSpanProcessor, flush, observe, shutdown, stats } from "../../src/index.js";
+import { currentSpanUuid, currentTraceUuid, EvaltraceSpanProcessor, flush, observe, shutdown, stats } from "../../src/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 
+// The app's own OpenTelemetry: a W3C propagator, and a provider with the EvaltraceSpanProcessor
+// (so observed spans are the active OTel span, and propagation.inject sees them).
 let dev: DevServer;
 beforeAll(async () => {
   dev = await startDevServer({ port: 0 });
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new EvaltraceSpanProcessor()] }));
 });
 afterAll(async () => {
   await shutdown();
@@ -22,8 +26,6 @@ afterAll(async () => {
 // wait for a trace that never comes.
 it("the app's OpenTelemetry: a request traced only by a gateway is a trace of its own", async () => {
   configureForTest(dev.url, dev.projectKey);
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new EvaltraceSpanProcessor()] }));
   const tracer = trace.getTracer("app");
   const traceId = randomBytes(16).toString("hex");
   const headers = { traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01`, tracestate: "gw=1" };
@@ -47,4 +49,27 @@ it("the app's OpenTelemetry: a request traced only by a gateway is a trace of it
     ]),
   );
   expect(stats()).toMatchObject({ tracesDelivered: 1, updatesDelivered: 0, updatesOrphaned: 0 });
+});
+
+it("the app's OpenTelemetry: propagation.inject / extract in one process, the request's parent wins over the span around the handler", async () => {
+  configureForTest(dev.url, dev.projectKey);
+  const handler = observe({ name: "handler" }, async () => currentTraceUuid());
+  const send = observe({ name: "sender" }, async () => {
+    const headers: Record<string, string> = {};
+    propagation.inject(context.active(), headers);
+    return { headers, span: currentSpanUuid()! };
+  });
+  const receive = observe({ name: "receiver" }, async (headers: Record<string, string>) =>
+    context.with(propagation.extract(context.active(), headers), () => handler()),
+  );
+  const out = await observe({ name: "root" }, async () => {
+    const sent = await send();
+    expect(sent.headers.tracestate).toMatch(/^evaltrace=[0-9a-f]{16}$/);
+    return { sent, handled: await receive(sent.headers), trace: currentTraceUuid()! };
+  })();
+  expect(out.handled).toBe(out.trace);
+  expect((await flush()).ok).toBe(true);
+  const spans = dev.state.traces[out.trace]!.spans;
+  expect(spans.find((s) => s.name === "handler")!.parentUuid).toBe(out.sent.span);
+  expect(stats()).toMatchObject({ tracesDelivered: 1, updatesOrphaned: 0 });
 });
