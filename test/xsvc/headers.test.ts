@@ -14,6 +14,7 @@ import {
   withRemoteParent,
 } from "../../src/index.js";
 import { InstantClock } from "../helpers/manual-clock.js";
+import { startRecorder } from "../helpers/recorder.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 let dev: DevServer;
@@ -131,6 +132,20 @@ describe("injectTraceHeaders", () => {
     expect(spans.find((s) => s.name === "handler")!.parentUuid).toBe(out.span);
     expect(stats()).toMatchObject({ tracesDelivered: 1, updatesOrphaned: 0 });
   });
+  it("passes the trace on from a handler: its own span as anchor, other vendors' entries kept within 512 characters", async () => {
+    configureForTest(dev.url, dev.projectKey);
+    const traceId = hex(16);
+    const caller = hex(8);
+    const incoming = { traceparent: `00-${traceId}-${caller}-01`, tracestate: `evaltrace=${caller},short=1,${"long=".concat("x".repeat(240))},${"more=".concat("y".repeat(240))}` };
+    const handler = observe({ name: "hop" }, async () => ({ out: injectTraceHeaders(), span: currentSpanUuid()! }));
+    const { out, span } = await withRemoteParent(incoming, () => handler());
+    const spanId = span.replaceAll("-", "").slice(16);
+    expect(out.traceparent).toBe(`00-${traceId}-${spanId}-01`);
+    expect(out.tracestate!.startsWith(`evaltrace=${spanId},short=1,long=`)).toBe(true);
+    expect(out.tracestate!.match(/evaltrace=/g)).toHaveLength(1);
+    expect(out.tracestate!.length).toBeLessThanOrEqual(512);
+    await shutdown(0);
+  });
 });
 
 describe("a late update whose trace never arrives", () => {
@@ -177,5 +192,21 @@ describe("a late update whose trace never arrives", () => {
     expect(result.pending.concat(result.notDelivered)).toContain(asUuid(traceId));
     await expect.poll(() => stats().updatesOrphaned).toBe(1);
     expect(stats()).toMatchObject({ updatesDelivered: 0, updatesFailed: 1 });
+  });
+
+  it("a service that refuses PUT altogether: counted, and flush lists the trace as not delivered", async () => {
+    const recorder = await startRecorder((_n, req) => (req.method === "PUT" ? { status: 405, body: { success: false, error: "no" } } : { status: 200 }));
+    try {
+      configureForTest(recorder.url, dev.projectKey);
+      const traceId = hex(16);
+      const handler = observe({ name: "no-put" }, async () => 1);
+      await withRemoteParent(callerHeaders(traceId), () => handler());
+      expect(await flush()).toMatchObject({ ok: false, notDelivered: [asUuid(traceId)] });
+      expect(stats()).toMatchObject({ spansNotUpdatable: 1, updatesOrphaned: 0, tracesDelivered: 0 });
+      expect(recorder.requests.map((r) => r.method)).toEqual(["PUT"]);
+    } finally {
+      await shutdown();
+      await recorder.close();
+    }
   });
 });
