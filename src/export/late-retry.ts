@@ -39,8 +39,8 @@ export interface UnknownTraceRetryOptions {
 /**
  * Retries a late update (`PUT /v1/traces/:uuid`) that reached the service before the trace it
  * extends: the service answers 404 for a trace it does not know, which happens when another
- * process (the caller of this service) sends that trace, or when the service stores traces
- * asynchronously. The update is sent again with backoff for up to a minute after the first 404
+ * process (the caller of this service) sends that trace and has not yet. Only updates of traces
+ * joined from a remote caller are retried so (see {@link joinedRemotely}). The update is sent again with backoff for up to a minute after the first 404
  * (its record stays unsettled, so `flush()` and `shutdown()` wait for it within their budgets),
  * then given up and counted in `updatesOrphaned`. Waits happen outside the request queue: other
  * requests go on meanwhile.
@@ -71,7 +71,9 @@ export class UnknownTraceRetry {
         this.firstMiss.delete(rec);
         return outcome;
       }
-      if (outcome.status !== 404) return outcome;
+      // Only a callee's update can precede its trace: for a trace this process sent, a 404 says
+      // the service lacks the route, and waiting would only hold up every flush().
+      if (outcome.status !== 404 || !joinedRemotely.has(rec)) return outcome;
       const now = this.options.clock.now();
       const first = this.firstMiss.get(rec) ?? now;
       this.firstMiss.set(rec, first);

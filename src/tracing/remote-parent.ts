@@ -35,7 +35,8 @@ export function remoteAnchor(sc: SpanContext | undefined): string | undefined {
 /**
  * The remote parent of a context, when spans started in it should join a trace recorded by an
  * evaltrace caller in another process: the active span is remote (from `extractTraceContext`,
- * `withRemoteParent` or the app's own `propagation.extract`), sampled, and carries the anchor.
+ * `withRemoteParent` or the app's own `propagation.extract`) and carries the anchor (whether it
+ * is sampled is the sampler's to say, from its flags).
  */
 export function joinableRemoteParent(ctx: Context): Span | undefined {
   const span = trace.getSpan(ctx);

@@ -209,4 +209,29 @@ describe("a late update whose trace never arrives", () => {
       await recorder.close();
     }
   });
+
+  it("a late update of a trace this process sent is not waited for on 404 (the route is missing, not the trace)", async () => {
+    const recorder = await startRecorder((_n, req) => (req.method === "PUT" ? { status: 404, body: { success: false, error: "not found" } } : { status: 200 }));
+    try {
+      configureForTest(recorder.url, dev.projectKey);
+      let release!: () => void;
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      const late = observe({ name: "late-child" }, async () => gate);
+      let pending: Promise<void> | undefined;
+      await observe({ name: "local-root" }, async () => {
+        pending = late();
+      })();
+      expect((await flush()).ok).toBe(true);
+      release();
+      await pending;
+      await flush();
+      expect(stats()).toMatchObject({ tracesDelivered: 1, updatesFailed: 1, updatesOrphaned: 0, retries: 0 });
+      expect(recorder.requests.map((r) => r.method)).toEqual(["POST", "PUT"]);
+    } finally {
+      await shutdown();
+      await recorder.close();
+    }
+  });
 });
