@@ -13,6 +13,16 @@ import type { TraceRecord } from "./trace-record.js";
  */
 export const joinedRemotely = new WeakSet<TraceRecord>();
 
+/**
+ * Whether a trace joined from a remote caller still has a request being served: a span whose
+ * parent is the caller's is open (for `deliver()`, that is another request, not work left running).
+ */
+export function servesRemoteCaller(rec: TraceRecord): boolean {
+  if (!joinedRemotely.has(rec)) return false;
+  for (const span of rec.openSpans) if (span.parentSpanContext?.isRemote) return true;
+  return false;
+}
+
 /** How long a late update is retried while the service does not know its trace yet. */
 export const UNKNOWN_TRACE_WINDOW_MILLIS = 60_000;
 /** First wait before retrying, doubled each time (with jitter) up to the longest. */

@@ -1,3 +1,4 @@
+import { servesRemoteCaller } from "../export/late-retry.js";
 import { type FlushResult, noWorkYet } from "../export/trace-exporter.js";
 import { resolveOptions } from "../config.js";
 import { allRuntimes, currentRuntime, type SdkStats } from "../runtime.js";
@@ -101,7 +102,7 @@ export function deliver(waitUntil?: WaitUntil, timeoutMillis?: number): Promise<
       // Work left running after its handler returned (its root ended), and the caller's own
       // trace, are sent as they stand: the instance may be frozen next. A trace whose root still
       // runs is another request being served: it delivers itself.
-      r.assembler.forceEndAll("deliver", records.filter((rec) => rec.phase !== "open" || rec.traceId === caller));
+      r.assembler.forceEndAll("deliver", records.filter((rec) => (rec.phase !== "open" && !servesRemoteCaller(rec)) || rec.traceId === caller));
     }
     const left = Math.max(0, budget - (clock.now() - started));
     return merged(runtimes.map((r) => r.exporter.flush(left)));

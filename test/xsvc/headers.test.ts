@@ -234,4 +234,35 @@ describe("a late update whose trace never arrives", () => {
       await recorder.close();
     }
   });
+
+  it("deliver() in a callee leaves another request still being served running (not sent unfinished)", async () => {
+    const recorder = await startRecorder();
+    try {
+      configureForTest(recorder.url, dev.projectKey);
+      let release!: () => void;
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      const slow = observe({ name: "slow-request" }, async () => gate);
+      const quick = observe({ name: "quick-request" }, async () => 1);
+      const running = withRemoteParent(callerHeaders(), () => slow());
+      await withRemoteParent(callerHeaders(), () => quick());
+      // The quick request's handler delivers before returning: the slow one is another request.
+      const result = await deliver(undefined, 200);
+      expect(result.ok).toBe(true);
+      expect(stats()).toMatchObject({ tracesForceEnded: 0, spansForceEnded: 0, updatesDelivered: 1 });
+      release();
+      await running;
+      expect((await flush()).ok).toBe(true);
+      expect(stats()).toMatchObject({ tracesForceEnded: 0, updatesDelivered: 2, updatesFailed: 0 });
+      const names = recorder.requests.flatMap((r) => ((r.body as { baseSpans?: { name: string; metadata?: object }[] }).baseSpans ?? []).map((b) => [b.name, b.metadata ?? {}]));
+      expect(names).toEqual([
+        ["quick-request", {}],
+        ["slow-request", {}],
+      ]);
+    } finally {
+      await shutdown();
+      await recorder.close();
+    }
+  });
 });
