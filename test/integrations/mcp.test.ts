@@ -36,6 +36,17 @@ function addTools(server: McpServer): void {
   });
   server.tool("refuse", async () => ({ content: [{ type: "text", text: "not allowed for this user" }], isError: true }));
   server.tool("echo", { text: z.string() }, async ({ text }) => ({ content: [{ type: "text", text: `${text.length}:${text.slice(0, 10)}` }] }));
+  // Results a careless handler may return: a cycle in structuredContent, a getter that throws.
+  server.tool("cyclic_result", async () => {
+    const structuredContent: Record<string, unknown> = { ok: true };
+    structuredContent.self = structuredContent;
+    return { content: [{ type: "text", text: "cyclic" }], structuredContent };
+  });
+  server.tool("throwing_result", async () => ({
+    get content(): never {
+      throw new Error("content getter");
+    },
+  }));
 }
 
 interface Pair {
@@ -224,6 +235,8 @@ describe("host safety: the instrumented pair answers exactly as the raw one", ()
     ["an unknown tool", () => ({ name: "no_such_tool" })],
     ["invalid arguments", () => ({ name: "lookup_order", arguments: { orderId: 42 } })],
     ["a thrown handler", () => ({ name: "boom" })],
+    ["a result with a cycle", () => ({ name: "cyclic_result" })],
+    ["a result whose getter throws", () => ({ name: "throwing_result" })],
   ];
 
   let raw: Pair;
