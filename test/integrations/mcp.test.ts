@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -10,9 +11,10 @@ import { instrumentMcpClient, instrumentMcpServer } from "../../src/integrations
 import { configureForTest } from "../helpers/sdk.js";
 
 let dev: DevServer;
+let logger: ReturnType<typeof configureForTest>;
 beforeAll(async () => {
   dev = await startDevServer({ port: 0 });
-  configureForTest(dev.url, dev.projectKey);
+  logger = configureForTest(dev.url, dev.projectKey);
 });
 afterAll(async () => {
   await shutdown(0);
@@ -286,6 +288,12 @@ describe("host safety: the instrumented pair answers exactly as the raw one", ()
     const noTools = { registerTool: () => undefined };
     expect(instrumentMcpServer(noTools)).toBe(noTools);
     expect(Object.keys(noTools)).toEqual(["registerTool"]);
+    expect(logger.lines).toContain("warn: instrumentMcpServer: this McpServer has no executeToolHandler (an older @modelcontextprotocol/sdk); its tools are not traced");
+    // The low-level Server has no tool handlers of its own: it is not an McpServer.
+    const low = new Server({ name: "low", version: "1.0.0" }, { capabilities: { tools: {} } });
+    expect(instrumentMcpServer(low as unknown as McpServer)).toBe(low);
+    expect(Object.getOwnPropertySymbols(low)).toEqual([]);
+    expect(logger.lines.some((l) => l.startsWith("debug: instrumentMcpServer: not an McpServer"))).toBe(true);
     const hostile = new Proxy({ callTool: async () => 1 }, {
       get() {
         throw new Error("hostile proxy");

@@ -38,7 +38,9 @@ export function instrumentMcpServer<T extends McpServerLike>(server: T): T {
     // way the tool was registered and whenever: one patch on the instance covers them all.
     const execute = target.executeToolHandler;
     if (typeof execute !== "function") {
-      registry().current?.logger.warn("instrumentMcpServer: this McpServer has no executeToolHandler (an older @modelcontextprotocol/sdk); its tools are not traced");
+      const logger = registry().current?.logger;
+      if (typeof target.registerTool === "function") logger?.warn("instrumentMcpServer: this McpServer has no executeToolHandler (an older @modelcontextprotocol/sdk); its tools are not traced");
+      else logger?.debug("instrumentMcpServer: not an McpServer (the low-level Server has no tool handlers to trace); left as it is");
       return server;
     }
     Object.defineProperty(target, "executeToolHandler", {
