@@ -199,6 +199,20 @@ describe("instrumentMcpClient and instrumentMcpServer with the real @modelcontex
     sides(tools, "lookup_order");
   });
 
+  it("keeps concurrent calls apart: each server span is the child of its own call's client span", async () => {
+    const ids = ["P-1", "P-2", "P-3", "P-4"];
+    const { tools } = await traced(async () => {
+      await Promise.all(ids.map((orderId) => pair.client.callTool({ name: "lookup_order", arguments: { orderId } })));
+    });
+    expect(tools).toHaveLength(8);
+    for (const orderId of ids) {
+      const mine = tools.filter((s) => (s.input as { orderId: string }).orderId === orderId);
+      expect(mine).toHaveLength(2);
+      sides(mine, "lookup_order");
+      for (const span of mine) expect(span.output).toBe(`order ${orderId} shipped\narrives Friday`);
+    }
+  });
+
   it("starts a trace when no span is active: the client's span is the root, the server's its child", async () => {
     const marker = `root-${Date.now()}`;
     await pair.client.callTool({ name: "lookup_order", arguments: { orderId: marker } });
