@@ -191,6 +191,7 @@ describe("instrumentMcpClient and instrumentMcpServer with the real @modelcontex
     expect(instrumentMcpClient(twice.client)).toBe(twice.client);
     expect(instrumentMcpServer(twice.server)).toBe(twice.server);
     expect(twice.client.callTool).toBe(callTool);
+    expect([callTool.name, callTool.length]).toEqual([Client.prototype.callTool.name, Client.prototype.callTool.length]);
     const { tools } = await traced(async () => {
       await twice.client.callTool({ name: "lookup_order", arguments: { orderId: "A-2" } });
     });

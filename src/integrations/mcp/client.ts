@@ -34,17 +34,15 @@ export function instrumentMcpClient<T extends McpClientLike>(client: T): T {
     if (target[INSTRUMENTED]) return client;
     const original = target.callTool;
     if (typeof original !== "function") return client;
-    Object.defineProperty(target, "callTool", {
-      value: function callTool(this: unknown, ...args: unknown[]) {
-        return traceToolCall(
-          () => describeCall(target, args[0]),
-          () => (original as Fn).apply(this, args),
-        );
-      },
-      writable: true,
-      configurable: true,
-      enumerable: false,
-    });
+    const patched = function callTool(this: unknown, ...args: unknown[]) {
+      return traceToolCall(
+        () => describeCall(target, args[0]),
+        () => (original as Fn).apply(this, args),
+      );
+    };
+    // Same arity as the SDK's own method, for code that reads it.
+    Object.defineProperty(patched, "length", { value: original.length, configurable: true });
+    Object.defineProperty(target, "callTool", { value: patched, writable: true, configurable: true, enumerable: false });
     Object.defineProperty(target, INSTRUMENTED, { value: true, configurable: true });
   } catch {
     // A client we cannot patch (frozen, a proxy that refuses) is left as it is.

@@ -36,23 +36,21 @@ export function instrumentMcpServer<T extends McpServerLike>(server: T): T {
     if (target[INSTRUMENTED]) return server;
     // Every tool call of McpServer goes through executeToolHandler(tool, args, extra), whichever
     // way the tool was registered and whenever: one patch on the instance covers them all.
-    const execute = target.executeToolHandler;
-    if (typeof execute !== "function") {
+    const original = target.executeToolHandler;
+    if (typeof original !== "function") {
       const logger = registry().current?.logger;
       if (typeof target.registerTool === "function") logger?.warn("instrumentMcpServer: this McpServer has no executeToolHandler (an older @modelcontextprotocol/sdk); its tools are not traced");
       else logger?.debug("instrumentMcpServer: not an McpServer (the low-level Server has no tool handlers to trace); left as it is");
       return server;
     }
-    Object.defineProperty(target, "executeToolHandler", {
-      value: function executeToolHandler(this: unknown, ...args: unknown[]) {
-        const run = () => (execute as Fn).apply(this, args);
-        if (isTaskTool(args[0])) return run();
-        return traceToolCall(() => describeHandler(target, args[0], args[1]), run);
-      },
-      writable: true,
-      configurable: true,
-      enumerable: false,
-    });
+    const patched = function executeToolHandler(this: unknown, ...args: unknown[]) {
+      const run = () => (original as Fn).apply(this, args);
+      if (isTaskTool(args[0])) return run();
+      return traceToolCall(() => describeHandler(target, args[0], args[1]), run);
+    };
+    // Same arity as the SDK's own method, for code that reads it.
+    Object.defineProperty(patched, "length", { value: original.length, configurable: true });
+    Object.defineProperty(target, "executeToolHandler", { value: patched, writable: true, configurable: true, enumerable: false });
     Object.defineProperty(target, INSTRUMENTED, { value: true, configurable: true });
   } catch {
     // A server we cannot patch is left as it is.
