@@ -99,7 +99,7 @@ describe("LangGraph createReactAgent with EvaltraceCallbackHandler", () => {
       ["base", "tools"],
       ["base", "agent"],
     ]);
-    expect(spans.find((s) => s.name === "__start__" || s.name.startsWith("Runnable") || s.name.startsWith("Channel"))).toBeUndefined();
+    expect(spans.find((s) => s.name === "__start__" || String(s.name).startsWith("Runnable") || String(s.name).startsWith("Channel"))).toBeUndefined();
     expect(spans.filter((s) => s.parentUuid === nodes[1]!.uuid).map((s) => s.name)).toEqual(["lookup_order"]);
     expectNoBlobs(uuid);
   });
