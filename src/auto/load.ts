@@ -1,11 +1,28 @@
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
-declare const __filename: string | undefined;
+let file: string | undefined;
 
-/** This file, in either build (`import.meta.url` is only read in the ESM one). */
+/**
+ * The path of this built file, the same way in the ESM and the CommonJS build (`import.meta` is
+ * a syntax error in CommonJS, and `__filename` does not exist in ESM): read from this function's
+ * own stack frame.
+ */
 export function ownFile(): string {
-  return typeof __filename === "string" ? __filename : fileURLToPath(import.meta.url);
+  if (file !== undefined) return file;
+  const prepare = Error.prepareStackTrace;
+  let name: string | undefined;
+  try {
+    Error.prepareStackTrace = (_err, frames) => frames;
+    const frames = new Error().stack as unknown as NodeJS.CallSite[];
+    name = frames[0]?.getFileName() ?? undefined;
+  } catch {
+    name = undefined;
+  } finally {
+    Error.prepareStackTrace = prepare;
+  }
+  file = name?.startsWith("file:") ? fileURLToPath(name) : (name ?? process.cwd());
+  return file;
 }
 
 /**

@@ -3,8 +3,13 @@
  * (`node --import evaltrace/auto app.mjs`, `node -r evaltrace/auto app.cjs`, or either through
  * `NODE_OPTIONS`): the SDK is configured from the environment (`SERVICE_API_KEY`,
  * `SERVICE_BASE_URL`, ...) and every supported library the app loads is instrumented, except
- * those named in `EVALTRACE_DISABLE_INSTRUMENTATIONS`. It exports nothing.
+ * those named in `EVALTRACE_DISABLE_INSTRUMENTATIONS`. It exports nothing. Worker threads are
+ * not instrumented (call `instrument()` in one).
  */
+import { isMainThread } from "node:worker_threads";
 import { instrumentFromEnvironment } from "./instrument.js";
 
-instrumentFromEnvironment();
+// Preloads also run in Node's module-hooks thread (and in the app's worker threads, which inherit
+// the flags): only the main thread is instrumented, so the hooks thread never starts a runtime or
+// registers the loader a second time.
+if (isMainThread) instrumentFromEnvironment();
