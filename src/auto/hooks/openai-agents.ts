@@ -59,6 +59,9 @@ function watch(provider: Provider, auto: AutoProcessor): void {
       value(this: unknown, arg: unknown) {
         const added = Array.isArray(arg) ? arg : [arg];
         if (added.some(isAppProcessor)) auto.appHasOwn = true;
+        // setTraceProcessors() replaces the list (the SDK itself does so when it loads its
+        // exporter): the zero-code processor stays in it, unless the app brings its own.
+        if (method === "setProcessors" && Array.isArray(arg) && !auto.appHasOwn && !arg.includes(auto)) return original.call(this, [...arg, auto]);
         return original.call(this, arg);
       },
     });
@@ -68,7 +71,8 @@ function watch(provider: Provider, auto: AutoProcessor): void {
 /**
  * `@openai/agents` (its core, `@openai/agents-core`): an `EvaltraceTracingProcessor` is added
  * to the global trace provider, as the SDK documents (`addTraceProcessor`), beside the SDK's
- * own exporter; runs, agents, model calls, tools and handoffs become spans.
+ * own exporter, and kept there when the list is replaced (`setTraceProcessors`, which the SDK
+ * calls itself when it loads); runs, agents, model calls, tools and handoffs become spans.
  */
 export const openaiAgentsHook: LibraryHook = {
   library: "openai-agents",
