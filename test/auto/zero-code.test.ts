@@ -178,3 +178,24 @@ console.log(typeof r.candidates[0].content.parts[0].text, text.length > 0, Objec
     expect(traces.flat().map((s) => s.name).sort()).toEqual(["gemini.generateContent", "gemini.generateContentStream"]);
   });
 });
+
+describe("instrument() from the app's code", () => {
+  it("turns on what it is told, in a CommonJS app with no preload", async () => {
+    const marker = "prog-instrument";
+    const src = `const { instrument } = require("evaltrace");
+let refused = "";
+try { instrument({ opneai: true }); } catch (e) { refused = e.name; }
+const on = instrument({ anthropic: false });
+const OpenAI = require("openai");
+const Anthropic = require("@anthropic-ai/sdk");
+const o = new OpenAI({ apiKey: "k", baseURL: process.env.FAKE_OPENAI, maxRetries: 0 });
+await o.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "${marker}" }] });
+const a = new Anthropic({ apiKey: "k", baseURL: process.env.FAKE_ANTHROPIC, maxRetries: 0 });
+await a.messages.create({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "${marker} anthropic" }] });
+console.log(refused, on.includes("openai"), on.includes("anthropic"));`;
+    const f = await runApp("cjs", "NODE_OPTIONS", src, { NODE_OPTIONS: "" });
+    ok(f);
+    expect(f.stdout).toBe("TypeError true false\n");
+    expect(tracesOf(marker).flatMap((t) => t.map((s) => s.name))).toEqual(["openai.chat.completions"]);
+  });
+});
