@@ -76,3 +76,6 @@ export type { AnyFunction, ObserveDecorator } from "./tracing/observe.js";
 export { observe } from "./tracing/observe.js";
 export type { JsonValue, SerializeLimits } from "./tracing/serialize.js";
 export { currentSpanUuid, currentTraceUuid, updateCurrentSpan, updateCurrentTrace } from "./tracing/update.js";
+export type { InstrumentOptions } from "./auto/instrument.js";
+export { instrument } from "./auto/instrument.js";
+export type { LibraryName } from "./auto/libraries.js";
