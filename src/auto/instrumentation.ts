@@ -1,7 +1,19 @@
-import { InstrumentationBase, type InstrumentationModuleDefinition, InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } from "@opentelemetry/instrumentation";
+import { createRequire } from "node:module";
+import type * as OtelInstrumentation from "@opentelemetry/instrumentation";
+import type { InstrumentationBase, InstrumentationModuleDefinition } from "@opentelemetry/instrumentation";
 import { VERSION } from "../version.js";
 import type { LibraryName } from "./libraries.js";
+import { ownFile } from "./load.js";
 import { autoState } from "./state.js";
+
+/**
+ * `@opentelemetry/instrumentation`, loaded when the first library is instrumented, not when
+ * `evaltrace` is imported (`instrument` is exported from the main entry, and importing evaltrace
+ * must stay cheap and free of side effects: the hooks' module graph is some thirty files).
+ */
+function otelInstrumentation(): typeof OtelInstrumentation {
+  return createRequire(ownFile())("@opentelemetry/instrumentation") as typeof OtelInstrumentation;
+}
 
 /** How one library is hooked: the modules (a package, or files in it) and what to do when one loads. */
 export interface LibraryHook {
@@ -23,6 +35,7 @@ export interface LibraryHook {
  * and never throws into the loading app.
  */
 export function createInstrumentation(hook: LibraryHook): InstrumentationBase {
+  const { InstrumentationBase, InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } = otelInstrumentation();
   const guarded = (onLoad: (exports: Record<string, unknown>) => unknown) => (exports: unknown) => {
     if (exports === null || (typeof exports !== "object" && typeof exports !== "function")) return exports;
     autoState().loaded.add(hook.library);
