@@ -26,6 +26,26 @@ export interface LibraryHook {
   onLoad?: (exports: Record<string, unknown>) => unknown;
   /** Files inside the package (`@langchain/core/dist/callbacks/manager.cjs`) and what to do when each loads. */
   files?: { path: string; onLoad: (exports: Record<string, unknown>) => unknown }[];
+  /**
+   * Also hook `files` under `require` by their names. OpenTelemetry's require hook gives up on
+   * every file of a package whose main entry does not resolve (the MCP SDK's `require` export
+   * of "." names a file it does not ship); require-in-the-middle with the files listed matches
+   * them by name instead.
+   */
+  requireFilesByName?: boolean;
+}
+
+/** The require-in-the-middle hooks made for `requireFilesByName`, one per library, for the process. */
+const namedFileHooks = new Set<LibraryName>();
+
+function hookFilesByName(hook: LibraryHook, patch: (onLoad: (exports: Record<string, unknown>) => unknown) => (exports: unknown) => unknown): void {
+  if (namedFileHooks.has(hook.library) || !hook.files?.length) return;
+  namedFileHooks.add(hook.library);
+  const { Hook } = createRequire(ownFile())("require-in-the-middle") as typeof import("require-in-the-middle");
+  // require-in-the-middle names a file inside a package without its extension (and a folder's
+  // index.js by the folder), as its own `resolveModuleName` does.
+  const byName = new Map(hook.files.map((f) => [f.path.replace(/([/\\]index)?(\.js)?$/, ""), patch(f.onLoad)]));
+  new Hook([...byName.keys()], { internals: true }, (exports, name) => (byName.get(name)?.(exports) ?? exports) as typeof exports);
 }
 
 /**
@@ -57,5 +77,13 @@ export function createInstrumentation(hook: LibraryHook): InstrumentationBase {
       return [new InstrumentationNodeModuleDefinition(hook.packageName, hook.versions, hook.onLoad ? guarded(hook.onLoad) : undefined, hook.onLoad ? unpatch : undefined, files)];
     }
   }
-  return new LibraryInstrumentation();
+  const made = new LibraryInstrumentation();
+  if (hook.requireFilesByName) {
+    const enable = made.enable.bind(made);
+    made.enable = () => {
+      enable();
+      hookFilesByName(hook, guarded);
+    };
+  }
+  return made;
 }

@@ -122,3 +122,37 @@ console.log(text.length > 0);`;
     expect(traces[0]!.filter((s) => s.type === "llm").length).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe("zero-code MCP", () => {
+  it.each(["esm", "cjs"] as const)("%s: a client's tool call and the server's handler are tool spans of one trace", async (format) => {
+    const marker = `mcp-${format}`;
+    const names = [
+      ["Client", "@modelcontextprotocol/sdk/client/index.js"],
+      ["McpServer", "@modelcontextprotocol/sdk/server/mcp.js"],
+      ["InMemoryTransport", "@modelcontextprotocol/sdk/inMemory.js"],
+    ];
+    const imports = names.map(([name, spec]) => (format === "esm" ? `import { ${name} } from "${spec}";` : `const { ${name} } = require("${spec}");`)).join("\n");
+    const src = `${imports}
+const server = new McpServer({ name: "orders", version: "1.0.0" });
+server.registerTool("lookup_order", { description: "Finds an order" }, async () => ({ content: [{ type: "text", text: "shipped" }] }));
+const [a, b] = InMemoryTransport.createLinkedPair();
+await server.connect(a);
+const client = new Client({ name: "app", version: "1.0.0" });
+await client.connect(b);
+const result = await client.callTool({ name: "lookup_order", arguments: { note: "${marker}" } });
+console.log(result.content[0].text);
+await client.close();
+await server.close();`;
+    const f = await runApp(format, src);
+    expect(f.stderr, f.stderr).toBe("");
+    expect(f.code).toBe(0);
+    expect(f.stdout.trim()).toBe("shipped");
+    const traces = tracesOf(marker);
+    expect(traces).toHaveLength(1);
+    const tools = traces[0]!.filter((s) => s.type === "tool");
+    expect(tools).toHaveLength(2);
+    const [client, server] = [tools.find((s) => s.parentUuid === undefined), tools.find((s) => s.parentUuid !== undefined)];
+    expect(client).toMatchObject({ name: "lookup_order", integration: "MCP", status: "SUCCESS" });
+    expect(server).toMatchObject({ name: "lookup_order", integration: "MCP", parentUuid: client?.uuid, description: "Finds an order" });
+  });
+});

@@ -38,6 +38,7 @@ export const mcpHook: LibraryHook = {
   library: "mcp",
   packageName: "@modelcontextprotocol/sdk",
   versions: [">=1"],
+  requireFilesByName: true,
   files: [
     { path: "@modelcontextprotocol/sdk/dist/cjs/client/index.js", onLoad: onClient },
     { path: "@modelcontextprotocol/sdk/dist/esm/client/index.js", onLoad: onClient },
