@@ -15,7 +15,8 @@ import { routeTrace } from "./trace-key.js";
 import { admitMetadata, admitTags, mergeBounded } from "./trace-budget.js";
 import { checkFieldOrWarn, checkRecord, pickSpanFields, spanFieldRules, spanNameRule, traceFieldRules } from "./validate-fields.js";
 
-function current() {
+/** The innermost observed span, recording, and its runtime (internal: updates, handles, typed helpers). */
+export function current() {
   const span = currentObservedSpan();
   const rt = runtimeFor(span);
   if (!rt || !span?.isRecording()) return undefined;
