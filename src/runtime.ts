@@ -46,7 +46,11 @@ export class Runtime {
   constructor(options: ResolvedOptions) {
     this.options = options;
     // Per-trace keys (observe({ apiKey })) are as secret as the configured one.
-    this.logger = safeLogger(options.logger, () => (options.apiKey ? [options.apiKey, ...this.transport.keys()] : this.transport.keys()));
+    // (The transport is made after the logger: warnings about options come before it.)
+    this.logger = safeLogger(options.logger, () => {
+      const perTrace = this.transport?.keys() ?? [];
+      return options.apiKey ? [options.apiKey, ...perTrace] : perTrace;
+    });
     for (const problem of options.envProblems) this.logger.warn(problem);
     let exporter!: TraceExporter;
     this.transport = new KeyedTransport({

@@ -61,9 +61,9 @@ describe("withTracingContext", () => {
     expect(llm.some((s) => s.integration === "OpenAI")).toBe(true);
     expect(llm.some((s) => s.integration === "AI SDK")).toBe(true);
     for (const s of llm) {
-      expect(s.metricCollection, s.name).toBe("agent-quality");
-      expect(promptFields(s), s.name).toEqual({ alias: "support", version: "2", label: undefined, hash: undefined });
-      expect((s.metadata as Record<string, unknown>).run, s.name).toBe("r1");
+      expect(s.metricCollection, String(s.name)).toBe("agent-quality");
+      expect(promptFields(s), String(s.name)).toEqual({ alias: "support", version: "2", label: undefined, hash: undefined });
+      expect((s.metadata as Record<string, unknown>).run, String(s.name)).toBe("r1");
     }
     // Not llm: metadata only, its own keys first.
     expect(byName("tool").metricCollection).toBeUndefined();
