@@ -75,6 +75,7 @@ export function evaluateTrace(uuid: string, options: OfflineEvaluationOptions): 
   const bad = check(uuid, "trace uuid", options);
   if (bad) return failed(bad);
   const traceId = uuid.replace(/-/g, "");
+  if (rt.assembler.isDropped(traceId)) return failed(`trace ${uuid} was dropped by the app (updateCurrentTrace({ drop: true })): not evaluated`);
   const rec = rt.assembler.get(traceId);
   const records = rec && rec.phase !== "failed" ? [rec] : [];
   const { chatbotRole: _ignored, ...rest } = options as ThreadEvaluationOptions;

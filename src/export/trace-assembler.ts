@@ -477,6 +477,11 @@ export class TraceAssembler implements SpanProcessor {
     return whole ? "dropped" : "partly";
   }
 
+  /** Whether the app dropped this trace (remembered for a while after its record was let go). */
+  isDropped(traceId: string): boolean {
+    return this.discardedIds.has(traceId);
+  }
+
   /** Forgets a record once nothing more can happen to it. Called after every change. */
   release(rec: TraceRecord): void {
     if ((rec.phase === "sent" || rec.phase === "failed") && rec.open === 0 && !rec.late && !rec.putInFlight) {

@@ -4,7 +4,7 @@ import type { Runtime } from "../runtime.js";
 import { warnFieldOnce } from "./field-warnings.js";
 import type { SpanType, SpanUpdate, TraceUpdate } from "./fields.js";
 import { describeError } from "./serialize.js";
-import { getSpanData } from "./span-data.js";
+import { getSpanData, parentSpanIdOf } from "./span-data.js";
 import { current, updateSpanOf, updateTraceOf } from "./update.js";
 
 /**
@@ -37,6 +37,11 @@ export interface TraceHandle {
   update(fields: TraceUpdate): void;
   /** Sets the trace's output. */
   setOutput(output: unknown): void;
+  /**
+   * Marks the trace errored: its root span gets this error's message, so the trace goes out
+   * `ERRORED`. Only while the root runs (one warning after); nothing is thrown.
+   */
+  recordError(error: unknown): void;
   /** Drops the trace: nothing of it is sent (see `updateCurrentTrace({ drop: true })`). */
   drop(): void;
 }
@@ -111,6 +116,20 @@ function traceHandle(rt: Runtime, traceId: string): TraceHandle {
     },
     setOutput(output) {
       if (live("setOutput")) updateTraceOf(rt, traceId, { output }, "trace handle setOutput");
+    },
+    recordError(error) {
+      const rec = rt.assembler.get(traceId);
+      let root: object | undefined;
+      if (rec && rec.phase === "open") for (const open of rec.openSpans) if (!parentSpanIdOf(open)) root = open;
+      if (!root) {
+        warnFieldOnce(rt.logger, "trace handle:recordError", "trace handle recordError() called after the trace's root span ended: ignored");
+        return;
+      }
+      try {
+        (root as Span).setStatus({ code: SpanStatusCode.ERROR, message: describeError(error) });
+      } catch (err) {
+        rt.logger.error(`trace handle recordError failed: ${describeError(err)}`);
+      }
     },
     drop() {
       updateTraceOf(rt, traceId, { drop: true }, "trace handle drop");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
-import { currentTrace, currentTraceUuid, flush, observe, shutdown, stats, updateCurrentTrace } from "../../src/index.js";
+import { currentTrace, currentTraceUuid, evaluateTrace, flush, observe, shutdown, stats, updateCurrentTrace } from "../../src/index.js";
 import { formats, load, runChild } from "../helpers/child.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { startKeyProxy } from "./key-proxy.js";
@@ -62,6 +62,9 @@ describe("updateCurrentTrace({ drop: true })", () => {
     expect(mentioned(dropped)).toBe(false);
     expect(dev.state.traces[dropped]).toBeUndefined();
     expect(dev.state.traces[kept]).toBeDefined();
+    // An offline evaluation of it is refused at once, without a request.
+    expect(await evaluateTrace(dropped, { metricCollection: "Default Single-Turn" })).toMatchObject({ status: "failed", error: expect.stringContaining("dropped") });
+    expect(mentioned(dropped)).toBe(false);
     const s = stats();
     expect(s.tracesDiscarded).toBe(1);
     // root and "left running" ended after the drop, and the span started later.

@@ -72,6 +72,18 @@ describe("currentSpan() and currentTrace()", () => {
     expect(dev.state.traces[uuid]!.fields).toMatchObject({ tags: ["handles"], metadata: { tenant: "b" } });
   });
 
+  it("a trace handle's recordError makes the trace ERRORED through its root, from any span inside", async () => {
+    const uuid = await observe({ type: "agent", name: "root" }, async () => {
+      await observe({ type: "tool", name: "inner" }, async () => currentTrace()!.recordError(new Error("tenant quota exceeded")))();
+      return currentTraceUuid()!;
+    })();
+    expect((await flush()).ok).toBe(true);
+    expect(dev.state.traces[uuid]!.fields.status).toBe("ERRORED");
+    const byName = Object.fromEntries(spansOf(uuid).map((s) => [s.name, s]));
+    expect(byName.root).toMatchObject({ status: "ERRORED", error: expect.stringContaining("tenant quota exceeded") });
+    expect(byName.inner!.status).toBe("SUCCESS");
+  });
+
   it("a handle used after its span ended: no throw, nothing changes, one warning", async () => {
     let span!: SpanHandle;
     let trace!: TraceHandle;
@@ -90,12 +102,14 @@ describe("currentSpan() and currentTrace()", () => {
     expect(() => {
       trace.update({ tags: ["too late"] });
       trace.setOutput("too late");
+      trace.recordError(new Error("too late"));
     }).not.toThrow();
     const [stored] = spansOf(uuid);
     expect(stored!.status).toBe("SUCCESS");
     expect(stored!.description).toBeUndefined();
     expect(warnings("span handle")).toHaveLength(1);
-    expect(warnings("trace handle")).toHaveLength(1);
+    expect(warnings("trace handle update() called after")).toHaveLength(1);
+    expect(warnings("trace handle recordError() called after")).toHaveLength(1);
     expect(dev.state.traces[uuid]!.fields.tags).toBeUndefined();
   });
 });
