@@ -103,7 +103,10 @@ describe("currentSpan() and currentTrace()", () => {
       trace.update({ tags: ["too late"] });
       trace.setOutput("too late");
       trace.recordError(new Error("too late"));
+      trace.drop();
+      trace.drop();
     }).not.toThrow();
+    expect(warnings("dropped after it was delivered")).toHaveLength(1);
     const [stored] = spansOf(uuid);
     expect(stored!.status).toBe("SUCCESS");
     expect(stored!.description).toBeUndefined();
