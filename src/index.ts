@@ -79,3 +79,11 @@ export { currentSpanUuid, currentTraceUuid, updateCurrentSpan, updateCurrentTrac
 export type { InstrumentOptions } from "./auto/instrument.js";
 export { instrument } from "./auto/instrument.js";
 export type { LibraryName } from "./auto/libraries.js";
+export type { LlmSpanOptions, RootSpanOptions } from "./tracing/fields.js";
+export type { SpanHandle, TraceHandle } from "./tracing/handles.js";
+export { currentSpan, currentTrace } from "./tracing/handles.js";
+export type { PromptLink, PromptRef } from "./tracing/prompt-ref.js";
+export type { TracingDefaults } from "./tracing/scoped-defaults.js";
+export { withTracingContext } from "./tracing/scoped-defaults.js";
+export type { AgentSpanUpdate, LlmSpanUpdate, RetrieverSpanUpdate, ToolSpanUpdate } from "./tracing/typed-updates.js";
+export { updateAgentSpan, updateLlmSpan, updateRetrieverSpan, updateToolSpan } from "./tracing/typed-updates.js";
