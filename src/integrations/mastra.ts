@@ -6,4 +6,3 @@ export type { EvaltraceExporterOptions } from "./mastra/exporter.js";
 export { EvaltraceExporter } from "./mastra/exporter.js";
 export { MASTRA_SPAN_TYPES } from "./mastra/mapping.js";
 export type { MastraExportedSpan, MastraTracingEvent } from "./mastra/types.js";
-export { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "./model-call.js";

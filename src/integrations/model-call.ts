@@ -4,6 +4,7 @@ import type { ToolCall } from "../tracing/fields.js";
 import type { ManualSpan } from "../tracing/manual-span.js";
 import { toText } from "../tracing/serialize.js";
 import { preciseNow } from "../tracing/time.js";
+import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "./timing-keys.js";
 import { buildTestCase, type LlmTestCaseOption } from "../tracing/test-case.js";
 import { updateCurrentSpan } from "../tracing/update.js";
 
@@ -89,15 +90,6 @@ export function setMetadata(span: ManualSpan, metadata: Record<string, unknown>)
     if (Object.keys(kept).length > 0) context.with(span.context, () => updateCurrentSpan({ metadata: kept }));
   });
 }
-
-/**
- * Metadata keys of a streamed llm span's timings (the spec has no field for them): milliseconds
- * from the request to the first content (text or tool-call) token, and output tokens per second
- * from that first token to the end of the stream.
- */
-export const TIME_TO_FIRST_TOKEN_KEY = "evaltrace.timeToFirstTokenMs";
-/** See {@link TIME_TO_FIRST_TOKEN_KEY}. */
-export const TOKENS_PER_SECOND_KEY = "evaltrace.tokensPerSecond";
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
