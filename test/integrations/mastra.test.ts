@@ -71,7 +71,8 @@ beforeAll(async () => {
     },
   });
   const wfSchema = { inputSchema: z.object({ text: z.string() }), outputSchema: z.object({ text: z.string() }) };
-  exporter = new EvaltraceExporter();
+  // The online-eval test case of each generation: the last user message and the reply.
+  exporter = new EvaltraceExporter({ llmTestCase: true });
   const recorder = {
     name: "recorder",
     onTracingEvent(e: { type: string; exportedSpan: MastraExportedSpan }) {
@@ -151,6 +152,7 @@ describe.skipIf(!supported)("EvaltraceExporter with the real @mastra/core", () =
       ],
       output: 'Orders ship in 2 days.\nlookup_order({"orderId":"A-1001"})',
       toolsCalled: [{ name: "lookup_order", inputParameters: { orderId: "A-1001" } }],
+      llmTestCase: { input: "Where is my order?", actualOutput: 'Orders ship in 2 days.\nlookup_order({"orderId":"A-1001"})' },
     });
     expect(llm.metadata).toMatchObject({ "mastra.spanType": "model_generation", finishReason: "stop" });
     // Mastra runs the tool inside the generation's step: under the llm span.
