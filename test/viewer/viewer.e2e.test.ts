@@ -198,7 +198,7 @@ describe.skipIf(!available)("the trace viewer in headless Chromium", () => {
     const tps = metadata[TOKENS_PER_SECOND_KEY] as number;
     expect(text).toContain(ttft < 10 ? `${ttft.toFixed(1)} ms` : ttft < 1000 ? `${ttft.toFixed(0)} ms` : `${(ttft / 1000).toFixed(2)} s`);
     expect(text).toContain(tps.toFixed(tps < 10 ? 1 : 0));
-    await shot(page, "11-llm-span-stream-timings");
+    await shot(page, "14-llm-span-stream-timings");
     // Spans without timings (the agent) have no such box.
     await page.locator('#waterfall .row[data-type="agent"]').click();
     await expect.poll(() => page.locator("#span-panel h2").textContent(), { timeout: 15_000 }).toContain("streaming-agent");
@@ -236,7 +236,7 @@ describe.skipIf(!available)("the trace viewer in headless Chromium", () => {
     await expect.poll(() => page.evaluate("window.V.staleReads"), { timeout: 15_000 }).toBeGreaterThan(0);
     expect(await page.locator("#traces").count()).toBe(0);
     expect(await page.locator("#conversation .bubble").count()).toBe(4);
-    await shot(page, "12-thread-after-stale-list-render");
+    await shot(page, "15-thread-after-stale-list-render");
     await page.close();
   });
 });
