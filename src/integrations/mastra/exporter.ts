@@ -141,7 +141,8 @@ export class EvaltraceExporter {
     const type = spanTypeOf(s.type);
     if (type === "llm") {
       const generation = readGeneration(s);
-      opened.setInput(generation.input);
+      // Messages when Mastra's input reads as messages; else the raw input taken at the start stays.
+      if (generation.input.length > 0) opened.setInput(generation.input);
       if (s.errorInfo) {
         setMetadata(opened, generation.result.metadata);
         opened.fail(mastraError(s.errorInfo));
