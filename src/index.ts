@@ -53,6 +53,7 @@ export type { EmittedLogRecord } from "./semconv/log-records.js";
 export { EvaltraceLogRecordProcessor } from "./semconv/log-records.js";
 export type { WaitUntil } from "./lifecycle/delivery.js";
 export { deliver, flush, shutdown, stats } from "./lifecycle/delivery.js";
+export { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "./integrations/timing-keys.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { consoleLogger } from "./logger.js";
 export type { SdkStats } from "./runtime.js";
