@@ -27,7 +27,7 @@ const zodTests = [
   "test/fakes/schema.test.ts",
   "test/integrations/openai-complete.test.ts",
 ];
-const examples = ["demo", "client", "openai", "anthropic", "google-genai", "ai-sdk", "langchain", "openai-agents"];
+const examples = ["demo", "client", "openai", "anthropic", "google-genai", "ai-sdk", "langchain", "openai-agents", "mcp"];
 const only = process.argv.slice(2);
 
 function install(pkg, dir) {

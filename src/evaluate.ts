@@ -2,6 +2,7 @@ import type { EvaluationOutcome } from "./export/trace-exporter.js";
 import { isSettled, type TraceRecord, waitFor } from "./export/trace-record.js";
 import { activeRuntime, type Runtime } from "./runtime.js";
 import { currentObservedSpan } from "./tracing/context.js";
+import { traceKeyOf } from "./tracing/trace-key.js";
 
 /** Options of the offline evaluations. */
 export interface OfflineEvaluationOptions {
@@ -38,7 +39,7 @@ function body(options: ThreadEvaluationOptions): Record<string, unknown> {
 /** Delivered with every span, late ones included, and none still open. */
 const fullyDelivered = (r: TraceRecord) => r.phase === "failed" || (isSettled(r) && r.open === 0);
 
-function run(rt: Runtime, path: string, options: ThreadEvaluationOptions, records: TraceRecord[], done: (r: TraceRecord) => boolean) {
+function run(rt: Runtime, path: string, options: ThreadEvaluationOptions, records: TraceRecord[], done: (r: TraceRecord) => boolean, known?: string[]) {
   const currentTrace = currentObservedSpan()?.spanContext().traceId;
   const inside = records.some((r) => r.traceId === currentTrace);
   const ready = async () => {
@@ -46,7 +47,10 @@ function run(rt: Runtime, path: string, options: ThreadEvaluationOptions, record
     const lost = records.find((r) => r.phase === "failed");
     return lost ? `trace ${lost.uuid} it refers to was not delivered (${lost.failure ?? "unknown"})` : undefined;
   };
-  return rt.exporter.evaluate(path, body(options), ready, inside);
+  // A trace routed to another project's key (observe({ apiKey })) is evaluated with that key.
+  const traceIds = records.length > 0 ? records.map((r) => r.traceId) : (known ?? []);
+  const apiKey = traceIds.map((id) => traceKeyOf(rt, id)).find((k) => k !== undefined);
+  return rt.exporter.evaluate(path, body(options), ready, inside, apiKey);
 }
 
 /**
@@ -71,10 +75,11 @@ export function evaluateTrace(uuid: string, options: OfflineEvaluationOptions): 
   const bad = check(uuid, "trace uuid", options);
   if (bad) return failed(bad);
   const traceId = uuid.replace(/-/g, "");
+  if (rt.assembler.isDropped(traceId)) return failed(`trace ${uuid} was dropped by the app (updateCurrentTrace({ drop: true })): not evaluated`);
   const rec = rt.assembler.get(traceId);
   const records = rec && rec.phase !== "failed" ? [rec] : [];
   const { chatbotRole: _ignored, ...rest } = options as ThreadEvaluationOptions;
-  return run(rt, `/v1/evaluate/traces/${encodeURIComponent(uuid)}`, rest, records, (r) => r.phase === "failed" || r.phase === "sent");
+  return run(rt, `/v1/evaluate/traces/${encodeURIComponent(uuid)}`, rest, records, (r) => r.phase === "failed" || r.phase === "sent", [traceId]);
 }
 
 /** Evaluates one span offline with a single-turn collection, after that span was delivered. Never throws. */

@@ -4,7 +4,7 @@ import { BasicTracerProvider, type Sampler, SamplingDecision, type SamplingResul
 import { type EvaltraceOptions, type ResolvedOptions, resolveOptions } from "./config.js";
 import { TraceAssembler } from "./export/trace-assembler.js";
 import { type ExporterStats, type FlushResult, TraceExporter } from "./export/trace-exporter.js";
-import { Transport } from "./http/transport.js";
+import { KeyedTransport } from "./export/key-batches.js";
 import { installExitHooks } from "./lifecycle/exit-hooks.js";
 import { type Logger, safeLogger } from "./logger.js";
 import { registry } from "./registry.js";
@@ -26,6 +26,10 @@ export interface SdkStats extends ExporterStats {
   spansEndedAfterForceEnd: number;
   /** Traces whose spans are still open or unsent, held in memory now. */
   openTraces: number;
+  /** Traces the app dropped with `updateCurrentTrace({ drop: true })` before any of them was sent. */
+  tracesDiscarded: number;
+  /** Spans of dropped traces that ended after the drop (late ones included): not sent. */
+  spansDiscarded: number;
 }
 
 /** The SDK's live parts, made by `configure()` or lazily on first use. */
@@ -35,16 +39,21 @@ export class Runtime {
   readonly tracer: Tracer;
   readonly assembler: TraceAssembler;
   readonly exporter: TraceExporter;
-  readonly transport: Transport;
+  readonly transport: KeyedTransport;
   private readonly provider: BasicTracerProvider;
   private shutdownPromise: Promise<FlushResult> | undefined;
 
   constructor(options: ResolvedOptions) {
     this.options = options;
-    this.logger = safeLogger(options.logger, () => (options.apiKey ? [options.apiKey] : []));
+    // Per-trace keys (observe({ apiKey })) are as secret as the configured one.
+    // (The transport is made after the logger: warnings about options come before it.)
+    this.logger = safeLogger(options.logger, () => {
+      const perTrace = this.transport?.keys() ?? [];
+      return options.apiKey ? [options.apiKey, ...perTrace] : perTrace;
+    });
     for (const problem of options.envProblems) this.logger.warn(problem);
     let exporter!: TraceExporter;
-    this.transport = new Transport({
+    this.transport = new KeyedTransport({
       ...options,
       logger: this.logger,
       onRetry: () => exporter.countRetry(),
@@ -95,6 +104,8 @@ export class Runtime {
       spansForceEnded: a.forcedSpans,
       spansEndedAfterForceEnd: a.spansEndedAfterForce,
       openTraces: a.openTraces,
+      tracesDiscarded: a.tracesDiscarded,
+      spansDiscarded: a.spansDiscarded,
     };
   }
 

@@ -1,2 +1,15 @@
-// Placeholder: the entry point is being written (issue 13/18); it exports nothing yet.
-export {};
+/**
+ * `evaltrace/auto`: zero-code tracing. Load it before the app
+ * (`node --import evaltrace/auto app.mjs`, `node -r evaltrace/auto app.cjs`, or either through
+ * `NODE_OPTIONS`): the SDK is configured from the environment (`SERVICE_API_KEY`,
+ * `SERVICE_BASE_URL`, ...) and every supported library the app loads is instrumented, except
+ * those named in `EVALTRACE_DISABLE_INSTRUMENTATIONS`. It exports nothing. Worker threads are
+ * not instrumented (call `instrument()` in one).
+ */
+import { isMainThread } from "node:worker_threads";
+import { instrumentFromEnvironment } from "./instrument.js";
+
+// Preloads also run in Node's module-hooks thread (and in the app's worker threads, which inherit
+// the flags): only the main thread is instrumented, so the hooks thread never starts a runtime or
+// registers the loader a second time.
+if (isMainThread) instrumentFromEnvironment();

@@ -6,6 +6,7 @@ import { finishedSpan } from "../semconv/finished.js";
 import { interpret } from "../semconv/interpret.js";
 import { forgetLogs, keepLogs } from "../semconv/log-records.js";
 import { registry } from "../registry.js";
+import { rememberScopedDefaults } from "../tracing/scoped-defaults.js";
 import type { LlmTestCase, SpanType } from "../tracing/fields.js";
 import { hasJoinableRemoteParent } from "../tracing/remote-parent.js";
 import { type ForeignEvaluation, getSpanData, ownerOf, parentSpanIdOf, setForeignEvaluation, setForeignType, setOwner, setParentOverride } from "../tracing/span-data.js";
@@ -84,6 +85,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       (span as unknown as { [TRACKED]?: Runtime })[TRACKED] = rt;
       if (this.evaluation) setForeignEvaluation(span, this.evaluation);
       rt.assembler.onStart(span, parentContext);
+      rememberScopedDefaults(rt, span, parentContext);
     } catch {
       // Never break the app's tracing pipeline.
     }

@@ -10,6 +10,7 @@ import { anchorTraceState, joinRemoteParent } from "../tracing/remote-parent.js"
 import { preciseNow } from "../tracing/time.js";
 import { joinedRemotely } from "./late-retry.js";
 import type { TraceExporter } from "./trace-exporter.js";
+import { MAX_REMEMBERED_TRACES, RecentTraces } from "./recent-traces.js";
 import { newTraceRecord, notify, type TraceRecord, waitFor } from "./trace-record.js";
 import { TRUNCATED_KEY, UNFINISHED_SPAN_KEY, UNFINISHED_SPANS_KEY, unfinishedView } from "./unfinished.js";
 
@@ -45,6 +46,13 @@ export class TraceAssembler implements SpanProcessor {
   forcedTraces = 0;
   forcedSpans = 0;
   spansEndedAfterForce = 0;
+  /** Traces the app dropped (`updateCurrentTrace({ drop: true })`), and their spans that ended after it. */
+  tracesDiscarded = 0;
+  spansDiscarded = 0;
+  /** Dropped traces, remembered after their records were let go: their late spans are dropped too. */
+  private readonly discardedIds = new RecentTraces<true>(MAX_REMEMBERED_TRACES);
+  /** Per-trace API keys (`observe({ apiKey })`), remembered for late spans and evaluations. */
+  readonly traceKeys = new RecentTraces<string>(MAX_REMEMBERED_TRACES);
   private warnedIgnoredFields = false;
   /** Every span ever force-ended: its real end is ignored (and counted), its children are late. */
   private forced: WeakSet<object> | undefined;
@@ -116,6 +124,7 @@ export class TraceAssembler implements SpanProcessor {
 
   onStart(span: Span, parentContext: Context): void {
     const { traceId } = span.spanContext();
+    if (this.discardedIds.has(traceId)) return;
     // Our own spans name themselves in what is propagated; a span under a remote evaltrace
     // caller's span joins the caller's trace (remote-parent.ts).
     if (span.instrumentationScope.name === "evaltrace") anchorTraceState(span);
@@ -126,6 +135,8 @@ export class TraceAssembler implements SpanProcessor {
     if (parent && this.dropped?.has(parent)) this.dropped.add(span);
     if (!rec) {
       rec = newTraceRecord(traceId, this.limits.clock.now());
+      const key = this.traceKeys.get(traceId);
+      if (key !== undefined) rec.apiKey = key;
       if (remote) {
         // The caller's process owns the trace (it sends it): ours are its late updates.
         rec.phase = "sent";
@@ -152,12 +163,18 @@ export class TraceAssembler implements SpanProcessor {
       return;
     }
     const rec = this.records.get(span.spanContext().traceId);
-    if (!rec) return;
+    const data = getSpanData(span);
+    if (!rec) {
+      if (this.discardedIds.has(span.spanContext().traceId)) {
+        this.spansDiscarded++;
+        if (data) data.ended = true;
+      }
+      return;
+    }
     if (rec.openSpans.delete(span)) {
       rec.open--;
       this.spansOpen--;
     }
-    const data = getSpanData(span);
     if (data) data.ended = true;
     const parentId = parentSpanIdOf(span);
     if (rec.phase === "failed") {
@@ -273,7 +290,7 @@ export class TraceAssembler implements SpanProcessor {
    * Their real ends are ignored later (and counted).
    */
   forceEndAll(reason: ForceEndReason, records: Iterable<TraceRecord> = this.records.values()): void {
-    for (const rec of [...records]) if (rec.open > 0 && rec.phase !== "failed") this.forceEnd(rec, reason);
+    for (const rec of [...records]) if (rec.open > 0 && rec.phase !== "failed" && !rec.discarded) this.forceEnd(rec, reason);
   }
 
   /**
@@ -310,6 +327,7 @@ export class TraceAssembler implements SpanProcessor {
 
   /** Adds a span to what is sent of its trace: with the trace, or as a late update. */
   private keep(rec: TraceRecord, span: ReadableSpan, parentId: string | undefined): void {
+    if (rec.discarded) return;
     rec.spanCount++;
     // Only past the limit does anyone ask which spans are parents of kept ones.
     if (parentId && rec.neededParents) rec.neededParents.add(parentId);
@@ -415,7 +433,7 @@ export class TraceAssembler implements SpanProcessor {
   /** Applies `updateCurrentTrace` to the trace with this id. */
   updateTrace(traceId: string, update: SafeTraceUpdate): void {
     const rec = this.records.get(traceId);
-    if (!rec) return;
+    if (!rec || rec.discarded) return;
     if (rec.phase === "open" || rec.phase === "queued") {
       applyTraceUpdate(rec, update);
       return;
@@ -434,6 +452,44 @@ export class TraceAssembler implements SpanProcessor {
     if (isRecord(update.metadata)) late.metadata = { ...late.metadata, ...update.metadata };
     if (Array.isArray(update.tags)) late.tags = [...(late.tags ?? []), ...update.tags.filter((t) => typeof t === "string")];
     this.exporter.scheduleUpdate(rec);
+  }
+
+  /**
+   * Drops a trace the app asked to drop (`updateCurrentTrace({ drop: true })`): nothing of it is
+   * sent from now on, spans that end later included. `"dropped"` when none of it was sent;
+   * `"partly"` when its POST had already started (what is still to come is dropped, what went
+   * out stays); `"unknown"` when the SDK holds no such trace (already delivered and let go).
+   */
+  drop(traceId: string): "dropped" | "partly" | "unknown" | "again" {
+    if (this.discardedIds.has(traceId)) return "again";
+    const rec = this.records.get(traceId);
+    this.discardedIds.set(traceId, true);
+    if (!rec) return "unknown";
+    const whole = rec.phase === "open" || rec.phase === "queued";
+    rec.discarded = true;
+    if (rec.phase === "open") {
+      this.running--;
+      rec.phase = "failed";
+      rec.failure = "dropped by the app";
+      rec.spans = [];
+    }
+    // Queued: the exporter takes it out of its queue (and its counts).
+    this.exporter.discard(rec);
+    this.spansOpen -= rec.open;
+    rec.open = 0;
+    rec.openSpans.clear();
+    rec.held = undefined;
+    rec.late = undefined;
+    rec.pendingRoot = undefined;
+    if (whole) this.tracesDiscarded++;
+    this.records.delete(traceId);
+    notify(rec);
+    return whole ? "dropped" : "partly";
+  }
+
+  /** Whether the app dropped this trace (remembered for a while after its record was let go). */
+  isDropped(traceId: string): boolean {
+    return this.discardedIds.has(traceId);
   }
 
   /** Forgets a record once nothing more can happen to it. Called after every change. */

@@ -3,11 +3,12 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import PQueue from "p-queue";
 import type { Clock, TimerHandle } from "../clock.js";
 import type { BatchOptions } from "../config.js";
-import type { Transport, TransportOutcome } from "../http/transport.js";
+import type { TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger, redact } from "../logger.js";
 import { getSpanData, parentSpanIdOf, setParentOverride } from "../tracing/span-data.js";
 import { hrTimeToIso, isLater } from "../tracing/time.js";
 import { Fifo } from "./fifo.js";
+import { groupByKey, type KeyedTransport, keyRefusals } from "./key-batches.js";
 import { joinedRemotely, UnknownTraceRetry } from "./late-retry.js";
 import { isSettled, notify, type TraceRecord } from "./trace-record.js";
 import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
@@ -158,7 +159,7 @@ export class TraceExporter {
 
   constructor(
     private readonly options: TraceExporterOptions,
-    private readonly transport: Transport,
+    private readonly transport: KeyedTransport,
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {
@@ -212,7 +213,7 @@ export class TraceExporter {
    * evaluation waits for, so the returned promise resolves at once (awaiting it would never end);
    * the request still goes out later and `flush()` waits for it.
    */
-  evaluate(path: string, body: Record<string, unknown>, ready: () => Promise<string | undefined>, deferred = false): Promise<EvaluationOutcome> {
+  evaluate(path: string, body: Record<string, unknown>, ready: () => Promise<string | undefined>, deferred = false, apiKey?: string): Promise<EvaluationOutcome> {
     const run = async (): Promise<EvaluationOutcome> => {
       // What the evaluation waits for goes out now, not at the next batch interval.
       this.pump(true);
@@ -223,7 +224,7 @@ export class TraceExporter {
         return { status: "failed", error: notReady };
       }
       const json = JSON.stringify(body);
-      const outcome = await this.requests.add(() => this.send("POST", path, json));
+      const outcome = await this.requests.add(() => this.send("POST", path, json, apiKey));
       if (outcome.ok) {
         this.counters.evaluationsDelivered++;
         return { status: "delivered" };
@@ -288,7 +289,7 @@ export class TraceExporter {
       this.flushes.delete(entry);
       if (timer !== undefined) this.clock.clearTimeout(timer);
     }
-    const all = [...records];
+    const all = [...records].filter((r) => !r.discarded || r.phase !== "failed");
     const notDelivered = all.filter((r) => r.phase === "failed").map((r) => r.uuid);
     const pending = all.filter((r) => !isSettled(r)).map((r) => r.uuid);
     const delivered = all.length - notDelivered.length - pending.length;
@@ -350,6 +351,21 @@ export class TraceExporter {
   /** Whether there is anything not yet delivered (used by the exit hook). */
   get hasPendingWork(): boolean {
     return this.unsettled.size > 0 || this.evaluations.size > 0;
+  }
+
+  /**
+   * Lets go of a trace the app dropped: still queued, it is taken out (never sent); sent, its
+   * late updates are forgotten. Not a loss: `flush()` does not report it.
+   */
+  discard(rec: TraceRecord): void {
+    if (rec.phase === "queued") {
+      this.queuedSpans -= rec.spans.length;
+      rec.spans = [];
+      rec.phase = "failed";
+      rec.failure = "dropped by the app";
+    }
+    rec.late = undefined;
+    this.settleIfIdle(rec);
   }
 
   private busy(rec: TraceRecord): void {
@@ -439,6 +455,7 @@ export class TraceExporter {
         const rec = this.queue.shift();
         if (!rec) break;
         this.queuedSpans -= rec.spans.length;
+        if (rec.discarded) continue;
         next = this.prepare(rec);
       }
       const fits = batch.length === 0 || (spans + next.spanCount <= maxSpansPerRequest && bytes + next.bytes + 1 <= maxRequestBytes);
@@ -502,7 +519,7 @@ export class TraceExporter {
     Object.assign(wire, f.extra);
     // A trace's test case is also its input/output (unless the app set those) and flat fields.
     if (f.llmTestCase !== undefined) applyTestCase(wire, "trace", f.input === undefined, f.output === undefined);
-    const json = redact(JSON.stringify(wire), [this.options.apiKey]);
+    const json = redact(JSON.stringify(wire), [this.options.apiKey, rec.apiKey]);
     return { rec, json, bytes: utf8Length(json), spanCount, endTime };
   }
 
@@ -515,8 +532,14 @@ export class TraceExporter {
       await Promise.all(batch.map((p) => this.sendSingle(p, maybeStored)));
       return;
     }
+    // Traces routed to other projects' keys: one request per key, never mixed.
+    const byKey = batch.some((p) => p.rec.apiKey !== undefined) ? groupByKey(batch) : [batch];
+    if (byKey.length > 1) {
+      await Promise.all(byKey.map((group) => this.sendBatch(group, maybeStored)));
+      return;
+    }
     const body = `{"traces":[${batch.map((p) => p.json).join(",")}]}`;
-    const outcome = await this.send("POST", "/v1/traces", body);
+    const outcome = await this.send("POST", "/v1/traces", body, batch[0]?.rec.apiKey);
     if (!outcome.ok && outcome.status !== undefined && shapeRefusals.has(outcome.status)) {
       // A service that does not take the list form (the spec allows both): one trace per
       // request, for the rest of the process.
@@ -529,7 +552,7 @@ export class TraceExporter {
     if (outcome.ok || (outcome.status === 409 && batch.length === 1 && stored)) {
       this.counters.tracesDelivered += batch.length;
       for (const p of batch) this.delivered(p);
-    } else if (outcome.status !== undefined && outcome.status < 500 && batch.length > 1) {
+    } else if (outcome.status !== undefined && outcome.status < 500 && batch.length > 1 && !keyRefusals.has(outcome.status)) {
       // One invalid trace must not take its batch-mates down with it: split and resend.
       const half = Math.ceil(batch.length / 2);
       await Promise.all([this.sendBatch(batch.slice(0, half), stored), this.sendBatch(batch.slice(half), stored)]);
@@ -545,7 +568,7 @@ export class TraceExporter {
 
   /** One trace in the single-trace form of `POST /v1/traces`. */
   private async sendSingle(p: PreparedTrace, maybeStored: boolean): Promise<void> {
-    const outcome = await this.send("POST", "/v1/traces", p.json);
+    const outcome = await this.send("POST", "/v1/traces", p.json, p.rec.apiKey);
     if (outcome.ok || (outcome.status === 409 && (maybeStored || outcome.attempts > 1))) {
       this.counters.tracesDelivered++;
       this.delivered(p);
@@ -617,8 +640,8 @@ export class TraceExporter {
         continue;
       }
       const path = `/v1/traces/${encodeURIComponent(rec.uuid)}`;
-      const json = redact(JSON.stringify(body), [this.options.apiKey]);
-      const outcome = await this.unknownTrace.put(rec, () => this.requests.add(() => this.send("PUT", path, json)));
+      const json = redact(JSON.stringify(body), [this.options.apiKey, rec.apiKey]);
+      const outcome = await this.unknownTrace.put(rec, () => this.requests.add(() => this.send("PUT", path, json, rec.apiKey)));
       if (!outcome.ok && outcome.status !== undefined && putRefusals.has(outcome.status)) {
         const first = this.putSupported;
         this.putSupported = false;
@@ -646,10 +669,10 @@ export class TraceExporter {
     this.settleIfIdle(rec);
   }
 
-  private async send(method: "POST" | "PUT", path: string, body: string) {
+  private async send(method: "POST" | "PUT", path: string, body: string, apiKey?: string) {
     this.counters.requests++;
     this.counters.bytesSent += body.length;
-    return this.transport.send(method, path, body);
+    return this.transport.send(method, path, body, apiKey);
   }
 }
 

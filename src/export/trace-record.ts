@@ -72,6 +72,10 @@ export interface TraceRecord {
   pendingRoot?: { span: ReadableSpan; markBase: () => void };
   /** Spans of other instrumentations left out (HTTP, DB ...) → their parent: kept spans re-parent past them. */
   transparent?: Map<string, string | null>;
+  /** Set when the app dropped the trace (`updateCurrentTrace({ drop: true })`): nothing more of it is sent. */
+  discarded?: boolean;
+  /** The project key the trace goes to, when not the configured one (`observe({ apiKey })`). */
+  apiKey?: string;
 }
 
 export function newTraceRecord(traceId: string, startedAt: number): TraceRecord {

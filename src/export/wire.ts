@@ -1,3 +1,4 @@
+import { applyScopedWireDefaults } from "../tracing/scoped-defaults.js";
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanType } from "../tracing/fields.js";
@@ -113,6 +114,7 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
     Object.assign(wire, rest);
     const evaluation = getForeignEvaluation(span);
     if (evaluation && type === "llm") Object.assign(wire, foreignEvaluationFields(evaluation, wire));
+    applyScopedWireDefaults(span, type, wire);
   }
   if (typeof wire.provider === "string") wire.provider = providerName(wire.provider);
   if (type === "agent") {

@@ -317,6 +317,8 @@ function tapStream(stream: Record<PropertyKey, unknown>, span: ManualSpan, finis
   define(stream, Symbol.asyncIterator, function (this: unknown) {
     return tapIterator(iterate.call(this), {
       fold,
+      // Text, thinking and tool-input deltas are output tokens; message_start is not.
+      timing: { span, content: (event) => isObject(event) && event.type === "content_block_delta" },
       done() {
         if (!stopped) return span.fail(incomplete("stream ended before message_stop (aborted)"));
         finish(fromMessage({ model, content: content(), usage, stop_reason: stopReason }));

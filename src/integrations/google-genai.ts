@@ -228,6 +228,8 @@ function tapGenerator(gen: Record<string, unknown>, span: ManualSpan, finish: (r
   if (typeof gen.return === "function") bound.return = (gen.return as Fn).bind(gen) as AsyncIterator<unknown>["return"];
   if (typeof gen.throw === "function") bound.throw = (gen.throw as Fn).bind(gen) as AsyncIterator<unknown>["throw"];
   const tapped = tapIterator(bound, {
+    // A chunk with parts carries tokens (a usage-only last chunk does not).
+    timing: { span, content: (chunk) => isObject(chunk) && Array.isArray(chunk.candidates) && isObject(chunk.candidates[0]) && isObject(chunk.candidates[0].content) && Array.isArray(chunk.candidates[0].content.parts) && chunk.candidates[0].content.parts.length > 0 },
     fold(chunk) {
       chunks.push(chunk);
       const c = isObject(chunk) && Array.isArray(chunk.candidates) && isObject(chunk.candidates[0]) ? chunk.candidates[0] : undefined;

@@ -1,2 +1,6 @@
-// Placeholder: the entry point is being written (issue 13/18); it exports nothing yet.
-export {};
+/**
+ * `evaltrace/mcp`: tool spans for the Model Context Protocol SDK (`@modelcontextprotocol/sdk`),
+ * on the client side (`callTool`) and the server side (an `McpServer`'s tool handlers).
+ */
+export { instrumentMcpClient, type McpClientLike } from "./mcp/client.js";
+export { instrumentMcpServer, type McpServerLike } from "./mcp/server.js";

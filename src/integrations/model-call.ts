@@ -1,7 +1,10 @@
-import { context } from "@opentelemetry/api";
+import { context, type HrTime } from "@opentelemetry/api";
+import { currentObservedSpan } from "../tracing/context.js";
 import type { ToolCall } from "../tracing/fields.js";
 import type { ManualSpan } from "../tracing/manual-span.js";
 import { toText } from "../tracing/serialize.js";
+import { preciseNow } from "../tracing/time.js";
+import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "./timing-keys.js";
 import { buildTestCase, type LlmTestCaseOption } from "../tracing/test-case.js";
 import { updateCurrentSpan } from "../tracing/update.js";
 
@@ -72,13 +75,64 @@ export function finishCall(span: ManualSpan, options: ModelWrapOptions, input: M
     const testCase = buildTestCase(options.llmTestCase, options.metricCollection, input, result.output);
     if (testCase) fields.llmTestCase = result.toolCalls.length > 0 ? { ...testCase, toolsCalled: result.toolCalls } : testCase;
     span.set(fields);
-    const metadata = Object.fromEntries(Object.entries(result.metadata).filter(([, v]) => v !== undefined && v !== null));
-    // ManualSpan has no metadata setter: the span is the current one inside its own context.
-    if (Object.keys(metadata).length > 0) context.with(span.context, () => updateCurrentSpan({ metadata }));
+    setMetadata(span, { ...result.metadata, ...timingsOf(span, outTokens) });
   } catch {
     // Never break the app for a field: the span still ends below.
   }
   span.end(result.output);
+}
+
+/** Merges `metadata` (undefined and null values left out) into an open span's metadata. Never throws. */
+export function setMetadata(span: ManualSpan, metadata: Record<string, unknown>): void {
+  quietly(() => {
+    const kept = Object.fromEntries(Object.entries(metadata).filter(([, v]) => v !== undefined && v !== null));
+    // ManualSpan has no metadata setter: the span is the current one inside its own context.
+    if (Object.keys(kept).length > 0) context.with(span.context, () => updateCurrentSpan({ metadata: kept }));
+  });
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/**
+ * The timings of one streamed call as metadata, from its start, first token and end (epoch
+ * milliseconds) and output tokens: nothing that is not known (no first token: no timings; no
+ * tokens, or no time after the first one: no rate).
+ */
+export function streamTimings(startMs: number, firstTokenMs: number | undefined, endMs: number, outputTokens: unknown): Record<string, number> {
+  if (firstTokenMs === undefined || !Number.isFinite(startMs) || !Number.isFinite(firstTokenMs) || !Number.isFinite(endMs)) return {};
+  const timings: Record<string, number> = { [TIME_TO_FIRST_TOKEN_KEY]: round2(Math.max(0, firstTokenMs - startMs)) };
+  const tokens = count(outputTokens);
+  const window = endMs - firstTokenMs;
+  if (tokens !== undefined && tokens > 0 && window > 0) timings[TOKENS_PER_SECOND_KEY] = round2((tokens * 1000) / window);
+  return timings;
+}
+
+const millis = ([s, ns]: HrTime) => s * 1000 + ns / 1e6;
+
+/** The clock of a timed stream: its span's start, and when the first content arrived. */
+interface StreamClock {
+  startMs: number;
+  firstMs?: number;
+}
+
+// Per llm span whose stream is tapped with `timing`: read when the call ends.
+const clocks = new WeakMap<ManualSpan, StreamClock>();
+
+function startClock(span: ManualSpan): StreamClock {
+  const clock: StreamClock = { startMs: Number.NaN };
+  quietly(() => {
+    // The span opened when the request was made: the time to first token counts from there.
+    const started = (currentObservedSpan(span.context) as { startTime?: HrTime } | undefined)?.startTime;
+    if (started) clock.startMs = millis(started);
+  });
+  clocks.set(span, clock);
+  return clock;
+}
+
+/** A timed stream's timings as of now (its end), for `outputTokens`; empty for a span whose stream was not timed. */
+export function timingsOf(span: ManualSpan, outputTokens?: unknown): Record<string, number> {
+  const clock = clocks.get(span);
+  return clock ? streamTimings(clock.startMs, clock.firstMs, millis(preciseNow()), outputTokens) : {};
 }
 
 /** Runs `step`, swallowing what it throws: our bookkeeping never reaches the app. */
@@ -100,6 +154,12 @@ export interface StreamTap<Item> {
   failed(err: unknown): void;
   /** The app stopped reading before the end (`break`, `return()`). */
   abandoned(): void;
+  /**
+   * Times the stream of this llm span: `content` says which items carry tokens (text, tool-call
+   * arguments); the first of them is the first token. {@link finishCall} (or {@link timingsOf})
+   * then puts the timings in the span's metadata; a stream that fails records its time to first token.
+   */
+  timing?: { span: ManualSpan; content(item: Item): boolean };
 }
 
 /**
@@ -113,23 +173,40 @@ export function tapIterator<Item>(it: AsyncIterator<Item>, tap: StreamTap<Item>)
     finished = true;
     quietly(f);
   };
+  const timing = tap.timing;
+  let clock: StreamClock | undefined;
+  quietly(() => {
+    if (timing) clock = startClock(timing.span);
+  });
+  const fold = (item: Item) => {
+    if (clock && clock.firstMs === undefined) {
+      quietly(() => {
+        if (timing!.content(item)) clock!.firstMs = millis(preciseNow());
+      });
+    }
+    tap.fold(item);
+  };
+  const failed = (err: unknown) => {
+    if (timing) setMetadata(timing.span, timingsOf(timing.span));
+    tap.failed(err);
+  };
   const tapped: AsyncIterator<Item> & AsyncIterable<Item> = {
     next(...args: [] | [unknown]) {
       let step: Promise<IteratorResult<Item>>;
       try {
         step = it.next(...args);
       } catch (err) {
-        settle(() => tap.failed(err));
+        settle(() => failed(err));
         throw err;
       }
       return Promise.resolve(step).then(
         (r) => {
           if (r?.done) settle(() => tap.done());
-          else if (!finished) quietly(() => tap.fold(r.value));
+          else if (!finished) quietly(() => fold(r.value));
           return r;
         },
         (err: unknown) => {
-          settle(() => tap.failed(err));
+          settle(() => failed(err));
           throw err;
         },
       );
@@ -146,7 +223,7 @@ export function tapIterator<Item>(it: AsyncIterator<Item>, tap: StreamTap<Item>)
   }
   if (typeof it.throw === "function") {
     tapped.throw = (err?: unknown) => {
-      settle(() => tap.failed(err));
+      settle(() => failed(err));
       return it.throw!(err);
     };
   }

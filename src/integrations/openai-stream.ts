@@ -1,14 +1,25 @@
 import type { FoundToolCall } from "../semconv/types.js";
-import { callLine, tapIterator } from "./model-call.js";
+import type { ManualSpan } from "../tracing/manual-span.js";
+import { callLine, setMetadata, tapIterator, timingsOf } from "./model-call.js";
 import type { CallResult, Usage } from "./openai.js";
 
 type Api = "chat" | "responses" | "embeddings";
+
+/** Responses events that carry output tokens: the first of them is the first token. */
+const CONTENT_EVENTS: ReadonlySet<unknown> = new Set(["response.output_text.delta", "response.refusal.delta", "response.function_call_arguments.delta", "response.reasoning_summary_text.delta"]);
+
+/** Whether a stream item carries output tokens (text, a refusal, tool-call arguments). */
+function hasContent(api: Api, item: unknown): boolean {
+  if (api !== "chat") return CONTENT_EVENTS.has((item as ResponseEvent).type);
+  const delta = (item as ChatChunk).choices?.[0]?.delta;
+  return Boolean((typeof delta?.content === "string" && delta.content) || (typeof delta?.refusal === "string" && delta.refusal) || delta?.tool_calls?.length);
+}
 
 /** A stream chunk's parts that say something about the call. */
 type ChatChunk = {
   model?: unknown;
   usage?: Usage;
-  choices?: { delta?: { content?: unknown; tool_calls?: { index: number; function?: { name?: string; arguments?: string } }[] } }[];
+  choices?: { delta?: { content?: unknown; refusal?: unknown; tool_calls?: { index: number; function?: { name?: string; arguments?: string } }[] } }[];
 };
 type ResponseEvent = {
   type?: string;
@@ -30,9 +41,10 @@ function argumentsOf(text: string): FoundToolCall["inputParameters"] {
  * Taps the SDK's stream in place: every chunk the app reads is also folded into the call's
  * result, and the call ends when the stream ends (`end`), fails or is aborted (`fail`: an
  * aborted stream is an error, not a success with partial output), or is abandoned (`return`:
- * ends with what was read). The stream object and what it yields are left as they are.
+ * ends with what was read). The stream object and what it yields are left as they are. With the
+ * call's `span`, its timings (time to first token, output tokens per second) go in its metadata.
  */
-export function tapOpenAIStream(stream: AsyncIterable<unknown>, api: Api, end: (r: CallResult) => void, fail: (err: unknown) => void): void {
+export function tapOpenAIStream(stream: AsyncIterable<unknown>, api: Api, end: (r: CallResult) => void, fail: (err: unknown) => void, span?: ManualSpan): void {
   const iterate = stream[Symbol.asyncIterator].bind(stream);
   let output = "";
   let model: unknown;
@@ -68,11 +80,17 @@ export function tapOpenAIStream(stream: AsyncIterable<unknown>, api: Api, end: (
   const settle = () => {
     if (aborted()) {
       const reason = (stream as { controller?: { signal?: { reason?: unknown } } }).controller?.signal?.reason;
+      if (span) setMetadata(span, timingsOf(span));
       fail(reason instanceof Error ? reason : new Error("the stream was aborted"));
-    } else end(result());
+    } else {
+      const r = result();
+      if (span) setMetadata(span, timingsOf(span, r.usage?.completion_tokens ?? r.usage?.output_tokens));
+      end(r);
+    }
   };
+  const timing = span ? { span, content: (item: unknown) => hasContent(api, item) } : undefined;
   Object.defineProperty(stream, Symbol.asyncIterator, {
     configurable: true,
-    value: () => tapIterator(iterate(), { fold, done: settle, failed: fail, abandoned: settle }),
+    value: () => tapIterator(iterate(), { fold, done: settle, failed: fail, abandoned: settle, ...(timing ? { timing } : {}) }),
   });
 }

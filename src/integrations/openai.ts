@@ -153,7 +153,7 @@ function observeCall(result: unknown, call: Call): void {
           const parsed = parseResponse.apply(this, args);
           void Promise.resolve(parsed).then(
             (value) => {
-              if (call.streaming && isAsyncIterable(value)) tapOpenAIStream(value, call.api, end, fail);
+              if (call.streaming && isAsyncIterable(value)) tapOpenAIStream(value, call.api, end, fail, call.span);
               else end(readResult(call.api, value));
             },
             fail,
@@ -180,7 +180,7 @@ function observeCall(result: unknown, call: Call): void {
     }
     if (typeof p?.parseResponse !== "function" && typeof (p as { then?: unknown })?.then === "function") {
       // Not the SDK's APIPromise (an older or mocked SDK): observe the settlement on the side.
-      void (p as Promise<unknown>).then((value) => (call.streaming && isAsyncIterable(value) ? tapOpenAIStream(value, call.api, end, fail) : end(readResult(call.api, value))), fail);
+      void (p as Promise<unknown>).then((value) => (call.streaming && isAsyncIterable(value) ? tapOpenAIStream(value, call.api, end, fail, call.span) : end(readResult(call.api, value))), fail);
     }
   } catch (err) {
     call.span.fail(err);

@@ -51,6 +51,8 @@ const zero: Omit<SdkStats, "enabled"> = {
   spansForceEnded: 0,
   spansEndedAfterForceEnd: 0,
   openTraces: 0,
+  tracesDiscarded: 0,
+  spansDiscarded: 0,
 };
 
 /**

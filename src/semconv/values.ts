@@ -50,7 +50,8 @@ export function subIndexed(item: Record<string, AttributeValue>, prefix: string)
 
 type LcBlob = { lc: number; type: string; id: string[]; kwargs?: { [key: string]: JsonValue } };
 
-function isLcBlob(v: JsonValue | undefined): v is LcBlob & { [key: string]: JsonValue } {
+/** A LangChain serialization blob: `{"lc":1,"type":"constructor","id":[...],"kwargs":{...}}`. */
+export function isLcBlob(v: JsonValue | undefined): v is LcBlob & { [key: string]: JsonValue } {
   return v !== null && typeof v === "object" && !Array.isArray(v) && v.lc === 1 && Array.isArray(v.id);
 }
 

@@ -1,3 +1,5 @@
+import type { PromptLink } from "./prompt-ref.js";
+
 /** The five span types of the service; each goes into its own list on the wire. */
 export type SpanType = "base" | "llm" | "retriever" | "agent" | "tool";
 
@@ -117,9 +119,28 @@ export interface CommonSpanFields extends TestCaseFields {
   metadata?: Record<string, unknown>;
 }
 
+/** Options of `observe()` that act on the trace: they apply when the span is a trace's root. */
+export interface RootSpanOptions {
+  /**
+   * Routes the whole trace (its late updates and offline evaluations too) to another project's
+   * API key, for apps that serve several tenants. Applies on a root span only; never logged.
+   */
+  apiKey?: string;
+}
+
+/** Options of llm spans beyond their fields. */
+export interface LlmSpanOptions {
+  /** The prompt the call used: fills `promptAlias`, `promptVersion`, `promptLabel`, `promptCommitHash`. */
+  prompt?: PromptLink;
+}
+
 /** Options of `observe()`: the span type and that type's own fields. */
 export type ObserveOptions = {
-  [K in SpanType]: CommonSpanFields & SpanTypeFields[K] & (K extends "base" ? { type?: "base" } : { type: K });
+  [K in SpanType]: CommonSpanFields &
+    RootSpanOptions &
+    SpanTypeFields[K] &
+    (K extends "llm" ? LlmSpanOptions : unknown) &
+    (K extends "base" ? { type?: "base" } : { type: K });
 }[SpanType];
 
 /** What `updateCurrentSpan` sets on the current span. Type fields that do not match the span's type are ignored. */
@@ -128,7 +149,8 @@ export interface SpanUpdate
     LlmSpanFields,
     RetrieverSpanFields,
     AgentSpanFields,
-    ToolSpanFields {
+    ToolSpanFields,
+    LlmSpanOptions {
   /** Replaces the captured input. */
   input?: unknown;
   /** Replaces the captured output; the function's return value no longer overwrites it. */
@@ -151,4 +173,11 @@ export interface TraceUpdate extends TestCaseFields {
   /** Single-turn metric collection that evaluates the trace online (needs `llmTestCase`). */
   metricCollection?: string;
   llmTestCase?: LlmTestCase;
+  /**
+   * `true` drops the whole trace: nothing of it is sent, spans that end later included (counted
+   * in `stats().tracesDiscarded`). After its POST started, only what is still to come is dropped.
+   */
+  drop?: boolean;
+  /** Routes the trace to another project's API key; only before the trace is sent. Never logged. */
+  apiKey?: string;
 }

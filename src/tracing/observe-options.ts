@@ -2,13 +2,14 @@ import type { Runtime } from "../runtime.js";
 import { capture } from "./capture.js";
 import { warnFieldOnce, warnUnknownField } from "./field-warnings.js";
 import type { SpanType } from "./fields.js";
+import { promptFields } from "./prompt-ref.js";
 import type { JsonValue } from "./serialize.js";
 import { checkFieldOrWarn, checkRecord, pickSpanFields, spanFieldRules, spanNameRule } from "./validate-fields.js";
 
 const spanTypes: ReadonlySet<string> = new Set<SpanType>(["base", "llm", "retriever", "agent", "tool"]);
 
 /** Every key `observe` options may have. */
-const optionNames: ReadonlySet<string> = new Set(["type", "name", "metadata", ...Object.keys(spanFieldRules)]);
+const optionNames: ReadonlySet<string> = new Set(["type", "name", "metadata", "apiKey", "prompt", ...Object.keys(spanFieldRules)]);
 
 /** What `observe(options)` keeps at definition: a copy, so later changes to the object do not leak in. */
 export interface ObserveOptionsSnapshot {
@@ -55,6 +56,8 @@ export interface PreparedObserveOptions {
   /** Type fields, test-case fields, metricCollection and llmTestCase, JSON-safe and valid. */
   fields: { [key: string]: JsonValue };
   metadata?: { [key: string]: JsonValue };
+  /** The `apiKey` option as given: checked (and never logged) when a root span routes its trace. */
+  apiKey?: unknown;
 }
 
 /**
@@ -68,6 +71,11 @@ export function prepareObserveOptions(options: ObserveOptionsSnapshot, rt: Runti
   const limits = rt.options.serializeLimits;
   for (const key of Object.keys(values)) if (!optionNames.has(key)) warnUnknownField(logger, "observe options", key, optionNames);
   const prepared: PreparedObserveOptions = { fields: pickSpanFields(type, values, logger, limits) };
+  if (values.prompt !== undefined) {
+    if (type === "llm") Object.assign(prepared.fields, promptFields(values.prompt, logger, limits));
+    else warnFieldOnce(logger, `observe option.prompt:${type}`, `observe option prompt applies to llm spans; ignored on a ${type} span`);
+  }
+  if (values.apiKey !== undefined) prepared.apiKey = values.apiKey;
   const name = checkFieldOrWarn(spanNameRule, values.name, "observe option", "name", logger, limits);
   if (typeof name === "string") prepared.name = name;
   if (values.metadata !== undefined && values.metadata !== null) {

@@ -5,9 +5,12 @@ import { parentFor, withObservedSpan } from "./context.js";
 import type { ObserveOptions, SpanType } from "./fields.js";
 import { type ObserveOptionsSnapshot, type PreparedObserveOptions, prepareObserveOptions, snapshotObserveOptions } from "./observe-options.js";
 import { describeError, type JsonValue } from "./serialize.js";
+import { applyScopedDefaults } from "./scoped-defaults.js";
 import { setOwner, setSpanData, SPAN_TYPE_ATTRIBUTE, type SpanData } from "./span-data.js";
 import { MAX_NAME_CHARS, truncateString } from "./string-limits.js";
 import { isLater, preciseNow } from "./time.js";
+import { routeTrace } from "./trace-key.js";
+import { warnFieldOnce } from "./field-warnings.js";
 
 /** Any function: what `observe` wraps. */
 export type AnyFunction = (...args: never[]) => unknown;
@@ -95,7 +98,8 @@ function wrap<F extends AnyFunction>(options: ObserveOptionsSnapshot, fn: F, met
       prepared ??= prepareObserveOptions(options, rt);
       name = prepared.name ?? (methodName || fn.name || "anonymous");
       started = start(rt, name, type, prepared.fields, args, active, { parent, shared });
-      if (prepared.metadata) started.data.metadata = { ...prepared.metadata };
+      if (prepared.metadata) started.data.metadata = { ...started.data.metadata, ...prepared.metadata };
+      if (prepared.apiKey !== undefined) routeFromOptions(rt, started.span, prepared.apiKey);
     } catch (err) {
       rt.logger.error(`could not open span ${truncateString(String(name), MAX_NAME_CHARS)}: ${describeError(err)}`);
       return fn.apply(this, args as never[]);
@@ -113,6 +117,16 @@ function wrap<F extends AnyFunction>(options: ObserveOptionsSnapshot, fn: F, met
   Object.defineProperty(wrapped, "name", { value: fn.name, configurable: true });
   Object.defineProperty(wrapped, "length", { value: fn.length, configurable: true });
   return wrapped as unknown as F;
+}
+
+/** `observe({ apiKey })`: routes the trace when the span is its root; on a nested span, says once that it does not. */
+function routeFromOptions(rt: Runtime, span: Span, apiKey: unknown): void {
+  if (!span.isRecording()) return;
+  if ((span as { parentSpanContext?: unknown }).parentSpanContext) {
+    warnFieldOnce(rt.logger, "observe option.apiKey:nested", "observe option apiKey applies on a trace's root span only; ignored on a nested span (use updateCurrentTrace({ apiKey }) there)");
+    return;
+  }
+  routeTrace(rt, span.spanContext().traceId, apiKey, "observe option");
 }
 
 /**
@@ -148,6 +162,7 @@ export function start(
     }
     setSpanData(span, data);
     setOwner(span, rt);
+    applyScopedDefaults(rt, span.spanContext().traceId, data, active);
   }
   const ctx = withObservedSpan(active, span);
   // Shared: what other instrumentations record inside it is its descendant (one trace).

@@ -1,3 +1,4 @@
+import { isLcBlob, readable } from "../semconv/values.js";
 import { MAX_ERROR_CHARS, truncateString } from "./string-limits.js";
 
 /** A JSON value: what every captured input, output and metadata becomes before it is stored. */
@@ -126,7 +127,12 @@ function walkObject(state: WalkState, obj: object, depth: number): JsonValue | u
     return out;
   }
   const toJSON = (obj as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === "function") return walk(state, toJSON.call(obj), depth + 1);
+  if (typeof toJSON === "function") {
+    // LangChain objects serialize as `{"lc":1,"type":"constructor",...}`: kept as what they stand
+    // for (a message as {role, content}, a document as its text), as every other path does.
+    const json = walk(state, toJSON.call(obj), depth + 1);
+    return isLcBlob(json) ? (readable(json) ?? null) : json;
+  }
   if (typeof (obj as { then?: unknown }).then === "function") return "[Promise]";
   const out: { [key: string]: JsonValue } = {};
   const keys = Object.keys(obj);

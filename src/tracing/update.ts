@@ -9,11 +9,14 @@ import { warnFieldOnce, warnUnknownField } from "./field-warnings.js";
 import type { SpanUpdate, TraceUpdate } from "./fields.js";
 import { describeError, type JsonValue } from "./serialize.js";
 import { getSpanData, type SpanData } from "./span-data.js";
+import { promptFields } from "./prompt-ref.js";
 import { MAX_TAGS_PER_TRACE } from "./string-limits.js";
+import { routeTrace } from "./trace-key.js";
 import { admitMetadata, admitTags, mergeBounded } from "./trace-budget.js";
 import { checkFieldOrWarn, checkRecord, pickSpanFields, spanFieldRules, spanNameRule, traceFieldRules } from "./validate-fields.js";
 
-function current() {
+/** The innermost observed span, recording, and its runtime (internal: updates, handles, typed helpers). */
+export function current() {
   const span = currentObservedSpan();
   const rt = runtimeFor(span);
   if (!rt || !span?.isRecording()) return undefined;
@@ -21,7 +24,7 @@ function current() {
 }
 
 /** A captured (masked, JSON-safe) metadata object, or undefined with a warning. */
-function capturedRecord(rt: Runtime, scope: string, value: unknown): { [key: string]: JsonValue } | undefined {
+export function capturedRecord(rt: Runtime, scope: string, value: unknown): { [key: string]: JsonValue } | undefined {
   const captured = capture(rt, value);
   if (captured === undefined) return undefined;
   const checked = checkRecord(captured, "metadata");
@@ -57,6 +60,14 @@ const spanSetters: { readonly [field: string]: SpanSetter } = {
     if (output !== undefined) data.output = output;
     data.outputPinned = true;
   },
+  prompt(rt, _span, data, value) {
+    if (data.type !== "llm") {
+      warnFieldOnce(rt.logger, `span.prompt:${data.type}`, `span field prompt applies to llm spans; ignored on a ${data.type} span`);
+      return;
+    }
+    const fields = promptFields(value, rt.logger, rt.options.serializeLimits);
+    if (fields) Object.assign(data.fields, fields);
+  },
   metadata(rt, _span, data, value) {
     const meta = capturedRecord(rt, "span", value);
     if (!meta) return;
@@ -85,21 +96,25 @@ export function updateCurrentSpan(fields: SpanUpdate): void {
     activeRuntime()?.logger.debug("updateCurrentSpan outside an observed span: ignored");
     return;
   }
-  const { rt, span } = cur;
+  updateSpanOf(cur.rt, cur.span, fields, "updateCurrentSpan");
+}
+
+/** Applies a span update to `span` (internal: `updateCurrentSpan`, span handles, typed helpers). Never throws. */
+export function updateSpanOf(rt: Runtime, span: Span, fields: SpanUpdate, fn: string): void {
   try {
     const data = getSpanData(span);
-    if (!data || data.ended || !isFieldObject(fields, rt, "updateCurrentSpan")) return;
+    if (!data || data.ended || !isFieldObject(fields, rt, fn)) return;
     const typed: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(fields)) {
       if (value === undefined) continue;
       const setter = Object.hasOwn(spanSetters, key) ? spanSetters[key] : undefined;
       if (setter) setter(rt, span, data, value);
       else if (Object.hasOwn(spanFieldRules, key)) typed[key] = value;
-      else warnUnknownField(rt.logger, "updateCurrentSpan", key, spanUpdateNames);
+      else warnUnknownField(rt.logger, fn, key, spanUpdateNames);
     }
     Object.assign(data.fields, pickSpanFields(data.type, typed, rt.logger, rt.options.serializeLimits));
   } catch (err) {
-    rt.logger.error(`updateCurrentSpan failed: ${describeError(err)}`);
+    rt.logger.error(`${fn} failed: ${describeError(err)}`);
   }
 }
 
@@ -126,7 +141,10 @@ const traceSetters: { readonly [field: string]: TraceSetter } = {
   },
 };
 
-const traceUpdateNames: ReadonlySet<string> = new Set([...Object.keys(traceSetters), ...Object.keys(traceFieldRules)]);
+/** Trace update fields that act on the trace rather than set a field of it. */
+const traceActions = ["drop", "apiKey"] as const;
+
+const traceUpdateNames: ReadonlySet<string> = new Set([...Object.keys(traceSetters), ...Object.keys(traceFieldRules), ...traceActions]);
 
 /**
  * Sets fields of the current trace: `name`, `input`, `output`, `threadId`, `userId`, `tags`
@@ -142,25 +160,47 @@ export function updateCurrentTrace(fields: TraceUpdate): void {
     activeRuntime()?.logger.debug("updateCurrentTrace outside an observed span: ignored");
     return;
   }
-  const { rt, span } = cur;
+  updateTraceOf(cur.rt, cur.span.spanContext().traceId, fields, "updateCurrentTrace");
+}
+
+/** Applies a trace update to the trace `traceId` (internal: `updateCurrentTrace`, trace handles). Never throws. */
+export function updateTraceOf(rt: Runtime, traceId: string, fields: TraceUpdate, fn: string): void {
   try {
-    if (!isFieldObject(fields, rt, "updateCurrentTrace")) return;
-    const { traceId } = span.spanContext();
+    if (!isFieldObject(fields, rt, fn)) return;
+    // The key first: the other fields of the same update may be the last before the trace goes.
+    if (fields.apiKey !== undefined) routeTrace(rt, traceId, fields.apiKey, "trace");
     const rec = rt.assembler.get(traceId);
     const safe: Record<string, JsonValue> = {};
     for (const [key, value] of Object.entries(fields)) {
-      if (value === undefined) continue;
+      if (value === undefined || key === "apiKey") continue;
+      if (key === "drop") {
+        if (value === true) dropTrace(rt, traceId);
+        else if (value !== false) warnFieldOnce(rt.logger, "trace.drop", `trace field drop must be true or false; got ${typeof value}; ignored`);
+        continue;
+      }
       const setter = Object.hasOwn(traceSetters, key) ? traceSetters[key] : undefined;
       const rule = Object.hasOwn(traceFieldRules, key) ? traceFieldRules[key] : undefined;
       let checked: JsonValue | undefined;
       if (setter) checked = setter(rt, rec, value);
       else if (rule) checked = checkFieldOrWarn(rule, value, "trace", key, rt.logger, rt.options.serializeLimits);
-      else warnUnknownField(rt.logger, "updateCurrentTrace", key, traceUpdateNames);
+      else warnUnknownField(rt.logger, fn, key, traceUpdateNames);
       if (checked !== undefined) safe[key] = checked;
     }
     if (Object.keys(safe).length > 0) rt.assembler.updateTrace(traceId, safe as SafeTraceUpdate);
   } catch (err) {
-    rt.logger.error(`updateCurrentTrace failed: ${describeError(err)}`);
+    rt.logger.error(`${fn} failed: ${describeError(err)}`);
+  }
+}
+
+/** Drops a trace for the app (`drop: true`): nothing of it is sent; a drop that came too late says so once. */
+function dropTrace(rt: Runtime, traceId: string): void {
+  const outcome = rt.assembler.drop(traceId);
+  if (outcome === "partly") {
+    warnFieldOnce(rt.logger, "trace.drop:late", `trace ${traceUuid(traceId)} was dropped after it was sent: only what was still to come (late spans, updates) is dropped`);
+  } else if (outcome === "unknown") {
+    warnFieldOnce(rt.logger, "trace.drop:unknown", `trace ${traceUuid(traceId)} was dropped after it was delivered: nothing more of it will be sent`);
+  } else if (outcome === "again") {
+    rt.logger.debug(`trace ${traceUuid(traceId)} was already dropped`);
   }
 }
 

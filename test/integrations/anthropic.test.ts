@@ -7,6 +7,7 @@ import type { StoredSpan } from "../../src/devserver/store.js";
 import { currentTraceUuid, EvaltraceSpanProcessor, flush, observe, shutdown } from "../../src/index.js";
 import { wrapAnthropic } from "../../src/integrations/anthropic.js";
 import { configureForTest } from "../helpers/sdk.js";
+import { expectStreamTimings, timingsOf } from "../helpers/stream-timings.js";
 
 let dev: DevServer;
 let fake: Awaited<ReturnType<typeof startFakeAnthropic>>;
@@ -184,6 +185,30 @@ describe("wrapAnthropic with the real @anthropic-ai/sdk package", () => {
     expect(llm[1]!.error).toContain("Overloaded");
     expect(llm[2]!.error).toContain("aborted");
     expect(llm[3]!.error).toContain("closed by the app");
+  });
+});
+
+describe("wrapAnthropic: streaming timings in the llm span's metadata", () => {
+  it("a streamed create and messages.stream: time to first token and tokens per second; a non-streamed call and a failed stream", async () => {
+    const delay = { "x-fake-stream-delay-ms": "15" };
+    const { llm } = await llmSpans(async () => {
+      const stream = await anthropic.messages.create({ model: "claude-sonnet-4-6", max_tokens: 100, stream: true, messages: [{ role: "user", content: "When?" }] }, { headers: delay });
+      for await (const _e of stream);
+      expect(await anthropic.messages.stream({ model: "claude-sonnet-4-6", max_tokens: 100, messages: [{ role: "user", content: "When?" }] }, { headers: delay }).finalText()).toBe("Orders ship in 2 days.");
+      await anthropic.messages.create({ model: "claude-sonnet-4-6", max_tokens: 100, messages: [{ role: "user", content: "When?" }] });
+      const failing = await anthropic.messages.create({ model: "claude-sonnet-4-6", max_tokens: 100, stream: true, messages: [{ role: "user", content: "x" }] }, { headers: { "x-fake-stream-error-after": "5" } });
+      await expect(
+        (async () => {
+          for await (const _e of failing);
+        })(),
+      ).rejects.toThrow();
+    });
+    expect(llm.map((s) => s.status)).toEqual(["SUCCESS", "SUCCESS", "SUCCESS", "ERRORED"]);
+    // message_start, content_block_start and ping carry no token: the first text delta comes
+    // after three of the fake server's pauses.
+    for (const span of llm.slice(0, 2)) expectStreamTimings(span, { minTtftMs: 3 * 15, tokens: 4 });
+    expect(timingsOf(llm[2]!)).toEqual({ ttft: undefined, tps: undefined });
+    expect(timingsOf(llm[3]!)).toEqual({ ttft: expect.any(Number), tps: undefined });
   });
 });
 

@@ -5,6 +5,7 @@ import type { StoredSpan } from "../../src/devserver/store.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
 import { configureForTest } from "../helpers/sdk.js";
+import { expectStreamTimings, timingsOf } from "../helpers/stream-timings.js";
 
 // @google/genai 2 (Node 20+); major 3 needs Node 22.
 let dev: DevServer;
@@ -140,6 +141,20 @@ describe("wrapGoogleGenAI with the real @google/genai package", () => {
     expect(llm.map((s) => s.status)).toEqual(["ERRORED", "ERRORED", "ERRORED"]);
     expect(llm[0]!.error).toContain("exceeded your current quota");
     expect(llm[2]!.error).toContain("closed by the app");
+  });
+});
+
+describe("wrapGoogleGenAI: streaming timings in the llm span's metadata", () => {
+  it("generateContentStream: time to first token and tokens per second; none for generateContent", async () => {
+    const { llm } = await llmSpans(async () => {
+      const stream = await ai.models.generateContentStream({ model: "gemini-2.0-flash", contents: "When?", config: { httpOptions: { headers: { "x-fake-stream-delay-ms": "15" } } } });
+      for await (const _c of stream);
+      await ai.models.generateContent({ model: "gemini-2.0-flash", contents: "When?" });
+    });
+    // Every chunk holds a piece of text: the first one (sent at once) is the first token.
+    expectStreamTimings(llm[0]!, { minTtftMs: 0, tokens: 4 });
+    expect(timingsOf(llm[0]!).ttft).toBeGreaterThan(0);
+    expect(timingsOf(llm[1]!)).toEqual({ ttft: undefined, tps: undefined });
   });
 });
 

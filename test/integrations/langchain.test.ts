@@ -55,7 +55,7 @@ describe("EvaltraceCallbackHandler with the real LangChain.js", () => {
     const spans = dev.state.traces[uuid]!.spans;
     const by = (name: string) => spans.find((s) => s.name === name)!;
     const app = by("app");
-    expect(by("Docs")).toMatchObject({ type: "retriever", parentUuid: app.uuid, input: "shipping", output: ["Orders about shipping ship in 2 days."], integration: "LangChain" });
+    expect(by("Docs")).toMatchObject({ type: "retriever", parentUuid: app.uuid, input: "shipping", output: [{ pageContent: "Orders about shipping ship in 2 days.", metadata: {} }], retrievalContext: ["Orders about shipping ship in 2 days."], integration: "LangChain" });
     expect(by("lookup_order")).toMatchObject({ type: "tool", parentUuid: app.uuid, input: { orderId: "A-1" }, output: "order A-1 shipped" });
     const sequence = by("RunnableSequence");
     expect(sequence).toMatchObject({ type: "base", parentUuid: app.uuid });

@@ -7,6 +7,7 @@ import type { StoredSpan } from "../../src/devserver/store.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/integrations/openai.js";
 import { configureForTest } from "../helpers/sdk.js";
+import { expectStreamTimings, timingsOf } from "../helpers/stream-timings.js";
 
 // wrapOpenAI "complete and invisible" (integrations issue): every method that reaches the model
 // is one span, and the client behaves as the raw one, call by call. Real openai package, fake server.
@@ -94,6 +95,53 @@ describe("every method that reaches the model is one span", () => {
     const twice = wrapOpenAI(wrapOpenAI(new OpenAI({ apiKey: "sk-test", baseURL: fake.url, maxRetries: 0 })));
     const spans = await llmSpans(() => twice.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }));
     expect(spans).toHaveLength(1);
+  });
+});
+
+describe("streaming timings in the llm span's metadata", () => {
+  const paced = { "x-fake-stream-delay-ms": "15" };
+  it("a chat stream: time to first token (from the request to the first content), tokens per second; none for a call not streamed", async () => {
+    const spans = await llmSpans(async () => {
+      const stream = await client.chat.completions.create({ model: "gpt-4o-mini", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "hi" }] }, { headers: paced });
+      let text = "";
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+      expect(text).toBe("Orders ship in 2 days.");
+      await client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] });
+    });
+    expect(spans).toHaveLength(2);
+    // The role-only first chunk is no token: the first content comes after one pause.
+    expectStreamTimings(spans[0]!, { minTtftMs: 15, tokens: 4 });
+    expect(timingsOf(spans[1]!)).toEqual({ ttft: undefined, tps: undefined });
+  });
+
+  it("responses.stream and a streamed tool call; no rate without usage", async () => {
+    const spans = await llmSpans(async () => {
+      const stream = client.responses.stream({ model: "gpt-4o-mini", input: "stream it" }, { headers: paced });
+      expect((await stream.finalResponse()).output_text).toBe("Orders ship in 2 days.");
+      const tools = await client.chat.completions.create({ model: "gpt-4o-mini", stream: true, tools: [lookup], messages: [{ role: "user", content: "Where is A-1001?" }] });
+      for await (const _ of tools);
+    });
+    // created, in_progress, output_item.added, content_part.added, then the text deltas.
+    expectStreamTimings(spans[0]!, { minTtftMs: 4 * 15, tokens: 4 });
+    // The tool call's first chunk carries it: a first token, but no usage asked for, so no rate.
+    expect(spans[1]).toMatchObject({ toolsCalled: [{ name: "lookup_order" }] });
+    expect(timingsOf(spans[1]!)).toEqual({ ttft: expect.any(Number), tps: undefined });
+  });
+
+  it("a stream that fails after its first tokens keeps its time to first token, and no rate", async () => {
+    const spans = await llmSpans(async () => {
+      const stream = await client.chat.completions.create(
+        { model: "gpt-4o-mini", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "hi" }] },
+        { headers: { "x-fake-stream-error-after": "3" } },
+      );
+      await expect(
+        (async () => {
+          for await (const _ of stream);
+        })(),
+      ).rejects.toThrow();
+    });
+    expect(spans[0]).toMatchObject({ status: "ERRORED" });
+    expect(timingsOf(spans[0]!)).toEqual({ ttft: expect.any(Number), tps: undefined });
   });
 });
 

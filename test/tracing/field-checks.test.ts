@@ -89,7 +89,7 @@ describe("field checks: a bad field never gets the trace rejected", () => {
           environment: "",
           expectedOutput: { answer: 1 } as never,
           llmTestCase: { input: "only input" } as never,
-          drop: true,
+          drop: "yes",
         } as never);
       },
       { type: "agent", name: "checks", availableTools: "search", agentHandoffs: [1, "b"] } as never,

@@ -1,7 +1,9 @@
-import type { Browser } from "playwright-core";
+import OpenAI from "openai";
+import type { Browser, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer } from "../../src/devserver/index.js";
-import { flush, observe, shutdown, updateCurrentSpan, updateCurrentTrace } from "../../src/index.js";
+import { type DevServer, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
+import { flush, observe, shutdown, TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY, updateCurrentSpan, updateCurrentTrace } from "../../src/index.js";
+import { wrapOpenAI } from "../../src/integrations/openai.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { available, launch, shot } from "./browser.js";
 
@@ -125,10 +127,8 @@ describe.skipIf(!available)("the trace viewer in headless Chromium", () => {
     await expect.poll(() => page.url()).toMatch(/#\/traces$/);
 
     // The thread: turns linked, the errored turn shown with its error, thread evaluation badges.
-    // Opened as a deep link in a fresh page load (a hash change alone can race with a list
-    // re-render still in flight from a live update: a known viewer issue, noted for its fix).
+    // Opened by a hash change: a list re-render still in flight is ignored (render generations).
     await page.goto(`${dev.url}/#/threads/conv-1`);
-    await page.reload();
     await expect.poll(() => page.locator("#conversation .bubble").count(), { timeout: 15_000 }).toBe(4);
     expect(await page.locator("#conversation .bubble.failed").textContent()).toContain("order service down");
     expect(await page.locator("#conversation a.turn-link").count()).toBe(2);
@@ -169,6 +169,74 @@ describe.skipIf(!available)("the trace viewer in headless Chromium", () => {
       await page.goto(`${teamDev.url}/#/${view}`);
       await expect.poll(() => page.locator(`#${view} tbody tr`).count(), { timeout: 15_000 }).toBeGreaterThan(0);
     }
+    await page.close();
+  });
+
+  it("a streamed llm span shows its time to first token and tokens per second", async () => {
+    const fake = await startFakeOpenAI();
+    configureForTest(dev.url, dev.projectKey);
+    const openai = wrapOpenAI(new OpenAI({ apiKey: "sk-test", baseURL: fake.url, maxRetries: 0 }));
+    let metadata: Record<string, unknown> = {};
+    await observe({ type: "agent", name: "streaming-agent" }, async () => {
+      const stream = await openai.chat.completions.create({ model: "gpt-4o-mini", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "hi" }] }, { headers: { "x-fake-stream-delay-ms": "10" } });
+      for await (const _ of stream);
+    })();
+    expect((await flush()).ok).toBe(true);
+    await fake.close();
+    const trace = Object.values(dev.state.traces).find((t) => t.spans.some((x) => x.name === "streaming-agent"))!;
+    const llm = trace.spans.find((x) => x.type === "llm")!;
+    metadata = llm.metadata as Record<string, unknown>;
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${dev.url}/#/traces/${trace.uuid}/${llm.uuid}`);
+    const timings = page.locator("#span-timings");
+    await expect.poll(() => timings.count(), { timeout: 15_000 }).toBe(1);
+    const text = await timings.textContent();
+    expect(text).toContain("time to first token");
+    expect(text).toContain("tokens / second");
+    // The numbers shown are the span's own (TTFT as a duration, the rate rounded).
+    const ttft = metadata[TIME_TO_FIRST_TOKEN_KEY] as number;
+    const tps = metadata[TOKENS_PER_SECOND_KEY] as number;
+    expect(text).toContain(ttft < 10 ? `${ttft.toFixed(1)} ms` : ttft < 1000 ? `${ttft.toFixed(0)} ms` : `${(ttft / 1000).toFixed(2)} s`);
+    expect(text).toContain(tps.toFixed(tps < 10 ? 1 : 0));
+    await shot(page, "14-llm-span-stream-timings");
+    // Spans without timings (the agent) have no such box.
+    await page.locator('#waterfall .row[data-type="agent"]').click();
+    await expect.poll(() => page.locator("#span-panel h2").textContent(), { timeout: 15_000 }).toContain("streaming-agent");
+    expect(await page.locator("#span-timings").count()).toBe(0);
+    await page.close();
+  });
+
+  it("a view opened while a live update's re-render is still in flight stays on screen (render generations)", async () => {
+    configureForTest(dev.url, dev.projectKey);
+    const turn = observe({ type: "agent", name: "race-turn" }, async (q: string) => {
+      updateCurrentTrace({ threadId: "conv-race", input: q, output: `answer to ${q}` });
+      return `answer to ${q}`;
+    });
+    await turn("first");
+    expect((await flush()).ok).toBe(true);
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${dev.url}/#/traces`);
+    await expect.poll(() => page.locator("#traces tbody tr").count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    // Hold the list's re-reads: the live update's re-render stays in flight.
+    const held: Route[] = [];
+    await page.route(
+      (url) => url.pathname === "/_dev/view/traces",
+      (route) => {
+        held.push(route);
+      },
+    );
+    await turn("second");
+    expect((await flush()).ok).toBe(true);
+    await expect.poll(() => held.length, { timeout: 15_000 }).toBeGreaterThan(0);
+    // Navigate by hash (no reload) while it is pending, then let it finish.
+    await page.evaluate('location.hash = "#/threads/conv-race"');
+    await expect.poll(() => page.locator("#conversation .bubble").count(), { timeout: 15_000 }).toBe(4);
+    for (const route of held) await route.continue();
+    // The stale read came back and was ignored: the thread is still what the page shows.
+    await expect.poll(() => page.evaluate("window.V.staleReads"), { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(await page.locator("#traces").count()).toBe(0);
+    expect(await page.locator("#conversation .bubble").count()).toBe(4);
+    await shot(page, "15-thread-after-stale-list-render");
     await page.close();
   });
 });

@@ -42,10 +42,19 @@ V.usd = function (v) {
   return v < 0.01 ? "$" + v.toFixed(6).replace(/0+$/, "") : "$" + v.toFixed(4);
 };
 V.num = function (n) { return (n || 0).toLocaleString("en-US"); };
+// Render generations: every navigation (V.render) starts a new one. A read started in an older
+// generation (a live update's re-render still in flight when the hash changed) never settles, so
+// what it would draw can never replace the view now on screen; V.staleReads counts them.
+V.generation = 0;
+V.staleReads = 0;
 V.get = function (path) {
-  return fetch(path).then(function (r) {
-    if (!r.ok) return r.json().then(function (b) { throw new Error(b.error || r.status); });
-    return r.json().then(function (body) { return { body: body, next: r.headers.get("x-next-cursor") }; });
+  var generation = V.generation;
+  var current = function () { if (generation === V.generation) return true; V.staleReads++; return false; };
+  return new Promise(function (resolve, reject) {
+    fetch(path).then(function (r) {
+      if (!r.ok) return r.json().then(function (b) { throw new Error(b.error || r.status); });
+      return r.json().then(function (body) { return { body: body, next: r.headers.get("x-next-cursor") }; });
+    }).then(function (v) { if (current()) resolve(v); }, function (e) { if (current()) reject(e); });
   });
 };
 V.json = function (path) { return V.get(path).then(function (r) { return r.body; }); };
@@ -100,6 +109,7 @@ document.addEventListener("keydown", function (ev) {
 });
 
 V.render = function () {
+  V.generation++;
   var r = V.route();
   var name = r.parts[0] || "traces";
   document.querySelectorAll("header nav a").forEach(function (a) { a.className = a.getAttribute("data-view") === name ? "active" : ""; });

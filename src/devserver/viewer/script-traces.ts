@@ -1,3 +1,5 @@
+import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "../../integrations/timing-keys.js";
+
 /**
  * The viewer's trace list (server-side search, filters and paging; live updates re-read only
  * the page shown) and trace view (totals, waterfall, span panel), as browser JavaScript.
@@ -125,6 +127,18 @@ var SPAN_FIELDS = ["model", "provider", "embedder", "topK", "chunkSize", "descri
   "promptAlias", "promptVersion", "promptCommitHash", "metadata"];
 var TEST_FIELDS = ["expectedOutput", "retrievalContext", "context", "toolsCalled", "expectedTools"];
 
+// A streamed llm span's timings, in its metadata (the integrations' keys).
+var TTFT_KEY = ${JSON.stringify(TIME_TO_FIRST_TOKEN_KEY)}, TPS_KEY = ${JSON.stringify(TOKENS_PER_SECOND_KEY)};
+function streamTimings(s) {
+  var m = s.metadata || {};
+  var ttft = typeof m[TTFT_KEY] === "number" ? m[TTFT_KEY] : null, tps = typeof m[TPS_KEY] === "number" ? m[TPS_KEY] : null;
+  if (ttft === null && tps === null) return null;
+  return el("div", { "class": "totals", id: "span-timings" }, [
+    el("div", {}, [el("b", { text: V.dur(ttft) }), el("span", { text: "time to first token" })]),
+    el("div", {}, [el("b", { text: tps === null ? "—" : tps.toFixed(tps < 10 ? 1 : 0) }), el("span", { text: "tokens / second" })])
+  ]);
+}
+
 function spanPanel(trace, s) {
   var d = (V.micros(s.endTime) - V.micros(s.startTime)) / 1000;
   var jobs = (trace.jobs || []).filter(function (j) { return j.targetId === s.uuid; });
@@ -139,6 +153,7 @@ function spanPanel(trace, s) {
       el("div", {}, [el("b", { text: V.num(s.outputTokenCount) }), el("span", { text: "output tokens" })]),
       el("div", {}, [el("b", { text: cost !== null ? V.usd(cost) : "—" }), el("span", { text: cost !== null ? "cost (costPer* fields)" : "cost (see trace totals)" })])
     ]) : null,
+    s.type === "llm" ? streamTimings(s) : null,
     V.badges(jobs),
     s.input !== undefined ? el("h3", {}, ["Input", V.copyButton(function () { return typeof s.input === "string" ? s.input : JSON.stringify(s.input, null, 2); })]) : null,
     s.input !== undefined ? el("div", { id: "span-input" }, [V.value(s.input)]) : null,

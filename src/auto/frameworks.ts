@@ -1,0 +1,32 @@
+import type { LibraryName } from "./libraries.js";
+import { autoState } from "./state.js";
+
+/**
+ * Frameworks that call a model SDK themselves and record that call in their own llm span: a
+ * client they use is left to them, so that one call is one llm span (a LangChain `ChatOpenAI`
+ * carries its own `openai` client, the Agents SDK its own too).
+ */
+const owners: readonly { marker: string; library: LibraryName }[] = [
+  { marker: "/@langchain/", library: "langchain" },
+  { marker: "/@openai/agents", library: "openai-agents" },
+];
+
+/**
+ * The instrumented framework whose code is calling now, read from the call stack, or undefined
+ * (the app calls the model itself). Asked once per client, on its first use.
+ */
+export function callingFramework(): LibraryName | undefined {
+  const state = autoState();
+  const candidates = owners.filter((o) => state.enabled.has(o.library) && state.loaded.has(o.library));
+  if (candidates.length === 0) return undefined;
+  const holder: { stack?: string } = {};
+  const limit = Error.stackTraceLimit;
+  try {
+    Error.stackTraceLimit = 60;
+    Error.captureStackTrace(holder, callingFramework);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  const stack = String(holder.stack ?? "").replaceAll("\\", "/");
+  return candidates.find((o) => stack.includes(o.marker))?.library;
+}

@@ -1,0 +1,78 @@
+import type { Tracer } from "@opentelemetry/api";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { EvaltraceSpanProcessor } from "../../export/evaltrace-span-processor.js";
+import { processWide } from "../../registry.js";
+import type { LibraryHook } from "../instrumentation.js";
+import { isOn } from "../state.js";
+
+type Fn = (this: unknown, ...args: unknown[]) => unknown;
+
+/** The AI SDK functions that call a model; each takes one options object with `experimental_telemetry`. */
+const traced = ["generateText", "streamText", "generateObject", "streamObject", "embed", "embedMany"] as const;
+
+const PATCHED = Symbol.for("evaltrace.auto.ai");
+
+/** A tracer of our own provider (never the app's global one), whose spans the EvaltraceSpanProcessor maps. */
+const tracer = (): Tracer => processWide("auto.aiTracer", () => new BasicTracerProvider({ spanProcessors: [new EvaltraceSpanProcessor()] }).getTracer("ai"));
+
+/**
+ * The call's options with telemetry on and our tracer, when the app left `isEnabled` unset; an
+ * app that set it (to true with its own tracer or provider, or to false) keeps its choice.
+ */
+function withTelemetry(options: unknown): unknown {
+  if (!isOn("ai") || options === null || typeof options !== "object" || Array.isArray(options)) return options;
+  try {
+    const telemetry = (options as { experimental_telemetry?: unknown }).experimental_telemetry;
+    if (telemetry !== undefined && (telemetry === null || typeof telemetry !== "object")) return options;
+    const set = telemetry as { isEnabled?: unknown } | undefined;
+    if (set?.isEnabled !== undefined) return options;
+    return { ...options, experimental_telemetry: { ...set, isEnabled: true, tracer: tracer() } };
+  } catch {
+    // Options we cannot copy (a getter that throws) go to the SDK as they are.
+    return options;
+  }
+}
+
+function patched(original: Fn): Fn {
+  const fn: Fn = function (this: unknown, ...args: unknown[]) {
+    if (args.length > 0) args[0] = withTelemetry(args[0]);
+    return original.apply(this, args);
+  };
+  Object.defineProperty(fn, PATCHED, { value: original });
+  Object.defineProperty(fn, "name", { value: original.name, configurable: true });
+  return fn;
+}
+
+/**
+ * `ai` (the Vercel AI SDK): its telemetry is OpenTelemetry spans, off unless a call asks for
+ * them. Zero-code turns it on for calls that leave `experimental_telemetry.isEnabled` unset,
+ * with a tracer of evaltrace's own (the app's global provider is not touched), so those calls
+ * are traced through the `EvaltraceSpanProcessor` mapping. The ESM namespace gets the patched
+ * functions; the CommonJS exports (read-only getters) are served through a proxy of themselves.
+ */
+export const aiSdkHook: LibraryHook = {
+  library: "ai",
+  packageName: "ai",
+  versions: [">=4"],
+  onLoad(exports) {
+    const replacements: Record<string, Fn> = {};
+    for (const name of traced) {
+      const original = exports[name];
+      if (typeof original !== "function" || (original as { [PATCHED]?: unknown })[PATCHED]) continue;
+      replacements[name] = patched(original as Fn);
+    }
+    let assigned = true;
+    for (const [name, fn] of Object.entries(replacements)) {
+      try {
+        exports[name] = fn;
+      } catch {
+        // A read-only export: served through the proxy below.
+      }
+      if (exports[name] !== fn) assigned = false;
+    }
+    if (assigned) return exports;
+    return new Proxy(exports, {
+      get: (target, key, receiver) => (typeof key === "string" && Object.hasOwn(replacements, key) ? replacements[key] : Reflect.get(target, key, receiver)),
+    });
+  },
+};

@@ -1,0 +1,147 @@
+import * as nodeModule from "node:module";
+import { pathToFileURL } from "node:url";
+import type { InstrumentationBase } from "@opentelemetry/instrumentation";
+import { processEnv } from "../config.js";
+import { ensureRuntime } from "../runtime.js";
+import { aiSdkHook } from "./hooks/ai-sdk.js";
+import { anthropicHook } from "./hooks/anthropic.js";
+import { googleGenAIHook } from "./hooks/google-genai.js";
+import { langchainHook } from "./hooks/langchain.js";
+import { mcpHook } from "./hooks/mcp.js";
+import { openaiHook } from "./hooks/openai.js";
+import { openaiAgentsHook } from "./hooks/openai-agents.js";
+import { createInstrumentation, type LibraryHook } from "./instrumentation.js";
+import { isLibraryName, LIBRARIES, type LibraryName } from "./libraries.js";
+import { ownFile } from "./load.js";
+import { autoState } from "./state.js";
+
+/** Which libraries {@link instrument} turns on (`true`) or off (`false`); a library left out is on. */
+export type InstrumentOptions = { [Library in LibraryName]?: boolean };
+
+/** The environment variable that turns libraries off for zero-code: `openai,langchain` (or `all`). */
+export const DISABLE_ENV = "EVALTRACE_DISABLE_INSTRUMENTATIONS";
+
+const hooks: Record<LibraryName, LibraryHook> = {
+  openai: openaiHook,
+  anthropic: anthropicHook,
+  "google-genai": googleGenAIHook,
+  "openai-agents": openaiAgentsHook,
+  langchain: langchainHook,
+  mcp: mcpHook,
+  ai: aiSdkHook,
+};
+
+/**
+ * What the ESM loader hook intercepts: the packages' entries by name, and the files inside a
+ * package a hook needs (so no other module of the app goes through the loader).
+ */
+const esmInclude: (string | RegExp)[] = [
+  "openai",
+  "@anthropic-ai/sdk",
+  "@google/genai",
+  "@openai/agents-core",
+  "ai",
+  /\/@langchain\/core\/dist\/callbacks\/manager\.js$/,
+  /\/@modelcontextprotocol\/sdk\/dist\/esm\/(client|server)\/(index|mcp)\.js$/,
+];
+
+/** Each library's instrumentation, made on first use and kept for the process (several entries share it). */
+const instrumentations = new Map<LibraryName, InstrumentationBase>();
+
+/** Registers import-in-the-middle's loader hook once, so that ESM imports are hooked too. */
+function registerEsmHook(): void {
+  const state = autoState();
+  if (state.esmHookRegistered || typeof nodeModule.register !== "function") return;
+  state.esmHookRegistered = true;
+  try {
+    nodeModule.register("import-in-the-middle/hook.mjs", pathToFileURL(ownFile()).href, { data: { include: esmInclude } });
+  } catch {
+    // No loader hooks here (a runtime without them): CommonJS is still hooked.
+  }
+}
+
+function fail(message: string): never {
+  throw new TypeError(`evaltrace: ${message}`);
+}
+
+/**
+ * Instruments the supported libraries the app loads, with no change to its code: `openai`,
+ * `@anthropic-ai/sdk`, `@google/genai` (each client on its first call, as `wrapOpenAI`,
+ * `wrapAnthropic` and `wrapGoogleGenAI` would), `@openai/agents` (an `EvaltraceTracingProcessor`
+ * added to its trace provider), `@langchain/core` (an `EvaltraceCallbackHandler` on every run),
+ * the MCP SDK (clients' tool calls and servers' tool handlers) and the AI SDK (`ai`, its
+ * OpenTelemetry telemetry turned on where a call leaves it unset). Modules loaded after the call
+ * are hooked through the standard OpenTelemetry require and import hooks; for ESM apps, call it
+ * before the libraries are imported (best: `node --import evaltrace/auto`).
+ *
+ * Calling it again changes which libraries are on; a library turned off stops recording at
+ * once. A client the app wrapped itself (`wrapOpenAI`, ...) is never wrapped twice.
+ *
+ * @param options - Libraries to turn off (`{ langchain: false }`); every other one is on.
+ * @returns The libraries now on.
+ * @throws TypeError for a name that is not a supported library or a value that is not a boolean.
+ *
+ * @example
+ * import { instrument } from "evaltrace";
+ * instrument({ langchain: false });
+ * const { default: OpenAI } = await import("openai");
+ */
+export function instrument(options: InstrumentOptions = {}): LibraryName[] {
+  if (typeof options !== "object" || options === null || Array.isArray(options)) fail("instrument() takes an object such as { openai: true, langchain: false }");
+  for (const [key, value] of Object.entries(options)) {
+    if (!isLibraryName(key)) fail(`instrument(): unknown library \`${key}\` (known: ${LIBRARIES.join(", ")})`);
+    if (typeof value !== "boolean" && value !== undefined) fail(`instrument(): \`${key}\` must be true or false`);
+  }
+  return apply(LIBRARIES.filter((name) => options[name] !== false));
+}
+
+/** Turns on exactly `wanted`, making and enabling each library's hooks the first time. */
+function apply(wanted: readonly LibraryName[]): LibraryName[] {
+  const state = autoState();
+  if (wanted.length > 0) registerEsmHook();
+  for (const name of LIBRARIES) {
+    const on = wanted.includes(name);
+    if (on) {
+      state.enabled.add(name);
+      if (!state.created.has(name)) {
+        state.created.add(name);
+        const made = createInstrumentation(hooks[name]);
+        instrumentations.set(name, made);
+        made.enable();
+      }
+    } else {
+      state.enabled.delete(name);
+    }
+  }
+  return LIBRARIES.filter((name) => state.enabled.has(name));
+}
+
+/**
+ * The libraries the environment turns off: `EVALTRACE_DISABLE_INSTRUMENTATIONS`, names separated
+ * by commas or spaces (`all` or `*`: every one). Unknown names are reported.
+ */
+export function disabledByEnvironment(value: string | undefined): { disabled: LibraryName[]; unknown: string[] } {
+  const names = (value ?? "")
+    .split(/[\s,]+/)
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
+  if (names.includes("all") || names.includes("*")) return { disabled: [...LIBRARIES], unknown: [] };
+  return { disabled: names.filter(isLibraryName), unknown: names.filter((n) => !isLibraryName(n)) };
+}
+
+/**
+ * What `evaltrace/auto` does on load: the SDK configured from the environment, and every
+ * library not turned off by `EVALTRACE_DISABLE_INSTRUMENTATIONS` instrumented. Never throws.
+ */
+export function instrumentFromEnvironment(): void {
+  try {
+    const runtime = ensureRuntime();
+    const { disabled, unknown } = disabledByEnvironment(processEnv()[DISABLE_ENV]);
+    if (unknown.length > 0) {
+      runtime?.logger.warn(`${DISABLE_ENV} names unknown libraries (${unknown.join(", ")}); known: ${LIBRARIES.join(", ")}`);
+    }
+    apply(LIBRARIES.filter((name) => !disabled.includes(name)));
+  } catch {
+    // Zero-code never stops the app from starting.
+  }
+}

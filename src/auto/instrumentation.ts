@@ -1,0 +1,89 @@
+import { createRequire } from "node:module";
+import type * as OtelInstrumentation from "@opentelemetry/instrumentation";
+import type { InstrumentationBase, InstrumentationModuleDefinition } from "@opentelemetry/instrumentation";
+import { VERSION } from "../version.js";
+import type { LibraryName } from "./libraries.js";
+import { ownFile } from "./load.js";
+import { autoState } from "./state.js";
+
+/**
+ * `@opentelemetry/instrumentation`, loaded when the first library is instrumented, not when
+ * `evaltrace` is imported (`instrument` is exported from the main entry, and importing evaltrace
+ * must stay cheap and free of side effects: the hooks' module graph is some thirty files).
+ */
+function otelInstrumentation(): typeof OtelInstrumentation {
+  return createRequire(ownFile())("@opentelemetry/instrumentation") as typeof OtelInstrumentation;
+}
+
+/** How one library is hooked: the modules (a package, or files in it) and what to do when one loads. */
+export interface LibraryHook {
+  library: LibraryName;
+  /** The package name, as `require` / `import` name it. */
+  packageName: string;
+  /** Versions hooked (semver ranges). */
+  versions: string[];
+  /** Called with the package's exports when its main entry loads (ESM namespace or CommonJS exports). */
+  onLoad?: (exports: Record<string, unknown>) => unknown;
+  /** Files inside the package (`@langchain/core/dist/callbacks/manager.cjs`) and what to do when each loads. */
+  files?: { path: string; onLoad: (exports: Record<string, unknown>) => unknown }[];
+  /**
+   * Also hook `files` under `require` by their names. OpenTelemetry's require hook gives up on
+   * every file of a package whose main entry does not resolve (the MCP SDK's `require` export
+   * of "." names a file it does not ship); require-in-the-middle with the files listed matches
+   * them by name instead.
+   */
+  requireFilesByName?: boolean;
+}
+
+/** The require-in-the-middle hooks made for `requireFilesByName`, one per library, for the process. */
+const namedFileHooks = new Set<LibraryName>();
+
+function hookFilesByName(hook: LibraryHook, patch: (onLoad: (exports: Record<string, unknown>) => unknown) => (exports: unknown) => unknown): void {
+  if (namedFileHooks.has(hook.library) || !hook.files?.length) return;
+  namedFileHooks.add(hook.library);
+  const { Hook } = createRequire(ownFile())("require-in-the-middle") as typeof import("require-in-the-middle");
+  // require-in-the-middle names a file inside a package without its extension (and a folder's
+  // index.js by the folder), as its own `resolveModuleName` does.
+  const byName = new Map(hook.files.map((f) => [f.path.replace(/([/\\]index)?(\.js)?$/, ""), patch(f.onLoad)]));
+  new Hook([...byName.keys()], { internals: true }, (exports, name) => (byName.get(name)?.(exports) ?? exports) as typeof exports);
+}
+
+/**
+ * One library's OpenTelemetry instrumentation: the standard require-in-the-middle (CommonJS) and
+ * import-in-the-middle (ESM) hooks of `@opentelemetry/instrumentation`, with our patch as the
+ * hook. A patch only touches prototypes (or, where unavoidable, the exports object it returns)
+ * and never throws into the loading app.
+ */
+export function createInstrumentation(hook: LibraryHook): InstrumentationBase {
+  const { InstrumentationBase, InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } = otelInstrumentation();
+  const guarded = (onLoad: (exports: Record<string, unknown>) => unknown) => (exports: unknown) => {
+    if (exports === null || (typeof exports !== "object" && typeof exports !== "function")) return exports;
+    autoState().loaded.add(hook.library);
+    try {
+      const replaced = onLoad(exports as Record<string, unknown>);
+      return replaced ?? exports;
+    } catch {
+      return exports;
+    }
+  };
+  const unpatch = (exports: unknown) => exports;
+  class LibraryInstrumentation extends InstrumentationBase {
+    constructor() {
+      super(`evaltrace-auto-${hook.library}`, VERSION, { enabled: false });
+    }
+
+    protected init(): InstrumentationModuleDefinition[] {
+      const files = (hook.files ?? []).map((f) => new InstrumentationNodeModuleFile(f.path, hook.versions, guarded(f.onLoad), unpatch));
+      return [new InstrumentationNodeModuleDefinition(hook.packageName, hook.versions, hook.onLoad ? guarded(hook.onLoad) : undefined, hook.onLoad ? unpatch : undefined, files)];
+    }
+  }
+  const made = new LibraryInstrumentation();
+  if (hook.requireFilesByName) {
+    const enable = made.enable.bind(made);
+    made.enable = () => {
+      enable();
+      hookFilesByName(hook, guarded);
+    };
+  }
+  return made;
+}

@@ -1,0 +1,27 @@
+import { processWide } from "../registry.js";
+import type { LibraryName } from "./libraries.js";
+
+/**
+ * What zero-code instrumentation shares across every copy of the package (the `--import` ESM
+ * build, the `-r` CommonJS build, and `instrument()` called from either).
+ */
+export interface AutoState {
+  /** Libraries whose instrumentation is on. */
+  enabled: Set<LibraryName>;
+  /** Libraries whose instrumentation exists (on or off): each is made once per process. */
+  created: Set<LibraryName>;
+  /** Libraries a hooked module of which has loaded (so their own spans cover nested model calls). */
+  loaded: Set<LibraryName>;
+  /** The ESM loader hook was registered. */
+  esmHookRegistered: boolean;
+}
+
+/** The process-wide state of zero-code instrumentation. */
+export function autoState(): AutoState {
+  return processWide<AutoState>("auto", () => ({ enabled: new Set(), created: new Set(), loaded: new Set(), esmHookRegistered: false }));
+}
+
+/** Whether `library` is instrumented now (a library turned off later stops recording at once). */
+export function isOn(library: LibraryName): boolean {
+  return autoState().enabled.has(library);
+}

@@ -1,0 +1,71 @@
+import { quietly } from "../model-call.js";
+import { type ToolCallStart, traceToolCall } from "./tool-span.js";
+
+/** The part of an MCP `Client` (`@modelcontextprotocol/sdk/client`) that {@link instrumentMcpClient} instruments. */
+export interface McpClientLike {
+  callTool(...args: never[]): Promise<unknown>;
+}
+
+/** Marks an instrumented client (shared by the ESM and CommonJS copies of evaltrace). */
+const INSTRUMENTED = Symbol.for("evaltrace.mcp.client");
+
+type Fn = (...args: unknown[]) => unknown;
+
+/**
+ * Instruments an MCP client in place and returns it: every `callTool` becomes a tool span named
+ * after the tool, with the arguments as input and the result as output (the text content joined;
+ * `{ text, structuredContent }` when the tool returns structured content). A result with
+ * `isError: true`, and a call that rejects, are ERRORED spans. The span is a child of the active
+ * span (an `observe()` function, an integration's span), or the root of a new trace; an
+ * instrumented server in the same process (see `instrumentMcpServer`) records its handler under it.
+ *
+ * The client stays the app's own object: the SDK's promise, its result and its errors are
+ * exactly what the raw client gives. Instrumenting twice is instrumenting once; a client already
+ * connected is instrumented as well.
+ *
+ * @example
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * import { instrumentMcpClient } from "evaltrace/mcp";
+ * const client = instrumentMcpClient(new Client({ name: "support-bot", version: "1.0.0" }));
+ */
+export function instrumentMcpClient<T extends McpClientLike>(client: T): T {
+  try {
+    const target = client as unknown as Record<PropertyKey, unknown>;
+    if (target[INSTRUMENTED]) return client;
+    const original = target.callTool;
+    if (typeof original !== "function") return client;
+    const patched = function callTool(this: unknown, ...args: unknown[]) {
+      return traceToolCall(
+        () => describeCall(target, args[0]),
+        () => (original as Fn).apply(this, args),
+      );
+    };
+    // Same arity as the SDK's own method, for code that reads it.
+    Object.defineProperty(patched, "length", { value: original.length, configurable: true });
+    Object.defineProperty(target, "callTool", { value: patched, writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(target, INSTRUMENTED, { value: true, configurable: true });
+  } catch {
+    // A client we cannot patch (frozen, a proxy that refuses) is left as it is.
+  }
+  return client;
+}
+
+/** The span of one `callTool(params)`: each field read on its own, so one hostile getter costs only itself. */
+function describeCall(client: Record<PropertyKey, unknown>, params: unknown): ToolCallStart {
+  const p = params !== null && typeof params === "object" ? (params as Record<PropertyKey, unknown>) : {};
+  const name = read(() => p.name);
+  const start: ToolCallStart = { name: typeof name === "string" && name ? name : "tool", input: read(() => p.arguments), metadata: {} };
+  quietly(() => {
+    const server = (client.getServerVersion as (() => { name?: unknown } | undefined) | undefined)?.call(client);
+    start.metadata.mcpServer = server?.name;
+  });
+  return start;
+}
+
+function read(get: () => unknown): unknown {
+  try {
+    return get();
+  } catch {
+    return undefined;
+  }
+}

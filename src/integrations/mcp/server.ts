@@ -1,0 +1,84 @@
+import { registry } from "../../registry.js";
+import { isObject, quietly } from "../model-call.js";
+import { type ToolCallStart, traceToolCall } from "./tool-span.js";
+
+/** The part of an `McpServer` (`@modelcontextprotocol/sdk/server/mcp.js`) that {@link instrumentMcpServer} instruments. */
+export interface McpServerLike {
+  registerTool(...args: never[]): unknown;
+}
+
+/** Marks an instrumented server (shared by the ESM and CommonJS copies of evaltrace). */
+const INSTRUMENTED = Symbol.for("evaltrace.mcp.server");
+
+type Fn = (...args: unknown[]) => unknown;
+
+/**
+ * Instruments an `McpServer` in place and returns it: every tool handler (registered with
+ * `tool(...)` or `registerTool(...)`, before or after this call, or swapped with `update()`) runs
+ * inside a tool span named after the tool, with the validated arguments as input, the tool's
+ * description, and the result as output; a handler that throws, or returns `isError: true`, gives
+ * an ERRORED span. In the same process as an instrumented client (an in-memory transport) the span
+ * is a child of the client's tool span; otherwise it is a child of the active span, or the root of
+ * a new trace.
+ *
+ * The server stays the app's own object and answers exactly as it did. Instrumenting twice is
+ * instrumenting once; a server already connected is instrumented as well. Task-based tools
+ * (`registerToolTask`, experimental) are not traced: their handler only creates the task.
+ *
+ * @example
+ * import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+ * import { instrumentMcpServer } from "evaltrace/mcp";
+ * const server = instrumentMcpServer(new McpServer({ name: "orders", version: "1.0.0" }));
+ */
+export function instrumentMcpServer<T extends McpServerLike>(server: T): T {
+  try {
+    const target = server as unknown as Record<PropertyKey, unknown>;
+    if (target[INSTRUMENTED]) return server;
+    // Every tool call of McpServer goes through executeToolHandler(tool, args, extra), whichever
+    // way the tool was registered and whenever: one patch on the instance covers them all.
+    const original = target.executeToolHandler;
+    if (typeof original !== "function") {
+      const logger = registry().current?.logger;
+      if (typeof target.registerTool === "function") logger?.warn("instrumentMcpServer: this McpServer has no executeToolHandler (an older @modelcontextprotocol/sdk); its tools are not traced");
+      else logger?.debug("instrumentMcpServer: not an McpServer (the low-level Server has no tool handlers to trace); left as it is");
+      return server;
+    }
+    const patched = function executeToolHandler(this: unknown, ...args: unknown[]) {
+      const run = () => (original as Fn).apply(this, args);
+      if (isTaskTool(args[0])) return run();
+      return traceToolCall(() => describeHandler(target, args[0], args[1]), run);
+    };
+    // Same arity as the SDK's own method, for code that reads it.
+    Object.defineProperty(patched, "length", { value: original.length, configurable: true });
+    Object.defineProperty(target, "executeToolHandler", { value: patched, writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(target, INSTRUMENTED, { value: true, configurable: true });
+  } catch {
+    // A server we cannot patch is left as it is.
+  }
+  return server;
+}
+
+function isTaskTool(tool: unknown): boolean {
+  try {
+    return isObject(tool) && isObject(tool.handler) && "createTask" in tool.handler;
+  } catch {
+    return false;
+  }
+}
+
+/** The span of one handler run: the tool's registered name (found by identity), description and arguments. */
+function describeHandler(server: Record<PropertyKey, unknown>, tool: unknown, args: unknown): ToolCallStart {
+  const start: ToolCallStart = { name: "tool", input: args, metadata: {} };
+  quietly(() => {
+    const tools = server._registeredTools;
+    if (isObject(tools)) for (const [name, registered] of Object.entries(tools)) if (registered === tool) start.name = name;
+  });
+  quietly(() => {
+    if (isObject(tool) && typeof tool.description === "string") start.description = tool.description;
+  });
+  quietly(() => {
+    const low = server.server as { getClientVersion?: () => { name?: unknown } | undefined } | undefined;
+    start.metadata.mcpClient = low?.getClientVersion?.()?.name;
+  });
+  return start;
+}

@@ -1,0 +1,56 @@
+import type { PromptPushResult } from "../client/types.js";
+import type { Logger } from "../logger.js";
+import { warnFieldOnce } from "./field-warnings.js";
+import type { JsonValue, SerializeLimits } from "./serialize.js";
+import { pickSpanFields } from "./validate-fields.js";
+
+/**
+ * A prompt an llm span used: its `alias` and one of `version`, `label` or commit `hash`, or
+ * what `client.prompts.push` returned (its `hash`; add the `alias` you pushed to name it).
+ */
+export interface PromptRef {
+  /** The prompt's alias, as pushed. */
+  alias?: string;
+  /** A version of the prompt (numbers are sent as their text). */
+  version?: string | number;
+  /** A label pointing at a version (e.g. `production`). */
+  label?: string;
+  /** The commit hash, as `client.prompts.push` returns it. */
+  hash?: string;
+}
+
+/** What `prompt` options and updates accept: a {@link PromptRef}, or a push result as it came back. */
+export type PromptLink = PromptRef | PromptPushResult | (PromptPushResult & { alias: string });
+
+/** Which field of a reference fills which llm span field of the spec: data, read in order. */
+const promptFieldMap = [
+  ["alias", "promptAlias"],
+  ["version", "promptVersion"],
+  ["label", "promptLabel"],
+  ["hash", "promptCommitHash"],
+] as const;
+
+/**
+ * The llm span fields a prompt reference fills (`promptAlias`, `promptVersion`, `promptLabel`,
+ * `promptCommitHash`), checked like any span field; undefined with one warning when the value
+ * names no prompt (no alias and no hash) or cannot be read. Never throws.
+ */
+export function promptFields(value: unknown, logger: Logger, limits: SerializeLimits): { [key: string]: JsonValue } | undefined {
+  const warn = (why: string) => {
+    warnFieldOnce(logger, "span.prompt", `span field prompt ${why}; dropped`);
+    return undefined;
+  };
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return warn(`must be an object such as { alias, version } or what client.prompts.push returned; got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
+  const raw: Record<string, unknown> = {};
+  try {
+    for (const [from, to] of promptFieldMap) {
+      const v = (value as Record<string, unknown>)[from];
+      if (v !== undefined && v !== null) raw[to] = typeof v === "number" && Number.isFinite(v) ? String(v) : v;
+    }
+  } catch {
+    return warn("could not be read");
+  }
+  const fields = pickSpanFields("llm", raw, logger, limits);
+  if (fields.promptAlias === undefined && fields.promptCommitHash === undefined) return warn("names no prompt (it needs an alias or a hash)");
+  return fields;
+}

@@ -1,0 +1,165 @@
+import { type Context, context, createContextKey } from "@opentelemetry/api";
+import { activeRuntime, type Runtime } from "../runtime.js";
+import { warnFieldOnce } from "./field-warnings.js";
+import type { SpanType } from "./fields.js";
+import { type PromptLink, promptFields } from "./prompt-ref.js";
+import { describeError, type JsonValue } from "./serialize.js";
+import type { SpanData } from "./span-data.js";
+import { MAX_TAGS_PER_TRACE } from "./string-limits.js";
+import { admitTags } from "./trace-budget.js";
+import { capturedRecord } from "./update.js";
+import { checkFieldOrWarn, traceFieldRules } from "./validate-fields.js";
+
+/**
+ * Defaults for every span created inside {@link withTracingContext}, integration and
+ * OpenTelemetry-bridged spans included. Which span each applies to:
+ * - `tags`: the trace of every span created inside (merged onto its tags);
+ * - `metadata`: every span, under the span's own metadata (its own keys win);
+ * - `metricCollection` and `prompt`: llm spans only, unless the span sets its own.
+ */
+export interface TracingDefaults {
+  /** Single-turn metric collection for every llm span inside (the span's own wins). */
+  metricCollection?: string;
+  /** Tags merged onto the trace of every span created inside. */
+  tags?: string[];
+  /** Metadata every span inside starts with (the span's own keys win). */
+  metadata?: Record<string, unknown>;
+  /** The prompt every llm span inside used (the span's own wins). */
+  prompt?: PromptLink;
+}
+
+/** Defaults as checked once, when the scope opens: JSON-safe and valid. */
+interface ScopedDefaults {
+  metricCollection?: string;
+  tags?: string[];
+  metadata?: { [key: string]: JsonValue };
+  prompt?: { [key: string]: JsonValue };
+}
+
+/** Which span types each default applies to (tags go to the trace, whatever the span). */
+const appliesTo: { readonly [F in "metricCollection" | "prompt" | "metadata"]: ReadonlySet<SpanType> } = {
+  metricCollection: new Set<SpanType>(["llm"]),
+  prompt: new Set<SpanType>(["llm"]),
+  metadata: new Set<SpanType>(["base", "llm", "retriever", "agent", "tool"]),
+};
+
+const SCOPE = createContextKey("evaltrace.scoped-defaults");
+const FOREIGN = Symbol.for("evaltrace.scopedDefaults");
+
+/** The defaults in force in a context (inner scopes merged over outer ones). */
+export function scopedDefaultsOf(ctx: Context): ScopedDefaults | undefined {
+  return ctx.getValue(SCOPE) as ScopedDefaults | undefined;
+}
+
+/**
+ * Runs `fn` with defaults for every span created inside it, however deep and whoever creates
+ * it (`observe`, `wrapOpenAI` and the other integrations, OpenTelemetry instrumentations seen
+ * through `EvaltraceSpanProcessor`). Scopes nest: an inner `metricCollection` or `prompt`
+ * replaces the outer one, `tags` and `metadata` merge (inner keys win). Returns what `fn`
+ * returns, as it returns it; wrong default values are dropped with one warning each. Throws only
+ * a `TypeError` when `fn` is not a function.
+ *
+ * @example
+ * await withTracingContext({ metricCollection: "agent-quality", tags: ["beta"] }, () => agent.run(q));
+ */
+export function withTracingContext<T>(defaults: TracingDefaults, fn: () => T): T {
+  if (typeof fn !== "function") throw new TypeError(`evaltrace: withTracingContext(defaults, fn) needs a function; got ${fn === null ? "null" : typeof fn}`);
+  const rt = activeRuntime();
+  if (!rt) return fn();
+  let ctx: Context;
+  try {
+    const active = context.active();
+    ctx = active.setValue(SCOPE, merge(scopedDefaultsOf(active), check(rt, defaults)));
+  } catch (err) {
+    rt.logger.error(`withTracingContext: defaults not applied: ${describeError(err)}`);
+    return fn();
+  }
+  return context.with(ctx, fn);
+}
+
+function check(rt: Runtime, defaults: unknown): ScopedDefaults {
+  const out: ScopedDefaults = {};
+  if (defaults === null || typeof defaults !== "object" || Array.isArray(defaults)) {
+    warnFieldOnce(rt.logger, "withTracingContext()", `withTracingContext needs an object of defaults; got ${defaults === null ? "null" : Array.isArray(defaults) ? "an array" : typeof defaults}; ignored`);
+    return out;
+  }
+  const d = { ...(defaults as Record<string, unknown>) };
+  const limits = rt.options.serializeLimits;
+  if (d.metricCollection !== undefined) {
+    const mc = checkFieldOrWarn(traceFieldRules.metricCollection!, d.metricCollection, "tracing context", "metricCollection", rt.logger, limits);
+    if (typeof mc === "string") out.metricCollection = mc;
+  }
+  if (d.tags !== undefined) {
+    const tags = checkFieldOrWarn(traceFieldRules.tags!, d.tags, "tracing context", "tags", rt.logger, limits);
+    if (Array.isArray(tags)) out.tags = (tags as string[]).slice(0, MAX_TAGS_PER_TRACE);
+  }
+  if (d.metadata !== undefined) out.metadata = capturedRecord(rt, "tracing context", d.metadata);
+  if (d.prompt !== undefined) out.prompt = promptFields(d.prompt, rt.logger, limits);
+  for (const key of Object.keys(d)) {
+    if (!["metricCollection", "tags", "metadata", "prompt"].includes(key)) warnFieldOnce(rt.logger, `tracing context.${key}`, `withTracingContext: unknown default ${JSON.stringify(key.slice(0, 40))} (metricCollection, tags, metadata, prompt); ignored`);
+  }
+  return out;
+}
+
+function merge(outer: ScopedDefaults | undefined, inner: ScopedDefaults): ScopedDefaults {
+  if (!outer) return inner;
+  const out: ScopedDefaults = { ...outer };
+  if (inner.metricCollection !== undefined) out.metricCollection = inner.metricCollection;
+  if (inner.prompt !== undefined) out.prompt = inner.prompt;
+  if (inner.tags) out.tags = [...new Set([...(outer.tags ?? []), ...inner.tags])].slice(0, MAX_TAGS_PER_TRACE);
+  if (inner.metadata) out.metadata = { ...outer.metadata, ...inner.metadata };
+  return out;
+}
+
+/** The fields of `type` the defaults give, below what `own` already has (the span's own win). */
+function fieldsFor(d: ScopedDefaults, type: SpanType, own: { [key: string]: unknown }): { [key: string]: JsonValue } {
+  const out: { [key: string]: JsonValue } = {};
+  if (d.metricCollection !== undefined && appliesTo.metricCollection.has(type) && own.metricCollection === undefined) out.metricCollection = d.metricCollection;
+  if (d.prompt && appliesTo.prompt.has(type) && own.promptAlias === undefined && own.promptCommitHash === undefined) Object.assign(out, d.prompt);
+  return out;
+}
+
+/** Merges the trace-level defaults (tags) onto the trace, once per tag. */
+function tagTrace(rt: Runtime, traceId: string, tags: string[] | undefined): void {
+  if (!tags || tags.length === 0) return;
+  const rec = rt.assembler.get(traceId);
+  if (!rec) return;
+  const { kept } = admitTags(rec, tags, MAX_TAGS_PER_TRACE);
+  if (kept.length > 0) rt.assembler.updateTrace(traceId, { tags: kept });
+}
+
+/** Applies the defaults of `ctx` to one of our spans as it starts (internal: `observe` and integrations). Never throws. */
+export function applyScopedDefaults(rt: Runtime, traceId: string, data: SpanData, ctx: Context): void {
+  const d = scopedDefaultsOf(ctx);
+  if (!d) return;
+  try {
+    Object.assign(data.fields, fieldsFor(d, data.type, data.fields));
+    if (d.metadata && appliesTo.metadata.has(data.type)) data.metadata = { ...d.metadata, ...data.metadata };
+    tagTrace(rt, traceId, d.tags);
+  } catch (err) {
+    rt.logger.error(`tracing context defaults not applied: ${describeError(err)}`);
+  }
+}
+
+/**
+ * Notes the defaults of `ctx` on a span of another instrumentation as it starts (its type is
+ * known only when it ends); tags go onto its trace at once. Never throws.
+ */
+export function rememberScopedDefaults(rt: Runtime, span: object & { spanContext(): { traceId: string } }, ctx: Context): void {
+  const d = scopedDefaultsOf(ctx);
+  if (!d) return;
+  (span as { [FOREIGN]?: ScopedDefaults })[FOREIGN] = d;
+  try {
+    tagTrace(rt, span.spanContext().traceId, d.tags);
+  } catch {
+    // Never break the app's tracing pipeline.
+  }
+}
+
+/** Applies the remembered defaults to the wire form of a span of another instrumentation (its mapped values win). */
+export function applyScopedWireDefaults(span: object, type: SpanType, wire: { [key: string]: unknown }): void {
+  const d = (span as { [FOREIGN]?: ScopedDefaults })[FOREIGN];
+  if (!d) return;
+  Object.assign(wire, fieldsFor(d, type, wire));
+  if (d.metadata && appliesTo.metadata.has(type)) wire.metadata = { ...d.metadata, ...(wire.metadata as object | undefined) };
+}

@@ -1,0 +1,158 @@
+import { spawn } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DevServer, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
+import type { StoredSpan } from "../../src/devserver/store.js";
+import { type Finished, packageRoot } from "../helpers/child.js";
+
+// Zero-code with frameworks that call a model SDK themselves: each model call is one llm span.
+
+let dev: DevServer;
+let openai: Awaited<ReturnType<typeof startFakeOpenAI>>;
+beforeAll(async () => {
+  dev = await startDevServer({ port: 0 });
+  openai = await startFakeOpenAI();
+});
+afterAll(async () => {
+  await openai.close();
+  await dev.close();
+});
+
+function runApp(format: "esm" | "cjs", source: string, env: Record<string, string> = {}): Promise<Finished> {
+  const body = format === "esm" ? source : `(async () => {\n${source}\n})().catch((e) => { console.error(e); process.exitCode = 99; });`;
+  const args = format === "esm" ? ["--import", "evaltrace/auto", "--input-type=module", "-e", body] : ["-r", "evaltrace/auto", "-e", body];
+  const child = spawn(process.execPath, args, {
+    cwd: packageRoot,
+    env: { PATH: process.env.PATH ?? "", SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url, FAKE_OPENAI: openai.url, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+  child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+  return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+}
+
+function tracesOf(marker: string): StoredSpan[][] {
+  return Object.values(dev.state.traces)
+    .map((t) => t.spans)
+    .filter((spans) => spans.some((s) => JSON.stringify(s.input ?? "").includes(marker)));
+}
+
+describe("zero-code langchain", () => {
+  it.each(["esm", "cjs"] as const)("%s: a chain is traced by the handler, its model call once (not again by the openai hook)", async (format) => {
+    const marker = `lc-${format}`;
+    const load =
+      format === "esm"
+        ? 'import { ChatOpenAI } from "@langchain/openai"; import { ChatPromptTemplate } from "@langchain/core/prompts"; import { StringOutputParser } from "@langchain/core/output_parsers";'
+        : 'const { ChatOpenAI } = require("@langchain/openai"); const { ChatPromptTemplate } = require("@langchain/core/prompts"); const { StringOutputParser } = require("@langchain/core/output_parsers");';
+    const src = `${load}
+const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "sk-test", configuration: { baseURL: process.env.FAKE_OPENAI }, maxRetries: 0 });
+const chain = ChatPromptTemplate.fromMessages([["system", "Be brief"], ["human", "{question}"]]).pipe(model).pipe(new StringOutputParser());
+console.log(await chain.invoke({ question: "${marker}" }));`;
+    const f = await runApp(format, src);
+    expect(f.stderr, f.stderr).toBe("");
+    expect(f.code).toBe(0);
+    expect(f.stdout.trim().length).toBeGreaterThan(0);
+    const traces = tracesOf(marker);
+    expect(traces).toHaveLength(1);
+    const spans = traces[0]!;
+    const llm = spans.filter((s) => s.type === "llm");
+    expect(llm).toHaveLength(1);
+    expect(llm[0]).toMatchObject({ integration: "LangChain", status: "SUCCESS" });
+    expect(spans.some((s) => s.name === "openai.chat.completions")).toBe(false);
+  });
+
+  it("an app passing its own EvaltraceCallbackHandler records each run once", async () => {
+    const marker = "lc-own-handler";
+    const src = `import { ChatOpenAI } from "@langchain/openai";
+import { EvaltraceCallbackHandler } from "evaltrace/langchain";
+const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "sk-test", configuration: { baseURL: process.env.FAKE_OPENAI }, maxRetries: 0 });
+await model.invoke("${marker}", { callbacks: [new EvaltraceCallbackHandler()] });`;
+    const f = await runApp("esm", src);
+    expect(f.stderr, f.stderr).toBe("");
+    const traces = tracesOf(marker);
+    expect(traces).toHaveLength(1);
+    expect(traces[0]!.filter((s) => s.type === "llm")).toHaveLength(1);
+  });
+});
+
+describe("zero-code openai agents", () => {
+  it.each(["esm", "cjs"] as const)("%s: a run is traced by the processor, each model call once", async (format) => {
+    const marker = `ag-${format}`;
+    const load =
+      format === "esm"
+        ? 'import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI } from "@openai/agents"; import OpenAI from "openai";'
+        : 'const { Agent, run, setDefaultOpenAIClient, setOpenAIAPI } = require("@openai/agents"); const OpenAI = require("openai");';
+    const src = `${load}
+setDefaultOpenAIClient(new OpenAI({ apiKey: "sk-test", baseURL: process.env.FAKE_OPENAI, maxRetries: 0 }));
+setOpenAIAPI("chat_completions");
+const agent = new Agent({ name: "Support", instructions: "Be brief", model: "gpt-4o-mini" });
+console.log((await run(agent, "${marker}")).finalOutput);`;
+    // The SDK's own exporter to OpenAI has no key here: it is its business, not ours (it may warn).
+    const f = await runApp(format, src, { OPENAI_API_KEY: "" });
+    expect(f.code, f.stderr).toBe(0);
+    expect(f.stderr).not.toMatch(/evaltrace/i);
+    const traces = tracesOf(marker);
+    expect(traces).toHaveLength(1);
+    const spans = traces[0]!;
+    expect(spans.filter((s) => s.type === "llm")).toHaveLength(1);
+    expect(spans.some((s) => s.integration === "OpenAI Agents")).toBe(true);
+    expect(spans.some((s) => s.name === "openai.chat.completions")).toBe(false);
+  });
+});
+
+describe("zero-code AI SDK", () => {
+  it.each(["esm", "cjs"] as const)("%s: generateText with telemetry left unset is traced; set to false, it is not", async (format) => {
+    const marker = `ai-${format}`;
+    const load =
+      format === "esm"
+        ? 'import { generateText } from "ai"; import { createOpenAI } from "@ai-sdk/openai";'
+        : 'const { generateText } = require("ai"); const { createOpenAI } = require("@ai-sdk/openai");';
+    const src = `${load}
+const openai = createOpenAI({ apiKey: "sk-test", baseURL: process.env.FAKE_OPENAI });
+const { text } = await generateText({ model: openai.chat("gpt-4o-mini"), prompt: "${marker}" });
+await generateText({ model: openai.chat("gpt-4o-mini"), prompt: "${marker} off", experimental_telemetry: { isEnabled: false } });
+console.log(text.length > 0);`;
+    const f = await runApp(format, src);
+    expect(f.stderr, f.stderr).toBe("");
+    expect(f.stdout).toBe("true\n");
+    const traces = tracesOf(marker);
+    expect(traces).toHaveLength(1);
+    expect(JSON.stringify(traces[0])).not.toContain(`${marker} off`);
+    expect(traces[0]!.filter((s) => s.type === "llm").length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("zero-code MCP", () => {
+  it.each(["esm", "cjs"] as const)("%s: a client's tool call and the server's handler are tool spans of one trace", async (format) => {
+    const marker = `mcp-${format}`;
+    const names = [
+      ["Client", "@modelcontextprotocol/sdk/client/index.js"],
+      ["McpServer", "@modelcontextprotocol/sdk/server/mcp.js"],
+      ["InMemoryTransport", "@modelcontextprotocol/sdk/inMemory.js"],
+    ];
+    const imports = names.map(([name, spec]) => (format === "esm" ? `import { ${name} } from "${spec}";` : `const { ${name} } = require("${spec}");`)).join("\n");
+    const src = `${imports}
+const server = new McpServer({ name: "orders", version: "1.0.0" });
+server.registerTool("lookup_order", { description: "Finds an order" }, async () => ({ content: [{ type: "text", text: "shipped" }] }));
+const [a, b] = InMemoryTransport.createLinkedPair();
+await server.connect(a);
+const client = new Client({ name: "app", version: "1.0.0" });
+await client.connect(b);
+const result = await client.callTool({ name: "lookup_order", arguments: { note: "${marker}" } });
+console.log(result.content[0].text);
+await client.close();
+await server.close();`;
+    const f = await runApp(format, src);
+    expect(f.stderr, f.stderr).toBe("");
+    expect(f.code).toBe(0);
+    expect(f.stdout.trim()).toBe("shipped");
+    const traces = tracesOf(marker);
+    expect(traces).toHaveLength(1);
+    const tools = traces[0]!.filter((s) => s.type === "tool");
+    expect(tools).toHaveLength(2);
+    const [client, server] = [tools.find((s) => s.parentUuid === undefined), tools.find((s) => s.parentUuid !== undefined)];
+    expect(client).toMatchObject({ name: "lookup_order", integration: "MCP", status: "SUCCESS" });
+    expect(server).toMatchObject({ name: "lookup_order", integration: "MCP", parentUuid: client?.uuid, description: "Finds an order" });
+  });
+});

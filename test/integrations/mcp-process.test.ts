@@ -1,0 +1,124 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import type { StoredSpan } from "../../src/devserver/store.js";
+import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
+import { instrumentMcpClient } from "../../src/integrations/mcp.js";
+import { formats, load, packageRoot, runChild } from "../helpers/child.js";
+import { configureForTest } from "../helpers/sdk.js";
+
+// The MCP integration across processes: a stdio server in a child process (the way MCP servers
+// usually run), and `evaltrace/mcp` loaded from the built package in ESM and CommonJS apps.
+// Needs the dist: `npx tsup`.
+
+let dev: DevServer;
+beforeAll(async () => {
+  dev = await startDevServer({ port: 0 });
+  configureForTest(dev.url, dev.projectKey);
+});
+afterAll(async () => {
+  await shutdown(0);
+  await dev.close();
+});
+
+/** An MCP server on stdio, itself instrumented and configured from the environment (as a deployed server would be). */
+const stdioServer = `
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { z } from "zod";
+import { configure } from "evaltrace";
+import { instrumentMcpServer } from "evaltrace/mcp";
+configure();
+const server = instrumentMcpServer(new McpServer({ name: "stdio-orders", version: "1.0.0" }));
+server.registerTool("lookup_order", { description: "Finds an order", inputSchema: { orderId: z.string() } }, async ({ orderId }) => ({ content: [{ type: "text", text: "order " + orderId + " shipped" }] }));
+server.tool("boom", async () => { throw new Error("stdio tool failed"); });
+await server.connect(new StdioServerTransport());
+`;
+
+describe("MCP over stdio: the server in a child process", () => {
+  it("traces the client's calls in the app's trace; the server process records each handler as a trace of its own", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ["--input-type=module", "-e", stdioServer],
+      cwd: packageRoot,
+      env: { PATH: process.env.PATH ?? "", SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url },
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const client = instrumentMcpClient(new Client({ name: "stdio-app", version: "1.0.0" }));
+    await client.connect(transport);
+    let uuid = "";
+    await observe({ type: "agent", name: "stdio-agent" }, async () => {
+      uuid = currentTraceUuid()!;
+      expect(await client.callTool({ name: "lookup_order", arguments: { orderId: "S-1" } })).toEqual({ content: [{ type: "text", text: "order S-1 shipped" }] });
+      expect(await client.callTool({ name: "boom" })).toEqual({ content: [{ type: "text", text: "stdio tool failed" }], isError: true });
+    })();
+    expect((await flush()).ok).toBe(true);
+    // Closing ends the server's stdin: its process ends, and its exit hooks deliver what it traced.
+    await client.close();
+    expect(stderr).toBe("");
+
+    const spans = dev.state.traces[uuid]!.spans;
+    const root = spans.find((s) => s.name === "stdio-agent")!;
+    const tools = spans.filter((s) => s.type === "tool");
+    expect(tools.map((s) => [s.name, s.parentUuid, s.status])).toEqual([
+      ["lookup_order", root.uuid, "SUCCESS"],
+      ["boom", root.uuid, "ERRORED"],
+    ]);
+    expect(tools[0]).toMatchObject({ input: { orderId: "S-1" }, output: "order S-1 shipped", metadata: { mcpServer: "stdio-orders" }, integration: "MCP" });
+    expect(tools[1]).toMatchObject({ error: "stdio tool failed" });
+
+    // The server's spans cannot join a trace in another process: each handler run is a root.
+    const serverSide = Object.values(dev.state.traces).filter((t) => t.spans.some((s) => (s.metadata as Record<string, unknown> | undefined)?.mcpClient === "stdio-app"));
+    const roots = serverSide.map((t) => t.spans.map((s: StoredSpan) => [s.name, s.parentUuid, s.status, s.output ?? s.error]));
+    expect(roots).toEqual(
+      expect.arrayContaining([
+        [["lookup_order", undefined, "SUCCESS", "order S-1 shipped"]],
+        [["boom", undefined, "ERRORED", "stdio tool failed"]],
+      ]),
+    );
+    expect(roots).toHaveLength(2);
+  });
+});
+
+describe("evaltrace/mcp from the built package", () => {
+  for (const format of formats) {
+    it(`loads in ${format === "esm" ? "an ESM" : "a CommonJS"} app and traces an in-process client and server`, async () => {
+      const name = `mcp-app-${format}`;
+      const child = runChild(
+        format,
+        `${load(format, "evaltrace", ["configure", "observe", "flush"])}
+         ${load(format, "evaltrace/mcp", ["instrumentMcpClient", "instrumentMcpServer"])}
+         ${load(format, "@modelcontextprotocol/sdk/client/index.js", ["Client"])}
+         ${load(format, "@modelcontextprotocol/sdk/server/mcp.js", ["McpServer"])}
+         ${load(format, "@modelcontextprotocol/sdk/inMemory.js", ["InMemoryTransport"])}
+         ${load(format, "zod", ["z"])}
+         configure({ apiKey: process.env.KEY, baseUrl: process.env.URL, registerExitHooks: false });
+         const server = instrumentMcpServer(new McpServer({ name: "orders", version: "1.0.0" }));
+         server.registerTool("lookup_order", { inputSchema: { orderId: z.string() } }, async ({ orderId }) => ({ content: [{ type: "text", text: "order " + orderId + " shipped" }] }));
+         const client = instrumentMcpClient(new Client({ name: "app", version: "1.0.0" }));
+         const [a, b] = InMemoryTransport.createLinkedPair();
+         await server.connect(b);
+         await client.connect(a);
+         const r = await observe({ type: "agent", name: "${name}" }, () => client.callTool({ name: "lookup_order", arguments: { orderId: "C-1" } }))();
+         const f = await flush();
+         await client.close();
+         console.log("RESULT " + JSON.stringify({ text: r.content[0].text, ok: f.ok }));`,
+        { KEY: dev.projectKey, URL: dev.url },
+      );
+      const done = await child.finished;
+      expect(done.stderr).toBe("");
+      expect(done.stdout).toContain('RESULT {"text":"order C-1 shipped","ok":true}');
+      const trace = Object.values(dev.state.traces).find((t) => t.fields.name === name)!;
+      const root = trace.spans.find((s) => s.name === name)!;
+      const client = trace.spans.find((s) => s.type === "tool" && s.parentUuid === root.uuid)!;
+      const server = trace.spans.find((s) => s.type === "tool" && s.parentUuid === client.uuid)!;
+      expect(client).toMatchObject({ name: "lookup_order", input: { orderId: "C-1" }, output: "order C-1 shipped", metadata: { mcpServer: "orders" } });
+      expect(server).toMatchObject({ name: "lookup_order", input: { orderId: "C-1" }, output: "order C-1 shipped", metadata: { mcpClient: "app" } });
+    });
+  }
+});
