@@ -1,12 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { formats, load, runChild } from "../helpers/child.js";
+import { runsHere } from "../helpers/skips.js";
+
+// Zero-code rides on Node's module hooks (module.register, require-in-the-middle); Bun has neither,
+// so there an app calls the wrap functions itself.
+const onBun = !runsHere(!("Bun" in globalThis), "test/auto/import-cost.test.ts", "zero-code needs Node's module hooks, which Bun does not have (wrap the clients there)");
 
 // `instrument` is exported from the main entry, but importing evaltrace must stay cheap and free
 // of side effects: the module hooks (@opentelemetry/instrumentation, require-in-the-middle,
 // import-in-the-middle) load only when instrument() or evaltrace/auto turns a library on.
 const hooks = /@opentelemetry[\\/]instrumentation|require-in-the-middle|import-in-the-middle/;
 
-describe.each(formats)("importing evaltrace (%s)", (format) => {
+describe.skipIf(onBun).each(formats)("importing evaltrace (%s)", (format) => {
   it("loads none of the module-hook machinery until instrument() is called", async () => {
     // Every CommonJS module loaded, from either format (the hooks' packages are CommonJS).
     const source = `${load(format, "evaltrace", ["instrument", "observe"])}

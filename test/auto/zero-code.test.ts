@@ -3,6 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer, startFakeAnthropic, startFakeGoogleGenAI, startFakeOpenAI } from "../../src/devserver/index.js";
 import type { StoredSpan } from "../../src/devserver/store.js";
 import { type Finished, packageRoot } from "../helpers/child.js";
+import { runsHere } from "../helpers/skips.js";
+
+// Zero-code rides on Node's module hooks (module.register, require-in-the-middle); Bun has neither,
+// so there an app calls the wrap functions itself.
+const onBun = !runsHere(!("Bun" in globalThis), "test/auto/zero-code.test.ts", "zero-code needs Node's module hooks, which Bun does not have (wrap the clients there)");
 
 // Zero-code: apps with no evaltrace import, run under `node --import evaltrace/auto`,
 // `node -r evaltrace/auto` or NODE_OPTIONS (children load dist/: build first with `npx tsup`).
@@ -73,7 +78,7 @@ const again = await client.chat.completions.create({ model: "gpt-4o-mini", messa
 console.log(JSON.stringify({ text: r.choices[0].message.content, same: client.chat.completions === client.chat.completions, inst: client instanceof (OpenAI.default ?? OpenAI), n: again.choices.length }));
 `;
 
-describe("zero-code openai", () => {
+describe.skipIf(onBun)("zero-code openai", () => {
   const cases: [Format, Preload][] = [
     ["esm", "--import"],
     ["cjs", "-r"],
@@ -126,7 +131,7 @@ await a.messages.create({ model: "claude-sonnet-4-6", max_tokens: 50, messages: 
   });
 });
 
-describe("zero-code apps that load none of the libraries", () => {
+describe.skipIf(onBun)("zero-code apps that load none of the libraries", () => {
   it.each(["esm", "cjs"] as const)("%s: runs as without the preload, logs nothing, sends nothing", async (format) => {
     const before = Object.keys(dev.state.traces).length;
     const src = `${imports(format, [["{ createHash }", "node:crypto"]])}
@@ -140,7 +145,7 @@ console.log(createHash("sha256").update("x").digest("hex").slice(0, 8));`;
   });
 });
 
-describe("zero-code anthropic and google-genai", () => {
+describe.skipIf(onBun)("zero-code anthropic and google-genai", () => {
   it.each(["esm", "cjs"] as const)("%s: an Anthropic call (created and streamed) is one llm span each", async (format) => {
     const marker = `an-${format}`;
     const src = `${imports(format, [["Anthropic", "@anthropic-ai/sdk"]])}
@@ -179,7 +184,7 @@ console.log(typeof r.candidates[0].content.parts[0].text, text.length > 0, Objec
   });
 });
 
-describe("instrument() from the app's code", () => {
+describe.skipIf(onBun)("instrument() from the app's code", () => {
   it("turns on what it is told, in a CommonJS app with no preload", async () => {
     const marker = "prog-instrument";
     const src = `const { instrument } = require("evaltrace");
