@@ -115,7 +115,7 @@ export function checkObject(v: unknown, shape: Shape, path: string): asserts v i
   if (!isPlainObject(v)) fail(path, "an object");
   const obj = v as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
-    if (!(key in shape)) throw badRequest(`unknown field ${path}.${key}`);
+    if (!Object.hasOwn(shape, key)) throw badRequest(`unknown field ${path}.${key}`);
   }
   for (const [key, field] of Object.entries(shape)) {
     const value = obj[key];

@@ -42,6 +42,16 @@ describe("metrics (spec 4.3)", () => {
     expect((await api("POST", "/v1/metrics", single("n", { colour: "red" }))).body.error).toBe("unknown field body.colour");
   });
 
+  it("rejects unknown fields named like built-in object properties (own keys of the shape only)", async () => {
+    for (const name of ["constructor", "toString", "hasOwnProperty", "valueOf", "__proto__"]) {
+      // JSON text, so that `__proto__` arrives as an own field as a client would send it.
+      const r = await api("POST", "/v1/metrics", `{"name":"n-${name}","criteria":"c","evaluationParams":["input"],"multiTurn":false,"${name}":"x"}`);
+      expect(r.status, name).toBe(400);
+      expect(r.body.error, name).toBe(`unknown field body.${name}`);
+    }
+    expect(dev.state.metrics.some((m) => m.name.startsWith("n-"))).toBe(false);
+  });
+
   it("keeps (name, multiTurn) unique, default metrics included, and writes nothing of a rejected list (rule 1)", async () => {
     await api("POST", "/v1/metrics", single("Dup"));
     expect((await api("POST", "/v1/metrics", single("Dup"))).status).toBe(409);
