@@ -269,10 +269,14 @@ export const ingestTraces: Handler = async (ctx) => {
     if (!p.replay && ctx.state.traces[p.uuid]) throw conflict(`trace ${p.uuid} was stored by another request meanwhile; change it with PUT /v1/traces/${p.uuid}`);
   }
   for (const p of prepared.filter((x) => !x.replay)) {
+    // Spans indexed first, in slices (a reader that finds one before its trace is stored finds no trace).
+    for (const s of p.spans) {
+      ctx.state.spanIndex[s.uuid] = p.uuid;
+      if (ctx.slicer.due()) await ctx.slicer.yield();
+    }
     const stored: StoredTrace = { uuid: p.uuid, fields: p.fields, spans: p.spans, receivedAt: nowIso, updatedAt: nowIso, digest: p.digest };
     ctx.state.traces[p.uuid] = stored;
     ctx.changed.traces.add(p.uuid);
-    for (const s of p.spans) ctx.state.spanIndex[s.uuid] = p.uuid;
     index(ctx.state.threads, p.fields.threadId, p.uuid);
     index(ctx.state.users, p.fields.userId, p.uuid);
     if (wantsJob(p.fields)) await onlineJobs(ctx, "trace", p.uuid, p.fields);
@@ -301,13 +305,15 @@ export const updateTrace: Handler = async (ctx) => {
   await checkHierarchy(trace.uuid, trace.spans, added, "body", ctx);
   const endTime = (body.endTime as string | undefined) ?? (trace.fields.endTime as string);
   if (isoMicros(endTime) < isoMicros(trace.fields.startTime as string)) throw badRequest("body.endTime is before the trace's startTime");
+  // Spans indexed in slices first; then the trace changes at once.
+  for (const s of added) {
+    ctx.state.spanIndex[s.uuid] = trace.uuid;
+    if (ctx.slicer.due()) await ctx.slicer.yield();
+  }
   for (const key of ["output", "endTime", "environment"] as const) if (body[key] !== undefined) trace.fields[key] = body[key];
   if (body.metadata) trace.fields.metadata = { ...(trace.fields.metadata as object | undefined), ...(body.metadata as object) };
   if (body.tags) trace.fields.tags = [...((trace.fields.tags as string[] | undefined) ?? []), ...(body.tags as string[])];
-  for (const s of added) {
-    trace.spans.push(s);
-    ctx.state.spanIndex[s.uuid] = trace.uuid;
-  }
+  for (const s of added) trace.spans.push(s);
   trace.updatedAt = new Date(ctx.now).toISOString();
   ctx.changed.traces.add(trace.uuid);
   return { body: { success: true } };
