@@ -45,7 +45,12 @@ function holdMonitor() {
     lastWall = wall;
     lastCpu = cpu;
   }, 1);
-  return { stop: () => (clearInterval(timer), worst) };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return worst;
+    },
+  };
 }
 
 console.log("spans    MB    ingest ms  ms/1k spans  max loop delay ms  longest hold: wall ms / cpu ms  slowest small request ms");
