@@ -47,6 +47,8 @@ export function noChanges(): Changes {
   return { traces: new Set(), evicted: [], prompts: new Set(), datasets: new Set() };
 }
 
+const NEWLINE = 0x0a;
+
 /** Where a trace's latest line is in the file. */
 interface Place {
   at: number;
@@ -112,6 +114,8 @@ export class Journal implements TraceSource {
   private bytes: number;
   /** Where each live trace's latest line is. */
   private places = new Map<string, Place>();
+  /** Bytes of the live traces' lines (the other live lines are counted in `sizeOf`). */
+  private traceBytes = 0;
   private lastMeta = "";
   /** The last meta line written or loaded, lastUsed included. */
   private lastMetaLine = "";
@@ -148,22 +152,22 @@ export class Journal implements TraceSource {
 
   /** Opens (or creates) the journal at `file` and loads the state it holds. */
   static open(file: string, compactFactor = 3, held: HeldLimits = DEFAULT_HELD_LIMITS): Loaded {
-    let text = "";
-    if (existsSync(file)) text = readFileSync(file, "utf8");
-    const first = text.slice(0, text.indexOf("\n") + 1 || text.length);
-    const former = first.trim() !== "" && !/^\{"t":"/.test(first);
+    const bytes = existsSync(file) ? readFileSync(file) : Buffer.alloc(0);
+    const firstEnd = bytes.indexOf(NEWLINE);
+    const first = bytes.toString("utf8", 0, firstEnd === -1 ? bytes.length : firstEnd);
+    const former = first.trim() !== "" && !first.startsWith('{"t":"');
     const journal = new Journal(file, compactFactor);
     const traces = new LazyTraces(journal, held);
     let state = { ...emptyState(), traces: traces.dict };
     let order: string[] = [];
     if (former) {
       // The former format: one JSON document holding the whole state, converted below.
-      const raw = reviveState(JSON.parse(text) as State);
+      const raw = reviveState(JSON.parse(bytes.toString("utf8")) as State);
       state = { ...raw, traces: traces.dict };
       order = Object.keys(raw.traces);
       for (const uuid of order) traces.set(uuid, raw.traces[uuid]!);
     } else {
-      order = journal.replayAll(text, state, traces);
+      order = journal.replayAll(bytes, state, traces);
     }
     journal.lastMeta = metaText(state);
     journal.lastMetaLine = `${JSON.stringify({ t: "meta", v: meta(state) })}\n`;
@@ -172,52 +176,62 @@ export class Journal implements TraceSource {
     return { state, order, journal, traces, converted: former };
   }
 
-  /** Replays the lines of `text` onto `state`; returns the live trace uuids in arrival order. */
-  private replayAll(text: string, state: State, traces: LazyTraces): string[] {
-    let at = 0;
+  /**
+   * Replays the lines of the file onto `state`, holding no trace (each is read back when asked
+   * for); returns the live trace uuids in arrival order. A torn last line is cut off.
+   */
+  private replayAll(bytes: Buffer, state: State, traces: LazyTraces): string[] {
     let lineNo = 0;
-    /** Bytes of the whole lines replayed so far: where the next line starts in the file. */
-    let good = 0;
-    while (at < text.length) {
-      const nl = text.indexOf("\n", at);
-      const line = nl === -1 ? text.slice(at) : text.slice(at, nl);
+    /** Where the next line starts: every byte before it belongs to whole lines replayed. */
+    let at = 0;
+    while (at < bytes.length) {
+      const nl = bytes.indexOf(NEWLINE, at);
       lineNo++;
-      const start = good;
-      const size = Buffer.byteLength(line) + (nl === -1 ? 0 : 1);
-      at = nl === -1 ? text.length : nl + 1;
-      if (line === "" && nl !== -1) {
-        good += size;
+      // A last line without its newline was never acknowledged (the newline is written with it).
+      if (nl === -1) break;
+      if (nl === at) {
+        at++;
         continue;
       }
       let entry: JournalEntry;
       try {
-        entry = JSON.parse(line) as JournalEntry;
+        entry = JSON.parse(bytes.toString("utf8", at, nl)) as JournalEntry;
       } catch (err) {
-        if (nl === -1 || at >= text.length) break; // torn tail: never acknowledged
+        if (nl + 1 >= bytes.length) break; // torn tail: never acknowledged
         throw new Error(`${this.file}: line ${lineNo} is not valid JSON (${(err as Error).message}); the journal is damaged`);
       }
-      if (nl === -1) break; // a last line without its newline was never acknowledged either
       if (entry.t === "trace") {
         const isNew = !traces.has(entry.v.uuid);
-        traces.set(entry.v.uuid, entry.v);
+        traces.add(entry.v.uuid);
         indexTrace(state, entry.v, isNew);
-        this.places.set(entry.v.uuid, { at: start, length: size - 1 });
-        if ((lineNo & 1023) === 0) traces.trim();
+        this.place(entry.v.uuid, { at, length: nl - at });
       } else if (entry.t === "evict") {
         dropTrace(state, entry.v);
-        this.places.delete(entry.v);
+        this.place(entry.v, undefined);
       } else {
+        this.count(entryId(entry), nl + 1 - at);
         (replay[entry.t] as (s: State, v: unknown) => void)(state, entry.v);
       }
-      this.count(entryId(entry), entry.t === "evict" ? 0 : size);
-      good += size;
+      at = nl + 1;
     }
     // Cut a torn tail off, so that the next line starts on a line of its own.
-    if (good < this.bytes) {
-      truncateSync(this.file, good);
-      this.bytes = good;
+    if (at < this.bytes) {
+      truncateSync(this.file, at);
+      this.bytes = at;
     }
     return [...traces.uuids()];
+  }
+
+  /** Records where a trace's latest line is (undefined: it is gone), and counts its bytes as live. */
+  private place(uuid: string, place: Place | undefined): void {
+    const before = this.places.get(uuid);
+    if (before) this.traceBytes -= before.length + 1;
+    if (place) {
+      this.places.set(uuid, place);
+      this.traceBytes += place.length + 1;
+    } else {
+      this.places.delete(uuid);
+    }
   }
 
   /**
@@ -242,14 +256,15 @@ export class Journal implements TraceSource {
         writeSync(fd, line);
         writeSync(fd, "\n");
         places.set(uuid, { at: bytes, length: line.length });
-        this.count(`trace:${uuid}`, line.length + 1);
         bytes += line.length + 1;
       } else {
         // Not in the file yet (a store converted from the former format).
         const v = state.traces[uuid];
         if (!v) continue;
         const at = bytes;
-        places.set(uuid, { at, length: put(`trace:${uuid}`, { t: "trace", v }) - 1 });
+        const n = writeSync(fd, `${JSON.stringify({ t: "trace", v })}\n`);
+        places.set(uuid, { at, length: n - 1 });
+        bytes += n;
       }
       yield;
     }
@@ -305,7 +320,9 @@ export class Journal implements TraceSource {
     this.fd = openSync(this.file, "a");
     this.readFd = openSync(this.file, "r");
     this.bytes = written.bytes;
-    this.places = written.places;
+    this.places = new Map();
+    this.traceBytes = 0;
+    for (const [uuid, place] of written.places) this.place(uuid, place);
     this.lastMeta = metaText(state);
     this.lastMetaLine = `${JSON.stringify({ t: "meta", v: meta(state) })}\n`;
   }
@@ -350,19 +367,19 @@ export class Journal implements TraceSource {
       line += "\n";
       const size = Buffer.byteLength(line);
       if (entry.t === "trace") placed.push([entry.v.uuid, { at: this.bytes + textBytes, length: size - 1 }]);
+      else if (entry.t !== "evict") this.count(id, size);
       text += line;
       textBytes += size;
-      this.count(id, entry.t === "evict" ? 0 : size);
     }
     this.bytes += writeSync(this.fd, text);
     fsyncSync(this.fd);
-    for (const [uuid, place] of placed) this.places.set(uuid, place);
-    for (const uuid of changes.evicted) this.places.delete(uuid);
+    for (const [uuid, place] of placed) this.place(uuid, place);
+    for (const uuid of changes.evicted) this.place(uuid, undefined);
   }
 
   /** Whether the file has grown past `compactFactor` times the live data (and past 1 MiB). */
   get wantsCompaction(): boolean {
-    return this.bytes > 1024 * 1024 && this.bytes > this.compactFactor * this.liveBytes;
+    return this.bytes > 1024 * 1024 && this.bytes > this.compactFactor * (this.liveBytes + this.traceBytes);
   }
 
   /** Size of the file in bytes. */

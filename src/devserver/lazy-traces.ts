@@ -84,6 +84,11 @@ export class LazyTraces {
     this.held.set(uuid, trace);
   }
 
+  /** Records a stored trace without holding it (it is read when asked for). */
+  add(uuid: string): void {
+    this.live.add(uuid);
+  }
+
   /** Forgets a trace. */
   delete(uuid: string): void {
     this.live.delete(uuid);
