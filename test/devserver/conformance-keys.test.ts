@@ -1,6 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { apiFor } from "../helpers/api.js";
+import { MODES } from "./modes.js";
+
+describe.each(MODES)("$mode mode", ({ strict }) => {
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -10,7 +13,7 @@ let api: ReturnType<typeof apiFor>;
 
 beforeEach(async () => {
   now = Date.parse("2026-06-01T00:00:00Z");
-  dev = await startDevServer({ port: 0, clock: () => now });
+  dev = await startDevServer({ port: 0, strict, clock: () => now });
   api = apiFor(dev);
 });
 afterEach(() => dev.close());
@@ -163,4 +166,5 @@ describe("rotate organization key (spec 3.1, 4.1)", () => {
     expect(r.status).toBe(400);
     expect(r.body.error).toContain("gracePeriodInHours");
   });
+});
 });

@@ -1,11 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { apiFor } from "../helpers/api.js";
+import { MODES } from "./modes.js";
+
+describe.each(MODES)("$mode mode", ({ strict }) => {
 
 let dev: DevServer;
 let api: ReturnType<typeof apiFor>;
 beforeEach(async () => {
-  dev = await startDevServer({ port: 0, judge: ({ metric }) => ({ score: metric.name === "Bias" ? 0.2 : 0.9, reason: "judged" }) });
+  dev = await startDevServer({ port: 0, strict, judge: ({ metric }) => ({ score: metric.name === "Bias" ? 0.2 : 0.9, reason: "judged" }) });
   api = apiFor(dev);
 });
 afterEach(() => dev.close());
@@ -181,11 +184,12 @@ describe("evaluate (spec 4.5)", () => {
   });
 
   it("says it judged nothing when no judge was given", async () => {
-    const plain = await startDevServer({ port: 0 });
+    const plain = await startDevServer({ port: 0, strict });
     const call = apiFor(plain);
     await call("POST", "/v1/metric-collections", { name: "qa", multiTurn: false });
     const r = await call("POST", "/v1/evaluate", { metricCollection: "qa", testCases: [{ input: "q", actualOutput: "a" }] });
     expect(plain.state.testRuns.find((x) => x.id === r.body.data!.id)).toMatchObject({ status: "NOT_JUDGED", message: expect.stringContaining("judge") });
     await plain.close();
   });
+});
 });

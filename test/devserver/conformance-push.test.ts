@@ -4,11 +4,14 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { apiFor } from "../helpers/api.js";
+import { MODES } from "./modes.js";
+
+describe.each(MODES)("$mode mode", ({ strict }) => {
 
 let dev: DevServer;
 let api: ReturnType<typeof apiFor>;
 beforeEach(async () => {
-  dev = await startDevServer({ port: 0 });
+  dev = await startDevServer({ port: 0, strict });
   api = apiFor(dev);
 });
 afterEach(() => dev.close());
@@ -98,7 +101,7 @@ describe("push dataset (spec 4.9)", () => {
   });
 
   it("pushes onto versions on the Team plan; omitted version means the latest, or unversioned when none", async () => {
-    const team = await startDevServer({ port: 0, plan: "team" });
+    const team = await startDevServer({ port: 0, strict, plan: "team" });
     const call = apiFor(team);
     await call("POST", "/v2/datasets", { alias: "qa", goldens: [single("u")] });
     await call("POST", "/v2/datasets", { alias: "qa", version: "1.2", goldens: [single("a")] });
@@ -126,7 +129,7 @@ describe("push dataset (spec 4.9)", () => {
 
 describe("HTTP behaviour", () => {
   it("answers malformed JSON, a wrong content type and an oversized body with a clear 4xx", async () => {
-    const small = await startDevServer({ port: 0, maxBodyBytes: 1024 });
+    const small = await startDevServer({ port: 0, strict, maxBodyBytes: 1024 });
     const call = apiFor(small);
     expect((await call("POST", "/v1/traces", "{not json")).status).toBe(400);
     const wrongType = await call("POST", "/v1/traces", JSON.stringify({ uuid: "x" }), small.projectKey, "text/plain");
@@ -148,15 +151,16 @@ describe("HTTP behaviour", () => {
 
   it("keeps every acknowledged write across a restart with a data file", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "evaltrace-")), "state.json");
-    const first = await startDevServer({ port: 0, dataFile: file });
+    const first = await startDevServer({ port: 0, strict, dataFile: file });
     await apiFor(first)("POST", "/v2/prompts", { alias: "kept", text: "t" });
     await apiFor(first)("POST", "/v1/traces", { uuid: "kept", startTime: "2026-01-01T00:00:00Z", endTime: "2026-01-01T00:00:01Z" });
     await first.close();
-    const second = await startDevServer({ port: 0, dataFile: file });
+    const second = await startDevServer({ port: 0, strict, dataFile: file });
     expect(second.projectKey).toBe(first.projectKey);
     expect(second.state.prompts.kept).toBeDefined();
     expect(second.state.traces.kept).toBeDefined();
     expect((await apiFor(second)("GET", "/v1/metrics")).status).toBe(200);
     await second.close();
   });
+});
 });
