@@ -415,8 +415,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     }
     if (path === "/" || path === "/index.html") return { status: 200, text: viewerHtml, headers: { "content-type": "text/html; charset=utf-8" }, applied: false };
     if (path === "/_dev/version") return jsonOutcome(200, { version, traces: order.size, evictedTraces });
-    const read = devRead(state, order, path, query);
-    const text = await stringifyJsonSliced(read.body, new TimeSlicer());
+    const slicer = new TimeSlicer();
+    const read = await devRead(state, order, path, query, slicer);
+    const text = await stringifyJsonSliced(read.body, slicer);
     return { status: 200, text, headers: read.nextCursor ? { "x-next-cursor": read.nextCursor } : {}, applied: false };
   };
 
