@@ -113,7 +113,11 @@ export interface DevServer {
   /** An organization API key (for the two key endpoints) and its id. */
   orgKey: string;
   orgKeyId: number;
-  /** The live state, for tests and tools to read. Do not modify it. */
+  /**
+   * The live state, for tests and tools to read. Do not modify it. With `dataFile`,
+   * `state.traces` holds only the recently used traces in memory and reads any other from the
+   * file when it is accessed (`Object.keys` reads none).
+   */
   readonly state: State;
   /** Whether off-spec input is rejected (see {@link DevServerOptions.strict}). */
   strict: boolean;
