@@ -4,8 +4,12 @@ import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_B
 /** Values whose JSON text is shorter than this are parsed or written in one native call. */
 const PIECE_CHARS = 64 * 1024;
 
-/** Thrown for text the scanner cannot follow; the caller lets `JSON.parse` name the error. */
-class ScanError extends Error {}
+/** Thrown for text the scanner cannot follow, at index `at` (the text's length: it ended too soon). */
+class ScanError extends Error {
+  constructor(readonly at: number) {
+    super("malformed JSON");
+  }
+}
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
@@ -21,7 +25,7 @@ function stringEnd(text: string, i: number): number {
     if (c === BACKSLASH) j++;
     else if (c === QUOTE) return j + 1;
   }
-  throw new ScanError();
+  throw new ScanError(text.length);
 }
 
 /**
@@ -37,7 +41,7 @@ function containerEnd(text: string, i: number, stop: number): number {
     else if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
     else if ((d === CLOSE_BRACE || d === CLOSE_BRACKET) && --depth === 0) return j + 1;
   }
-  if (last === text.length) throw new ScanError();
+  if (last === text.length) throw new ScanError(text.length);
   return -1;
 }
 
@@ -50,7 +54,7 @@ function scalarEnd(text: string, i: number): number {
     if (d === COMMA || d === CLOSE_BRACE || d === CLOSE_BRACKET || isSpace(d)) break;
     j++;
   }
-  if (j === i) throw new ScanError();
+  if (j === i) throw new ScanError(i);
   return j;
 }
 
@@ -80,11 +84,11 @@ async function parseContainer(text: string, start: number, slicer: TimeSlicer): 
   if (text.charCodeAt(i) === close) return [result, i + 1];
   for (;;) {
     if (open === OPEN_BRACE) {
-      if (text.charCodeAt(i) !== QUOTE) throw new ScanError();
+      if (text.charCodeAt(i) !== QUOTE) throw new ScanError(i);
       const keyEnd = stringEnd(text, i);
       const key = JSON.parse(text.slice(i, keyEnd)) as string;
       i = skipSpace(text, keyEnd);
-      if (text.charCodeAt(i) !== COLON) throw new ScanError();
+      if (text.charCodeAt(i) !== COLON) throw new ScanError(i);
       const [value, vEnd] = await parseValue(text, skipSpace(text, i + 1), slicer);
       // As JSON.parse does: every key, `__proto__` included, becomes an own property.
       Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
@@ -96,7 +100,7 @@ async function parseContainer(text: string, start: number, slicer: TimeSlicer): 
     }
     const c = text.charCodeAt(i);
     if (c === close) return [result, i + 1];
-    if (c !== COMMA) throw new ScanError();
+    if (c !== COMMA) throw new ScanError(i);
     i = skipSpace(text, i + 1);
   }
 }
@@ -104,17 +108,22 @@ async function parseContainer(text: string, start: number, slicer: TimeSlicer): 
 /**
  * `JSON.parse` in slices: a large array or object is parsed member by member, yielding to the
  * event loop between members, so that a 30 MB body never holds it for long. One pass over the
- * text (a value is scanned whole only when it is small). Same result and same errors as
- * `JSON.parse` (malformed text is handed to it for the message).
+ * text (a value is scanned whole only when it is small). Same result as `JSON.parse`, and a
+ * `SyntaxError` for malformed text (JSON.parse's own for a small text; for a large one, naming
+ * the position where the scan stopped).
  */
 export async function parseJsonSliced(text: string, slicer: TimeSlicer): Promise<unknown> {
   try {
     const [value, end] = await parseValue(text, skipSpace(text, 0), slicer);
-    if (skipSpace(text, end) !== text.length) throw new ScanError();
+    const rest = skipSpace(text, end);
+    if (rest !== text.length) throw new ScanError(rest);
     return value;
   } catch (err) {
-    if (err instanceof ScanError) return JSON.parse(text);
-    throw err;
+    if (!(err instanceof ScanError)) throw err;
+    // A small text: JSON.parse names the error. A large one is not handed to it (it would hold
+    // the event loop for the whole text): the error is named from where the scan stopped.
+    if (text.length < PIECE_CHARS) return JSON.parse(text);
+    throw new SyntaxError(err.at >= text.length ? "Unexpected end of JSON input" : `Unexpected character ${JSON.stringify(text.charAt(err.at))} in JSON at position ${err.at}`);
   }
 }
 
