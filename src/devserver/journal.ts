@@ -1,4 +1,5 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, renameSync, truncateSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, truncateSync, writeSync } from "node:fs";
+import { promisify } from "node:util";
 import { dirname } from "node:path";
 import { DEFAULT_HELD_LIMITS, type HeldLimits, LazyTraces, type TraceSource } from "./lazy-traces.js";
 import { writeJsonSliced } from "./sliced-json.js";
@@ -48,6 +49,11 @@ export function noChanges(): Changes {
 }
 
 const NEWLINE = 0x0a;
+
+/** Characters of a journal line gathered before they are written (a larger line is written in pieces). */
+const STREAM_CHARS = 1 << 20;
+
+const fsyncAsync = promisify(fsync);
 
 /** Where a trace's latest line is in the file. */
 interface Place {
@@ -358,21 +364,66 @@ export class Journal implements TraceSource {
     }
     for (const v of appended.idempotency) entries.push([`idem:${v.scope} ${v.key}`, { t: "idem", v }]);
     if (entries.length === 0) return;
+    // Small lines are gathered and written with one call; a large line (a trace of many spans)
+    // is written in pieces as it is serialized, so that no one call holds the event loop long.
+    // A crash in between leaves a torn last line, which loading drops: nothing was acknowledged.
+    const start = this.bytes;
     let text = "";
     let textBytes = 0;
+    const flushText = () => {
+      if (text === "") return;
+      this.bytes += writeSync(this.fd, text);
+      text = "";
+      textBytes = 0;
+    };
     const placed: [string, Place][] = [];
-    for (const [id, entry] of entries) {
-      let line = "";
-      await writeJsonSliced(entry, slicer, (piece) => (line += piece));
-      line += "\n";
-      const size = Buffer.byteLength(line);
-      if (entry.t === "trace") placed.push([entry.v.uuid, { at: this.bytes + textBytes, length: size - 1 }]);
-      else if (entry.t !== "evict") this.count(id, size);
-      text += line;
-      textBytes += size;
+    try {
+      for (const [id, entry] of entries) {
+        const at = this.bytes + textBytes;
+        let parts: string[] = [];
+        let chars = 0;
+        /** Bytes of this line written so far; -1 while it is gathered whole. */
+        let streamed = -1;
+        const flushParts = () => {
+          const n = writeSync(this.fd, parts.join(""));
+          this.bytes += n;
+          streamed += n;
+          parts = [];
+          chars = 0;
+        };
+        await writeJsonSliced(entry, slicer, (piece) => {
+          parts.push(piece);
+          chars += piece.length;
+          if (chars < STREAM_CHARS) return;
+          if (streamed === -1) {
+            flushText();
+            streamed = 0;
+          }
+          flushParts();
+        });
+        parts.push("\n");
+        let size: number;
+        if (streamed === -1) {
+          const line = parts.join("");
+          size = Buffer.byteLength(line);
+          text += line;
+          textBytes += size;
+        } else {
+          flushParts();
+          size = streamed;
+        }
+        if (entry.t === "trace") placed.push([entry.v.uuid, { at, length: size - 1 }]);
+        else if (entry.t !== "evict") this.count(id, size);
+      }
+      flushText();
+    } catch (err) {
+      // Nothing of a write that failed stays in the file.
+      ftruncateSync(this.fd, start);
+      this.bytes = start;
+      throw err;
     }
-    this.bytes += writeSync(this.fd, text);
-    fsyncSync(this.fd);
+    // fsync on the thread pool: the event loop serves other requests while the disk works.
+    await fsyncAsync(this.fd);
     for (const [uuid, place] of placed) this.place(uuid, place);
     for (const uuid of changes.evicted) this.place(uuid, undefined);
   }
