@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { StringDecoder } from "node:string_decoder";
 import { HttpError } from "./http-error.js";
 import { parseJsonSliced } from "./sliced-json.js";
 import { TimeSlicer } from "./time-slicer.js";
@@ -20,7 +21,7 @@ export async function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY, 
   let max = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
-    if ((i & 0xffff) === 0 && slicer.due()) await slicer.yield();
+    if ((i & 0x3ff) === 0 && slicer.due()) await slicer.yield();
     const c = text.charCodeAt(i);
     if (inString) {
       if (c === BACKSLASH) i++;
@@ -39,10 +40,14 @@ export async function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY, 
   return max;
 }
 
-/** The raw body, or 413 once it passes `limit` bytes. */
+/**
+ * The raw body, or 413 once it passes `limit` bytes. Decoded chunk by chunk as it arrives (a
+ * character split across chunks is kept for the next), so a 30 MB body is never decoded at once.
+ */
 export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    const decoder = new StringDecoder("utf8");
+    const pieces: string[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
@@ -51,9 +56,9 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
         req.pause();
         return;
       }
-      chunks.push(chunk);
+      pieces.push(decoder.write(chunk));
     });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => resolve(pieces.join("") + decoder.end()));
     req.on("error", reject);
   });
 }

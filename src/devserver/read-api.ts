@@ -2,6 +2,7 @@ import { HttpError } from "./http-error.js";
 import { decodeSegment } from "./json-body.js";
 import { keyView } from "./keys.js";
 import type { State } from "./store.js";
+import { TimeSlicer } from "./time-slicer.js";
 import type { TraceOrder } from "./trace-order.js";
 
 /** Largest page of `/_dev/traces?limit=`. */
@@ -46,13 +47,23 @@ function pageCursor(query: URLSearchParams): string | undefined {
  * `/_dev/traces` lists trace summaries newest first; with `?limit=N` one page of them, the
  * cursor of the next page in the `X-Next-Cursor` header (pass it back as `?cursor=`).
  */
-export function devRead(state: State, order: TraceOrder, path: string, query: URLSearchParams): ReadResult {
+export async function devRead(state: State, order: TraceOrder, path: string, query: URLSearchParams, slicer = new TimeSlicer()): Promise<ReadResult> {
   const parts = path.split("/").filter(Boolean).slice(1).map(decodeSegment);
   if (parts.length > 2) throw new HttpError(404, `no read endpoint ${path}`);
   const [what = "", id] = parts;
   const summary = (uuid: string) => {
     const tr = state.traces[uuid]!;
     return { uuid, ...tr.fields, spanCount: tr.spans.length, receivedAt: tr.receivedAt };
+  };
+  /** Summaries in slices of event-loop time: with `--data`, traces not in memory are read from the file. */
+  const summaries = async (uuids: readonly string[]) => {
+    const out: unknown[] = [];
+    for (const uuid of uuids) {
+      // A trace evicted by a write while this read yielded is left out.
+      if (Object.hasOwn(state.traces, uuid)) out.push(summary(uuid));
+      if (slicer.due()) await slicer.yield();
+    }
+    return out;
   };
   if (what === "traces") {
     if (id !== undefined) {
@@ -63,9 +74,9 @@ export function devRead(state: State, order: TraceOrder, path: string, query: UR
       return { body: { ...summary(id), spans: tr.spans, jobs: state.jobs.filter((j) => targets.has(j.targetId)) } };
     }
     const page = order.page(pageLimit(query) ?? Number.POSITIVE_INFINITY, pageCursor(query));
-    return { body: page.uuids.map(summary), nextCursor: page.nextCursor };
+    return { body: await summaries(page.uuids), nextCursor: page.nextCursor };
   }
-  if (what === "threads" && id !== undefined) return { body: (state.threads[id] ?? []).map(summary) };
+  if (what === "threads" && id !== undefined) return { body: await summaries(state.threads[id] ?? []) };
   const read = Object.hasOwn(collections, what) ? collections[what] : undefined;
   if (!read || id !== undefined) throw new HttpError(404, `no read endpoint ${path}`);
   return { body: read(state) };

@@ -15,6 +15,7 @@ import {
 } from "./idempotency.js";
 import { hostChecker, isLoopback } from "./host-check.js";
 import { type Changes, Journal, noChanges } from "./journal.js";
+import { DEFAULT_HELD_LIMITS } from "./lazy-traces.js";
 import { decodeSegment, readJson } from "./json-body.js";
 import { authenticate, createKey, isExpired, settle } from "./keys.js";
 import { ReadAccess } from "./read-access.js";
@@ -54,6 +55,12 @@ export interface DevServerOptions {
    * whole-state format is read and converted. In memory when absent.
    */
   dataFile?: string;
+  /**
+   * With `dataFile`, how many of the most recently used traces stay in memory (besides the
+   * indexes every trace has there: uuid, place in the file, spans, thread, user, list row);
+   * any other is read from the file when asked for. @default 1000
+   */
+  heldTraces?: number;
   /**
    * Most traces kept; beyond it the oldest are evicted (and counted in the log).
    * @default 10000 in memory; unbounded with `dataFile`
@@ -106,7 +113,11 @@ export interface DevServer {
   /** An organization API key (for the two key endpoints) and its id. */
   orgKey: string;
   orgKeyId: number;
-  /** The live state, for tests and tools to read. Do not modify it. */
+  /**
+   * The live state, for tests and tools to read. Do not modify it. With `dataFile`,
+   * `state.traces` holds only the recently used traces in memory and reads any other from the
+   * file when it is accessed (`Object.keys` reads none).
+   */
   readonly state: State;
   /** Whether off-spec input is rejected (see {@link DevServerOptions.strict}). */
   strict: boolean;
@@ -116,6 +127,8 @@ export interface DevServer {
   warnings: string[];
   /** How many traces were evicted by `maxTraces` since the start. */
   readonly evictedTraces: number;
+  /** How many traces are held in memory: all of them without `dataFile`, the recently used with it. */
+  readonly tracesInMemory: number;
   /** Creates another key, e.g. a second organization key or one that expires. */
   createApiKey(options: { scope: "org" | "project"; name?: string; expiresInDays?: number | null }): { id: number; value: string };
   close(): Promise<void>;
@@ -277,7 +290,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     );
   }
 
-  const loaded = options.dataFile ? Journal.open(options.dataFile) : undefined;
+  const held = { ...DEFAULT_HELD_LIMITS, traces: positive("heldTraces", options.heldTraces, DEFAULT_HELD_LIMITS.traces) };
+  const loaded = options.dataFile ? Journal.open(options.dataFile, undefined, held) : undefined;
   const state = loaded?.state ?? emptyState();
   const order = new TraceOrder();
   for (const uuid of loaded?.order ?? []) order.add(uuid);
@@ -313,6 +327,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const commit = async (changed: Changes, before: { jobs: number; testRuns: number; lastAnswer: IdempotencyRecord | undefined }, slicer: TimeSlicer) => {
     for (const uuid of changed.traces) order.add(uuid);
     changed.evicted.push(...evict());
+    for (const uuid of [...changed.traces, ...changed.evicted]) viewerApi.forget(uuid);
     if (!loaded) return;
     const at = before.lastAnswer ? state.idempotency.lastIndexOf(before.lastAnswer) : -1;
     await loaded.journal.commit(
@@ -326,6 +341,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       await loaded.journal.compact(state, order.page(Number.POSITIVE_INFINITY).uuids.reverse(), slicer);
       log(`compacted ${options.dataFile} to ${loaded.journal.size} bytes in ${(performance.now() - started).toFixed(0)} ms`);
     }
+    // Every change is in the file now: the traces beyond the memory bound can go.
+    loaded.traces.trim();
   };
   await lock.run(() => commit(noChanges(), { jobs: state.jobs.length, testRuns: state.testRuns.length, lastAnswer: state.idempotency.at(-1) }, new TimeSlicer()));
 
@@ -402,8 +419,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     }
     if (path === "/" || path === "/index.html") return { status: 200, text: viewerHtml, headers: { "content-type": "text/html; charset=utf-8" }, applied: false };
     if (path === "/_dev/version") return jsonOutcome(200, { version, traces: order.size, evictedTraces });
-    const read = devRead(state, order, path, query);
-    const text = await stringifyJsonSliced(read.body, new TimeSlicer());
+    const slicer = new TimeSlicer();
+    const read = await devRead(state, order, path, query, slicer);
+    const text = await stringifyJsonSliced(read.body, slicer);
     return { status: 200, text, headers: read.nextCursor ? { "x-next-cursor": read.nextCursor } : {}, applied: false };
   };
 
@@ -440,6 +458,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       res.writeHead(outcome.status, { ...authHeaders, "content-type": "application/json", ...outcome.headers, "content-length": Buffer.byteLength(outcome.text) });
       res.end(outcome.text);
     }
+    // Traces a read brought into memory are let go, unless a write (which may hold some) is running.
+    if (loaded && !lock.busy) loaded.traces.trim();
     const replayed = outcome.headers[REPLAYED_HEADER] ? " (idempotent replay)" : "";
     log(`${method} ${path} ${outcome.status} ${(performance.now() - started).toFixed(1)} ms${replayed}`);
     for (const line of notes) log(`  lenient: ${line}`);
@@ -481,6 +501,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     warnings,
     get evictedTraces() {
       return evictedTraces;
+    },
+    get tracesInMemory() {
+      return loaded ? loaded.traces.heldCount : order.size;
     },
     createApiKey(o) {
       const key = createKey(state, region, clock(), o);

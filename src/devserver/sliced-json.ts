@@ -4,8 +4,12 @@ import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_B
 /** Values whose JSON text is shorter than this are parsed or written in one native call. */
 const PIECE_CHARS = 64 * 1024;
 
-/** Thrown for text the scanner cannot follow; the caller lets `JSON.parse` name the error. */
-class ScanError extends Error {}
+/** Thrown for text the scanner cannot follow, at index `at` (the text's length: it ended too soon). */
+class ScanError extends Error {
+  constructor(readonly at: number) {
+    super("malformed JSON");
+  }
+}
 
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
@@ -21,98 +25,123 @@ function stringEnd(text: string, i: number): number {
     if (c === BACKSLASH) j++;
     else if (c === QUOTE) return j + 1;
   }
-  throw new ScanError();
+  throw new ScanError(text.length);
 }
 
-/** Index just past the JSON value starting at `i`. */
-function valueEnd(text: string, i: number): number {
-  const c = text.charCodeAt(i);
-  if (c === QUOTE) return stringEnd(text, i);
-  if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-    let depth = 0;
-    for (let j = i; j < text.length; j++) {
-      const d = text.charCodeAt(j);
-      if (d === QUOTE) j = stringEnd(text, j) - 1;
-      else if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
-      else if ((d === CLOSE_BRACE || d === CLOSE_BRACKET) && --depth === 0) return j + 1;
-    }
-    throw new ScanError();
+/**
+ * Index just past the array or object starting at `i`, or -1 when it does not end before `stop`
+ * (then it is parsed member by member: the scan never walks a large value whole).
+ */
+function containerEnd(text: string, i: number, stop: number): number {
+  let depth = 0;
+  const last = Math.min(text.length, stop);
+  for (let j = i; j < last; j++) {
+    const d = text.charCodeAt(j);
+    if (d === QUOTE) j = stringEnd(text, j) - 1;
+    else if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
+    else if ((d === CLOSE_BRACE || d === CLOSE_BRACKET) && --depth === 0) return j + 1;
   }
+  if (last === text.length) throw new ScanError(text.length);
+  return -1;
+}
+
+/** Index just past the string, number or literal starting at `i`. */
+function scalarEnd(text: string, i: number): number {
+  if (text.charCodeAt(i) === QUOTE) return stringEnd(text, i);
   let j = i;
   while (j < text.length) {
     const d = text.charCodeAt(j);
     if (d === COMMA || d === CLOSE_BRACE || d === CLOSE_BRACKET || isSpace(d)) break;
     j++;
   }
-  if (j === i) throw new ScanError();
+  if (j === i) throw new ScanError(i);
   return j;
 }
 
-/** One member: small ones parsed natively right away, large ones member by member. */
-async function parseMember(text: string, start: number, end: number, slicer: TimeSlicer): Promise<unknown> {
+/**
+ * The value starting at `i` and the index just past it: a small one (shorter than
+ * {@link PIECE_CHARS}) in one native `JSON.parse`, a large array or object member by member.
+ */
+async function parseValue(text: string, i: number, slicer: TimeSlicer): Promise<[unknown, number]> {
   if (slicer.due()) await slicer.yield();
-  return end - start < PIECE_CHARS ? JSON.parse(text.slice(start, end)) : parseRange(text, start, end, slicer);
+  const c = text.charCodeAt(i);
+  if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+    const end = containerEnd(text, i, i + PIECE_CHARS);
+    return end === -1 ? parseContainer(text, i, slicer) : [JSON.parse(text.slice(i, end)), end];
+  }
+  const end = scalarEnd(text, i);
+  return [JSON.parse(text.slice(i, end)), end];
 }
 
-async function parseRange(text: string, start: number, end: number, slicer: TimeSlicer): Promise<unknown> {
+/** A large array or object, member by member; the index just past its closing bracket. */
+async function parseContainer(text: string, start: number, slicer: TimeSlicer): Promise<[unknown, number]> {
   const open = text.charCodeAt(start);
-  if (end - start < PIECE_CHARS || (open !== OPEN_BRACE && open !== OPEN_BRACKET)) return JSON.parse(text.slice(start, end));
   const close = open === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
   const list: unknown[] = [];
   const object: Record<string, unknown> = {};
+  const result = open === OPEN_BRACE ? object : list;
   let i = skipSpace(text, start + 1);
-  if (text.charCodeAt(i) === close) return open === OPEN_BRACE ? object : list;
+  if (text.charCodeAt(i) === close) return [result, i + 1];
   for (;;) {
     if (open === OPEN_BRACE) {
-      if (text.charCodeAt(i) !== QUOTE) throw new ScanError();
+      if (text.charCodeAt(i) !== QUOTE) throw new ScanError(i);
       const keyEnd = stringEnd(text, i);
       const key = JSON.parse(text.slice(i, keyEnd)) as string;
       i = skipSpace(text, keyEnd);
-      if (text.charCodeAt(i) !== COLON) throw new ScanError();
-      i = skipSpace(text, i + 1);
-      const vEnd = valueEnd(text, i);
+      if (text.charCodeAt(i) !== COLON) throw new ScanError(i);
+      const [value, vEnd] = await parseValue(text, skipSpace(text, i + 1), slicer);
       // As JSON.parse does: every key, `__proto__` included, becomes an own property.
-      Object.defineProperty(object, key, { value: await parseMember(text, i, vEnd, slicer), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
       i = skipSpace(text, vEnd);
     } else {
-      const vEnd = valueEnd(text, i);
-      list.push(await parseMember(text, i, vEnd, slicer));
+      const [value, vEnd] = await parseValue(text, i, slicer);
+      list.push(value);
       i = skipSpace(text, vEnd);
     }
     const c = text.charCodeAt(i);
-    if (c === close) break;
-    if (c !== COMMA) throw new ScanError();
+    if (c === close) return [result, i + 1];
+    if (c !== COMMA) throw new ScanError(i);
     i = skipSpace(text, i + 1);
   }
-  if (skipSpace(text, i + 1) !== end) throw new ScanError();
-  return open === OPEN_BRACE ? object : list;
 }
 
 /**
  * `JSON.parse` in slices: a large array or object is parsed member by member, yielding to the
- * event loop between members, so that a 30 MB body never holds it for long. Same result and
- * same errors as `JSON.parse` (malformed text is handed to it for the message).
+ * event loop between members, so that a 30 MB body never holds it for long. One pass over the
+ * text (a value is scanned whole only when it is small). Same result as `JSON.parse`, and a
+ * `SyntaxError` for malformed text (JSON.parse's own for a small text; for a large one, naming
+ * the position where the scan stopped).
  */
 export async function parseJsonSliced(text: string, slicer: TimeSlicer): Promise<unknown> {
-  const start = skipSpace(text, 0);
-  let end = text.length;
-  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
   try {
-    return await parseRange(text, start, end, slicer);
+    const [value, end] = await parseValue(text, skipSpace(text, 0), slicer);
+    const rest = skipSpace(text, end);
+    if (rest !== text.length) throw new ScanError(rest);
+    return value;
   } catch (err) {
-    if (err instanceof ScanError) return JSON.parse(text);
-    throw err;
+    if (!(err instanceof ScanError)) throw err;
+    // A small text: JSON.parse names the error. A large one is not handed to it (it would hold
+    // the event loop for the whole text): the error is named from where the scan stopped.
+    if (text.length < PIECE_CHARS) return JSON.parse(text);
+    throw new SyntaxError(err.at >= text.length ? "Unexpected end of JSON input" : `Unexpected character ${JSON.stringify(text.charAt(err.at))} in JSON at position ${err.at}`);
   }
 }
 
 /** Arrays longer than this are written item by item. */
 const SPLIT_LENGTH = 32;
 
-/** Whether a value is a long array, or an object holding one: written member by member. */
-export function isBulky(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length > SPLIT_LENGTH;
+/** How deep {@link isBulky} looks for a long array (a journal line holds a trace that holds its spans). */
+const BULK_DEPTH = 3;
+
+/**
+ * Whether a value is a long array, or holds one within {@link BULK_DEPTH} levels: written
+ * member by member.
+ */
+export function isBulky(value: unknown, depth = BULK_DEPTH): boolean {
   if (value === null || typeof value !== "object") return false;
-  for (const v of Object.values(value)) if (Array.isArray(v) && v.length > SPLIT_LENGTH) return true;
+  if (Array.isArray(value) && value.length > SPLIT_LENGTH) return true;
+  if (depth === 0) return false;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) if (isBulky(v, depth - 1)) return true;
   return false;
 }
 

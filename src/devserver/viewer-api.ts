@@ -4,7 +4,7 @@ import type { ReadResult } from "./read-api.js";
 import type { EvaluationJob, State } from "./store.js";
 import { TimeSlicer } from "./time-slicer.js";
 import type { TraceOrder } from "./trace-order.js";
-import { isoMillis, type TraceRow, TraceRows } from "./viewer-summary.js";
+import { type Cached, evalCounts, isoMillis, type TraceRow, TraceRows } from "./viewer-summary.js";
 
 /** Largest page of the viewer's lists. */
 export const MAX_VIEW_PAGE = 500;
@@ -56,7 +56,7 @@ export interface TraceListPage {
  */
 export class ViewerApi {
   private readonly rows = new TraceRows();
-  private jobIndex: { count: number; byTarget: Map<string, EvaluationJob[]> } = { count: -1, byTarget: new Map() };
+  private jobIndex: { count: number; byTarget: Map<string, EvaluationJob[]>; byTrace: Map<string, EvaluationJob[]> } = { count: -1, byTarget: new Map(), byTrace: new Map() };
   private facetCache: { version: number; value: unknown } | undefined;
 
   constructor(
@@ -70,33 +70,57 @@ export class ViewerApi {
     if (more.length > 0) throw new HttpError(404, `no viewer endpoint ${path}`);
     if (what === "traces" && id === undefined) return this.traceList(query);
     if (what === "traces") {
-      if (!this.state.traces[id!]) throw new HttpError(404, `no trace with uuid ${id}`);
-      return { body: this.rowOf(id!).row };
+      const row = this.rowOf(id!);
+      if (!row) throw new HttpError(404, `no trace with uuid ${id}`);
+      return { body: row.row };
     }
     if (what === "threads" && id === undefined) return { body: this.threadList() };
     if (what === "threads") return { body: this.thread(id!) };
-    if (what === "facets" && id === undefined) return { body: this.facets(version) };
+    if (what === "facets" && id === undefined) return { body: await this.facets(version) };
     throw new HttpError(404, `no viewer endpoint ${path}`);
   }
 
-  /** Jobs by the trace, span or thread they evaluate; rebuilt when jobs were added. */
-  private jobsOf(targetId: string): EvaluationJob[] {
-    if (this.jobIndex.count !== this.state.jobs.length) {
-      const byTarget = new Map<string, EvaluationJob[]>();
-      for (const j of this.state.jobs) {
-        const list = byTarget.get(j.targetId);
-        if (list) list.push(j);
-        else byTarget.set(j.targetId, [j]);
-      }
-      this.jobIndex = { count: this.state.jobs.length, byTarget };
-    }
-    return this.jobIndex.byTarget.get(targetId) ?? [];
+  /** Forgets the row of a trace a write changed or evicted. */
+  forget(uuid: string): void {
+    this.rows.forget(uuid);
   }
 
-  private rowOf(uuid: string) {
-    const trace = this.state.traces[uuid]!;
-    const jobs = this.state.jobs.length === 0 ? [] : [trace.uuid, ...trace.spans.map((s) => s.uuid)].flatMap((t) => this.jobsOf(t));
-    return this.rows.get(trace, jobs);
+  /** The job indexes, rebuilt when jobs were added: by target id, and by the trace evaluated (itself or one of its spans). */
+  private jobs() {
+    if (this.jobIndex.count !== this.state.jobs.length) {
+      const byTarget = new Map<string, EvaluationJob[]>();
+      const byTrace = new Map<string, EvaluationJob[]>();
+      const add = (map: Map<string, EvaluationJob[]>, key: string, j: EvaluationJob) => {
+        const list = map.get(key);
+        if (list) list.push(j);
+        else map.set(key, [j]);
+      };
+      for (const j of this.state.jobs) {
+        add(byTarget, j.targetId, j);
+        const trace = j.target === "trace" ? j.targetId : j.target === "span" ? this.state.spanIndex[j.targetId] : undefined;
+        if (trace !== undefined) add(byTrace, trace, j);
+      }
+      this.jobIndex = { count: this.state.jobs.length, byTarget, byTrace };
+    }
+    return this.jobIndex;
+  }
+
+  /** Jobs by the trace, span or thread they evaluate. */
+  private jobsOf(targetId: string): EvaluationJob[] {
+    return this.jobs().byTarget.get(targetId) ?? [];
+  }
+
+  /** The row of a stored trace (its evaluations counted), or undefined when there is none. */
+  private rowOf(uuid: string): Cached | undefined {
+    let cached = this.rows.peek(uuid);
+    if (!cached) {
+      if (!Object.hasOwn(this.state.traces, uuid)) return undefined;
+      const trace = this.state.traces[uuid];
+      if (!trace) return undefined;
+      cached = this.rows.get(trace);
+    }
+    const jobs = this.state.jobs.length === 0 ? undefined : this.jobs().byTrace.get(uuid);
+    return jobs ? { row: { ...cached.row, evals: evalCounts(jobs) }, haystack: cached.haystack } : cached;
   }
 
   private async traceList(query: URLSearchParams): Promise<ReadResult> {
@@ -114,8 +138,9 @@ export class ViewerApi {
     // An exact span uuid finds its trace directly.
     const q = query.get("q")?.trim();
     const spanHit = q ? this.state.spanIndex[q] : undefined;
-    if (spanHit && cursor === undefined && this.state.traces[spanHit]) {
-      return { body: { rows: [this.rowOf(spanHit).row], total: this.order.size, scanned: 1, tookMillis: performance.now() - started } satisfies TraceListPage };
+    const spanRow = spanHit !== undefined && cursor === undefined ? this.rowOf(spanHit) : undefined;
+    if (spanRow) {
+      return { body: { rows: [spanRow.row], total: this.order.size, scanned: 1, tookMillis: performance.now() - started } satisfies TraceListPage };
     }
     const slicer = new TimeSlicer();
     const rows: TraceRow[] = [];
@@ -128,8 +153,8 @@ export class ViewerApi {
       for (let i = 0; i < page.uuids.length; i++) {
         const uuid = page.uuids[i]!;
         scanned++;
-        const { row, haystack } = this.rowOf(uuid);
-        if (tests.every((t) => t(row, haystack))) rows.push(row);
+        const hit = this.rowOf(uuid);
+        if (hit && tests.every((t) => t(hit.row, hit.haystack))) rows.push(hit.row);
         if (rows.length === limit) {
           // Stopped inside this page: the next page starts after this trace.
           const rest = i + 1 < page.uuids.length ? this.order.page(i + 1, cursor) : page;
@@ -152,7 +177,7 @@ export class ViewerApi {
   private threadList() {
     return Object.entries(this.state.threads)
       .map(([id, uuids]) => {
-        const rows = uuids.filter((u) => this.state.traces[u]).map((u) => this.rowOf(u).row);
+        const rows = uuids.flatMap((u) => this.rowOf(u)?.row ?? []);
         const last = rows.reduce((m, r) => ((r.startTime ?? "") > m ? (r.startTime ?? "") : m), "");
         return {
           id,
@@ -173,20 +198,24 @@ export class ViewerApi {
     const turns = uuids
       .map((u) => this.state.traces[u])
       .filter((t) => t !== undefined)
-      .map((t) => ({ ...this.rowOf(t.uuid).row, input: t.fields.input, output: t.fields.output }))
+      .map((t) => ({ ...this.rowOf(t.uuid)!.row, input: t.fields.input, output: t.fields.output }))
       .sort((a, b) => String(a.startTime).localeCompare(String(b.startTime)));
     return { id, turns, jobs: this.jobsOf(id) };
   }
 
-  /** Values the filters offer: users, tags, environments (recomputed when something was written). */
-  private facets(version: number) {
+  /** Values the filters offer: users, tags, environments (recomputed when something was written), from the rows. */
+  private async facets(version: number) {
     if (this.facetCache?.version === version) return this.facetCache.value;
     const tags = new Set<string>();
     const environments = new Set<string>();
-    for (const t of Object.values(this.state.traces)) {
-      const f = t.fields;
-      if (Array.isArray(f.tags)) for (const tag of f.tags) if (typeof tag === "string" && tags.size < 500) tags.add(tag);
-      if (typeof f.environment === "string") environments.add(f.environment);
+    const slicer = new TimeSlicer();
+    for (let page = this.order.page(Number.POSITIVE_INFINITY), i = 0; i < page.uuids.length; i++) {
+      const row = this.rowOf(page.uuids[i]!)?.row;
+      if (row) {
+        for (const tag of row.tags) if (tags.size < 500) tags.add(tag);
+        if (row.environment !== null) environments.add(row.environment);
+      }
+      if (slicer.due()) await slicer.yield();
     }
     const value = {
       users: Object.keys(this.state.users).slice(0, 500),

@@ -37,9 +37,8 @@ export interface TraceRow {
   error: string | null;
 }
 
-/** A row, the lower-case text that search looks in, and what it was computed from. */
-interface Cached {
-  stamp: string;
+/** A row (its `evals` left at zero: they are counted from the jobs when asked) and the lower-case text that search looks in. */
+export interface Cached {
   row: TraceRow;
   haystack: string;
 }
@@ -63,25 +62,51 @@ export function isoMillis(iso: unknown): number | null {
   return base + Number(`0.${frac || "0"}`) * 1000;
 }
 
+/** Pass/fail counts of the evaluation results of `jobs`. */
+export function evalCounts(jobs: readonly EvaluationJob[]): EvalCounts {
+  const evals: EvalCounts = { passed: 0, failed: 0, unscored: 0 };
+  for (const j of jobs) {
+    const results = Array.isArray(j.results) ? (j.results as { success?: unknown }[]) : [];
+    if (results.length === 0) evals.unscored++;
+    for (const r of results) {
+      if (r.success === true) evals.passed++;
+      else evals.failed++;
+    }
+  }
+  return evals;
+}
+
 /**
- * Rows of the trace list, computed once per trace version (a trace's `updatedAt` and span count)
- * and held while the trace object lives: the list and its search stay fast with 100k traces.
+ * Rows of the trace list by trace uuid, computed once per trace version and held (a row is small
+ * and bounded, unlike its trace): the list and its search stay fast with 100k traces, and do not
+ * need the traces themselves in memory. The server calls {@link TraceRows.forget} for every trace
+ * a write changed or evicted.
  */
 export class TraceRows {
-  private readonly cache = new WeakMap<StoredTrace, Cached>();
+  private readonly rows = new Map<string, Cached>();
 
-  /** The row and search text of a trace; `jobs` are those that target it or its spans. */
-  get(trace: StoredTrace, jobs: readonly EvaluationJob[]): Cached {
-    const stamp = `${trace.updatedAt}|${trace.spans.length}|${jobs.length}`;
-    const hit = this.cache.get(trace);
-    if (hit && hit.stamp === stamp) return hit;
-    const fresh = build(trace, jobs, stamp);
-    this.cache.set(trace, fresh);
-    return fresh;
+  /** The row of a trace, if it was computed and is still current. */
+  peek(uuid: string): Cached | undefined {
+    return this.rows.get(uuid);
+  }
+
+  /** The row of a trace, computed now when it is not held. */
+  get(trace: StoredTrace): Cached {
+    let hit = this.rows.get(trace.uuid);
+    if (!hit) {
+      hit = build(trace);
+      this.rows.set(trace.uuid, hit);
+    }
+    return hit;
+  }
+
+  /** Drops the row of a trace that changed or is gone. */
+  forget(uuid: string): void {
+    this.rows.delete(uuid);
   }
 }
 
-function build(trace: StoredTrace, jobs: readonly EvaluationJob[], stamp: string): Cached {
+function build(trace: StoredTrace): Cached {
   const f = trace.fields;
   let inputTokens = 0;
   let outputTokens = 0;
@@ -102,15 +127,6 @@ function build(trace: StoredTrace, jobs: readonly EvaluationJob[], stamp: string
     if (typeof s.type === "string") types.add(s.type);
     if (spanNames.length < 50) spanNames.push(String(s.name ?? ""));
   }
-  const evals: EvalCounts = { passed: 0, failed: 0, unscored: 0 };
-  for (const j of jobs) {
-    const results = Array.isArray(j.results) ? (j.results as { success?: unknown }[]) : [];
-    if (results.length === 0) evals.unscored++;
-    for (const r of results) {
-      if (r.success === true) evals.passed++;
-      else evals.failed++;
-    }
-  }
   const start = isoMillis(f.startTime);
   const end = isoMillis(f.endTime);
   const tags = Array.isArray(f.tags) ? f.tags.filter((t): t is string => typeof t === "string") : [];
@@ -130,7 +146,7 @@ function build(trace: StoredTrace, jobs: readonly EvaluationJob[], stamp: string
     tags,
     environment: str(f.environment),
     types: [...types],
-    evals,
+    evals: { passed: 0, failed: 0, unscored: 0 },
     inputPreview: textOf(f.input, 160),
     outputPreview: textOf(f.output, 160),
     error,
@@ -139,5 +155,5 @@ function build(trace: StoredTrace, jobs: readonly EvaluationJob[], stamp: string
     .filter(Boolean)
     .join("\n")
     .toLowerCase();
-  return { stamp, row, haystack };
+  return { row, haystack };
 }

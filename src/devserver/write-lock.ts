@@ -5,10 +5,24 @@
  */
 export class WriteLock {
   private tail: Promise<unknown> = Promise.resolve();
+  private running = 0;
+
+  /** Whether a write is running now (it may hold objects of the state that it is changing). */
+  get busy(): boolean {
+    return this.running > 0;
+  }
 
   /** Runs `work` after every write queued before it. */
   run<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(work, work);
+    const step = async () => {
+      this.running++;
+      try {
+        return await work();
+      } finally {
+        this.running--;
+      }
+    };
+    const result = this.tail.then(step, step);
     this.tail = result.catch(() => {});
     return result;
   }

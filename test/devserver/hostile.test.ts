@@ -133,6 +133,26 @@ describe("malformed requests", () => {
     expect(ok.status, ok.text).toBe(200);
   });
 
+  it("answers 400 naming the place to a large body that breaks off or goes wrong near its end", async () => {
+    const spans = Array.from({ length: 5000 }, (_, i) => ({ uuid: `m-${i}`, name: "s", startTime: T0, endTime: T1 }));
+    const good = JSON.stringify({ uuid: "malformed-big", startTime: T0, endTime: T1, baseSpans: spans });
+    const cases: [string, RegExp][] = [
+      [good.slice(0, -3), /Unexpected end of JSON input/],
+      [`${good.slice(0, -2)}x]}`, new RegExp(`Unexpected character "x" in JSON at position ${good.length - 2}`)],
+      [`${good} trailing`, new RegExp(`position ${good.length + 1}`)],
+      [good.replace('"m-4000",', '"m-4000" '), /position/],
+    ];
+    for (const [body, message] of cases) {
+      const r = await raw("POST", "/v1/traces", body, { "content-type": "application/json" });
+      expect(r.status, r.text).toBe(400);
+      expect(JSON.parse(r.text).error).toMatch(/^malformed JSON body: /);
+      expect(JSON.parse(r.text).error).toMatch(message);
+    }
+    expect((await raw("GET", "/_dev/traces/malformed-big", undefined, {})).status).toBe(404);
+    // The same body well-formed is taken.
+    expect((await raw("POST", "/v1/traces", good, { "content-type": "application/json" })).status).toBe(200);
+  });
+
   it("answers 413 to a body over the limit", async () => {
     const r = await raw("POST", "/v1/traces", JSON.stringify({ uuid: "big", pad: "x".repeat(2 * 1024 * 1024) }), { "content-type": "application/json" });
     expect(r.status).toBe(413);

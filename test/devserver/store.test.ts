@@ -90,6 +90,93 @@ describe("--data journal", () => {
   });
 });
 
+describe("a --data store larger than memory", () => {
+  const HELD = 5;
+  const spans = (uuid: string) => [
+    { uuid: `${uuid}-root`, name: "root", startTime: T0, endTime: T1 },
+    { uuid: `${uuid}-child`, name: "child", parentUuid: `${uuid}-root`, startTime: T0, endTime: T1 },
+  ];
+  /** 40 traces: two threads, tags on every 10th, a findable input on each. */
+  async function fill(api: ReturnType<typeof apiFor>) {
+    for (let i = 0; i < 40; i++) {
+      const r = await api("POST", "/v1/traces", trace(`t${i}`, { threadId: `th${i % 2}`, userId: "u", input: `needle-${i}`, ...(i % 10 === 0 ? { tags: ["tenth"] } : {}), baseSpans: spans(`t${i}`) }));
+      expect(r.status).toBe(200);
+    }
+  }
+  const pageAll = async (path: string, read: (body: unknown) => string[]) => {
+    const seen: string[] = [];
+    let cursor: string | null = "";
+    while (cursor !== null) {
+      const res: Response = await fetch(`${dev!.url}${path}${path.includes("?") ? "&" : "?"}limit=7${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(res.status).toBe(200);
+      seen.push(...read(await res.json()));
+      cursor = res.headers.get("x-next-cursor");
+    }
+    return seen;
+  };
+  const newestFirst = Array.from({ length: 40 }, (_, i) => `t${39 - i}`);
+
+  it("holds only the recent traces, reads the others from the file, and serves every read and update", async () => {
+    const file = dataFile();
+    let api = await start({ dataFile: file, heldTraces: HELD });
+    await fill(api);
+    expect(dev!.tracesInMemory).toBeLessThanOrEqual(HELD);
+    // Reads of traces long out of memory: one, every page, the viewer's list, search and filters.
+    const old = (await api("GET", "/_dev/traces/t3")).body as { spans: { uuid: string }[]; input: string };
+    expect(old.input).toBe("needle-3");
+    expect(old.spans.map((x) => x.uuid)).toEqual(["t3-root", "t3-child"]);
+    expect(await pageAll("/_dev/traces", (b) => (b as { uuid: string }[]).map((t) => t.uuid))).toEqual(newestFirst);
+    const rows = (b: unknown) => (b as { rows: { uuid: string }[] }).rows.map((r) => r.uuid);
+    expect(await pageAll("/_dev/view/traces", rows)).toEqual(newestFirst);
+    expect(await pageAll("/_dev/view/traces?q=needle-7", rows)).toEqual(["t7"]);
+    expect(await pageAll("/_dev/view/traces?tag=tenth", rows)).toEqual(["t30", "t20", "t10", "t0"]);
+    expect(await pageAll("/_dev/view/traces?q=t5-child", rows)).toEqual(["t5"]);
+    expect(((await api("GET", "/_dev/view/facets")).body as { tags: string[] }).tags).toEqual(["tenth"]);
+    expect(((await api("GET", "/_dev/view/threads/th1")).body as { turns: unknown[] }).turns).toHaveLength(20);
+    expect(dev!.tracesInMemory).toBeLessThanOrEqual(HELD);
+    // An update of a trace that is only in the file, and an evaluation of one of its spans.
+    expect((await api("PUT", "/v1/traces/t0", { tags: ["late"], baseSpans: [{ uuid: "t0-late", name: "late", parentUuid: "t0-root", startTime: T0, endTime: T1 }] })).status).toBe(200);
+    expect((await api("POST", "/v1/evaluate/spans/t1-child", { metricCollection: "none" })).status).not.toBe(500);
+    expect(((await api("GET", "/_dev/view/traces/t0")).body as { tags: string[]; spanCount: number })).toMatchObject({ tags: ["tenth", "late"], spanCount: 3 });
+    // After a restart: the same traces, indexes and order, still not all in memory.
+    api = await start({ dataFile: file, heldTraces: HELD });
+    expect(Object.keys(dev!.state.traces)).toEqual([...newestFirst].reverse());
+    expect(dev!.tracesInMemory).toBeLessThanOrEqual(HELD);
+    expect(dev!.state.traces.t0!.fields.tags).toEqual(["tenth", "late"]);
+    expect(dev!.state.traces.t0!.spans.map((x) => x.uuid)).toEqual(["t0-root", "t0-child", "t0-late"]);
+    expect(dev!.state.spanIndex["t0-late"]).toBe("t0");
+    expect(dev!.state.threads.th0).toHaveLength(20);
+    expect(await pageAll("/_dev/view/traces?q=needle-12", rows)).toEqual(["t12"]);
+  });
+
+  it("compacts with most traces only in the file, and reads them from the new file after", async () => {
+    const file = dataFile();
+    const logs: string[] = [];
+    const api = await start({ dataFile: file, heldTraces: HELD, log: (l) => logs.push(l) });
+    await fill(api);
+    for (let i = 0; i < 60; i++) await api("PUT", "/v1/traces/t39", { metadata: { [`k${i}`]: "x".repeat(20_000) } });
+    expect(logs.some((l) => l.startsWith("compacted"))).toBe(true);
+    expect(((await api("GET", "/_dev/traces/t1")).body as { input: string }).input).toBe("needle-1");
+    expect(await pageAll("/_dev/traces", (b) => (b as { uuid: string }[]).map((t) => t.uuid))).toEqual(newestFirst);
+    await start({ dataFile: file, heldTraces: HELD });
+    expect(Object.keys(dev!.state.traces.t39!.fields.metadata as object)).toHaveLength(60);
+    expect(dev!.state.traces.t2!.fields.input).toBe("needle-2");
+  });
+
+  it("evicts beyond --max-traces by reading the evicted traces' spans from the file", async () => {
+    const file = dataFile();
+    const api = await start({ dataFile: file, heldTraces: HELD, maxTraces: 30 });
+    await fill(api);
+    expect(Object.keys(dev!.state.traces)).toHaveLength(30);
+    expect(dev!.state.spanIndex["t9-root"]).toBeUndefined();
+    expect(dev!.state.spanIndex["t10-root"]).toBe("t10");
+    expect(dev!.state.threads.th0).toHaveLength(15);
+    await start({ dataFile: file, heldTraces: HELD, maxTraces: 30 });
+    expect(Object.keys(dev!.state.traces)).toEqual(newestFirst.slice(0, 30).reverse());
+    expect(dev!.state.spanIndex["t9-child"]).toBeUndefined();
+  });
+});
+
 describe("--max-traces and paged reads", () => {
   it("evicts the oldest traces beyond the bound, counts them, and pages the newest first", async () => {
     const logs: string[] = [];
@@ -121,7 +208,7 @@ describe("crash safety", () => {
   writeFileSync(
     childScript,
     `import { startDevServer } from ${JSON.stringify(bundle)};
-const dev = await startDevServer({ port: 0, dataFile: process.argv[2], strict: true });
+const dev = await startDevServer({ port: 0, dataFile: process.argv[2], strict: true, heldTraces: 10 });
 process.stdout.write(JSON.stringify({ url: dev.url, key: dev.projectKey }) + "\\n");`,
   );
 

@@ -2,6 +2,7 @@ import { type Handler, judgeCollection, type RouteContext } from "../context.js"
 import { badRequest, conflict, notFound } from "../http-error.js";
 import { type Check, checkObject, isoMicros, isPlainObject, llmTestCase, opt, req, SchemaError, type Shape, t, testCaseExtras } from "../../spec/schema.js";
 import { checkFields } from "../lenient.js";
+import { checkHierarchy } from "../hierarchy.js";
 import { bodyDigestSliced } from "../idempotency.js";
 import { type EvaluationJob, newId, type StoredSpan, type StoredTrace } from "../store.js";
 
@@ -127,66 +128,6 @@ async function collectSpans(body: Record<string, unknown>, path: string, ctx: Ro
   return out;
 }
 
-/**
- * The hierarchy rules of spec 4.6 over a trace's existing and new spans: `parentUuid` names a
- * span of the same trace, never the trace uuid; a child starts no earlier than its parent; no
- * span ends before it starts; no cycles; no span uuid twice. Linear in the number of spans (each
- * span is walked once by the cycle check), in slices of event-loop time.
- */
-async function checkHierarchy(traceUuid: string, existing: StoredSpan[], added: StoredSpan[], path: string, ctx: RouteContext): Promise<void> {
-  const { slicer } = ctx;
-  const stored = new Map<string, StoredSpan>();
-  for (const s of existing) {
-    stored.set(s.uuid, s);
-    if (slicer.due()) await slicer.yield();
-  }
-  /** Position of each new span in `added`. */
-  const position = new Map<string, number>();
-  const startMicros = new Float64Array(added.length);
-  for (let i = 0; i < added.length; i++) {
-    const s = added[i]!;
-    if (position.has(s.uuid)) throw conflict(`${path}: span uuid ${s.uuid} appears twice`);
-    if (stored.has(s.uuid)) throw conflict(`${path}: span ${s.uuid} already exists in trace ${traceUuid}; existing spans cannot be updated (spec 3.2)`);
-    if (s.uuid === traceUuid) throw badRequest(`${path}: span uuid ${s.uuid} equals the trace uuid`);
-    position.set(s.uuid, i);
-    startMicros[i] = isoMicros(s.startTime);
-    if (startMicros[i]! > isoMicros(s.endTime)) throw badRequest(`${path}: span ${s.uuid} ends before it starts`);
-    if (slicer.due()) await slicer.yield();
-  }
-  /** Position of each new span's parent among the new spans; -1 for a root or a stored parent. */
-  const parentAt = new Int32Array(added.length).fill(-1);
-  for (let i = 0; i < added.length; i++) {
-    const s = added[i]!;
-    if (s.parentUuid !== undefined) {
-      if (s.parentUuid === traceUuid) {
-        throw badRequest(`${path}: span ${s.uuid} has the trace uuid as parentUuid; parentUuid is a span uuid and root spans carry none (spec 4.6 rules 2-3)`);
-      }
-      const at = position.get(s.parentUuid);
-      const parent = at === undefined ? stored.get(s.parentUuid) : added[at];
-      if (!parent) throw badRequest(`${path}: span ${s.uuid} has parentUuid ${s.parentUuid}, which names no span of trace ${traceUuid} (spec 4.6 rule 1)`);
-      const parentStart = at === undefined ? isoMicros(parent.startTime) : startMicros[at]!;
-      if (startMicros[i]! < parentStart) throw badRequest(`${path}: span ${s.uuid} starts before its parent ${parent.uuid} (spec 4.6 rule 4)`);
-      if (at !== undefined) parentAt[i] = at;
-    }
-    if (slicer.due()) await slicer.yield();
-  }
-  // Cycles: stored spans form none, so only chains through new spans are walked, each new span
-  // once: 1 = on the chain being walked, 2 = known to reach a root or a stored span.
-  const mark = new Uint8Array(added.length);
-  const chain: number[] = [];
-  for (let i = 0; i < added.length; i++) {
-    for (let p = i; p !== -1; p = parentAt[p]!) {
-      if (mark[p] === 2) break;
-      if (mark[p] === 1) throw badRequest(`${path}: the parentUuid chain of span ${added[i]!.uuid} forms a cycle`);
-      mark[p] = 1;
-      chain.push(p);
-    }
-    for (const p of chain) mark[p] = 2;
-    chain.length = 0;
-    if (slicer.due()) await slicer.yield();
-  }
-}
-
 function index(map: Record<string, string[]>, key: unknown, uuid: string): void {
   if (typeof key !== "string") return;
   const list = (map[key] ??= []);
@@ -257,7 +198,7 @@ export const ingestTraces: Handler = async (ctx) => {
       throw conflict(`${path}: trace ${uuid} already exists; change it with PUT /v1/traces/${uuid}`);
     }
     const spans = await collectSpans(trace, path, ctx);
-    await checkHierarchy(uuid, [], spans, path, ctx);
+    await checkHierarchy(uuid, [], spans, path, ctx.slicer);
     const fields: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(trace)) if (!Object.hasOwn(spanLists, k)) fields[k] = v;
     prepared.push({ uuid, fields, spans, digest: d, replay: false });
@@ -269,10 +210,14 @@ export const ingestTraces: Handler = async (ctx) => {
     if (!p.replay && ctx.state.traces[p.uuid]) throw conflict(`trace ${p.uuid} was stored by another request meanwhile; change it with PUT /v1/traces/${p.uuid}`);
   }
   for (const p of prepared.filter((x) => !x.replay)) {
+    // Spans indexed first, in slices (a reader that finds one before its trace is stored finds no trace).
+    for (const s of p.spans) {
+      ctx.state.spanIndex[s.uuid] = p.uuid;
+      if (ctx.slicer.due()) await ctx.slicer.yield();
+    }
     const stored: StoredTrace = { uuid: p.uuid, fields: p.fields, spans: p.spans, receivedAt: nowIso, updatedAt: nowIso, digest: p.digest };
     ctx.state.traces[p.uuid] = stored;
     ctx.changed.traces.add(p.uuid);
-    for (const s of p.spans) ctx.state.spanIndex[s.uuid] = p.uuid;
     index(ctx.state.threads, p.fields.threadId, p.uuid);
     index(ctx.state.users, p.fields.userId, p.uuid);
     if (wantsJob(p.fields)) await onlineJobs(ctx, "trace", p.uuid, p.fields);
@@ -298,16 +243,18 @@ export const updateTrace: Handler = async (ctx) => {
   checkFields(ctx.body, updateShape, lenientUpdateShape, "body", ctx);
   const body = ctx.body as Record<string, unknown>;
   const added = await collectSpans(body, "body", ctx);
-  await checkHierarchy(trace.uuid, trace.spans, added, "body", ctx);
+  await checkHierarchy(trace.uuid, trace.spans, added, "body", ctx.slicer);
   const endTime = (body.endTime as string | undefined) ?? (trace.fields.endTime as string);
   if (isoMicros(endTime) < isoMicros(trace.fields.startTime as string)) throw badRequest("body.endTime is before the trace's startTime");
+  // Spans indexed in slices first; then the trace changes at once.
+  for (const s of added) {
+    ctx.state.spanIndex[s.uuid] = trace.uuid;
+    if (ctx.slicer.due()) await ctx.slicer.yield();
+  }
   for (const key of ["output", "endTime", "environment"] as const) if (body[key] !== undefined) trace.fields[key] = body[key];
   if (body.metadata) trace.fields.metadata = { ...(trace.fields.metadata as object | undefined), ...(body.metadata as object) };
   if (body.tags) trace.fields.tags = [...((trace.fields.tags as string[] | undefined) ?? []), ...(body.tags as string[])];
-  for (const s of added) {
-    trace.spans.push(s);
-    ctx.state.spanIndex[s.uuid] = trace.uuid;
-  }
+  for (const s of added) trace.spans.push(s);
   trace.updatedAt = new Date(ctx.now).toISOString();
   ctx.changed.traces.add(trace.uuid);
   return { body: { success: true } };
