@@ -26,6 +26,7 @@ const zodTests = [
   "test/fakes/openai.test.ts",
   "test/fakes/schema.test.ts",
   "test/integrations/openai-complete.test.ts",
+  "test/integrations/mcp.test.ts",
 ];
 const examples = ["demo", "client", "openai", "anthropic", "google-genai", "ai-sdk", "langchain", "openai-agents", "mcp"];
 const only = process.argv.slice(2);
