@@ -10,6 +10,7 @@ import { hrTimeToIso, isLater } from "../tracing/time.js";
 import { Fifo } from "./fifo.js";
 import { isSettled, notify, type TraceRecord } from "./trace-record.js";
 import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
+import { forgetJsonText } from "./json-text.js";
 import { applyTestCase, emptySpanLists, fillRequired, shapeTraceValue, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
 
 /** Counters of what the exporter did; all monotonic except the gauges `queued`, `inFlight`. */
@@ -492,6 +493,7 @@ export class TraceExporter {
     // A trace's test case is also its input/output (unless the app set those) and flat fields.
     if (f.llmTestCase !== undefined) applyTestCase(wire, "trace", f.input === undefined, f.output === undefined);
     const json = redact(JSON.stringify(wire), [this.options.apiKey]);
+    forgetJsonText();
     return { rec, json, bytes: utf8Length(json), spanCount, endTime };
   }
 

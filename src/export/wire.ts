@@ -1,7 +1,7 @@
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanType } from "../tracing/fields.js";
-import { type JsonValue, toJsonValue, toText } from "../tracing/serialize.js";
+import { type JsonValue, toJsonValue } from "../tracing/serialize.js";
 import { type ForeignEvaluation, getForeignEvaluation, getForeignType, getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
 import { MAX_ERROR_CHARS, MAX_NAME_CHARS, truncateString } from "../tracing/string-limits.js";
 import { buildTestCase } from "../tracing/test-case.js";
@@ -13,6 +13,7 @@ import { llmInputMessages } from "./llm-input.js";
 import { forgetLogs } from "../semconv/log-records.js";
 import { hrTimeToIso } from "../tracing/time.js";
 import { spanUuid } from "./ids.js";
+import { jsonText } from "./json-text.js";
 
 /** A span as `POST /v1/traces` carries it (spec 2.5, wire-format "Span"). */
 export interface WireSpan {
@@ -190,12 +191,12 @@ function foreignEvaluationFields(evaluation: ForeignEvaluation, wire: WireSpan):
  * types' shapes are "not shown" in the spec and go as captured JSON.
  */
 function shapeValue(type: SpanType, value: JsonValue, isOutput = false): JsonValue {
-  if (type === "base") return toText(value);
+  if (type === "base") return jsonText(value);
   if (type !== "llm") return value;
-  if (isMessageList(value)) return value.map((m) => ({ role: m.role, content: toText(m.content) }));
-  if (isOutput) return toText(value);
+  if (isMessageList(value)) return value.map((m) => ({ role: m.role, content: jsonText(m.content) }));
+  if (isOutput) return jsonText(value);
   if (Array.isArray(value) && value.length === 1 && isMessageList(value[0] ?? null)) return shapeValue(type, value[0]!);
-  return [{ role: "user", content: toText(value) }];
+  return [{ role: "user", content: jsonText(value) }];
 }
 
 function isMessageList(value: JsonValue): value is { role: string; content: JsonValue }[] {
@@ -208,5 +209,5 @@ function isMessageList(value: JsonValue): value is { role: string; content: Json
 
 /** Shapes a trace-level input/output: strings on the wire (spec 2.5). */
 export function shapeTraceValue(value: JsonValue): string {
-  return toText(value);
+  return jsonText(value);
 }
