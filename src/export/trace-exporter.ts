@@ -11,7 +11,7 @@ import { Fifo } from "./fifo.js";
 import { isSettled, notify, type TraceRecord } from "./trace-record.js";
 import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
 import { forgetJsonText } from "./json-text.js";
-import { applyTestCase, emptySpanLists, fillRequired, shapeTraceValue, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
+import { allSpanLists, applyTestCase, fillRequired, shapeTraceValue, type SomeSpanLists, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
 
 /** Counters of what the exporter did; all monotonic except the gauges `queued`, `inFlight`. */
 export interface ExporterStats {
@@ -260,7 +260,8 @@ export class TraceExporter {
     });
     try {
       for (;;) {
-        entry.waiting = new Set([...records].filter((r) => !isSettled(r)));
+        entry.waiting = new Set();
+        for (const r of records) if (!isSettled(r)) entry.waiting.add(r);
         if (entry.waiting.size === 0 && evaluations.length === 0) break;
         const settledAll = new Promise<void>((resolve) => {
           entry.wake = resolve;
@@ -449,7 +450,7 @@ export class TraceExporter {
     const root = rec.root!;
     const f = rec.fields;
     const rootData = getSpanData(root);
-    const lists = emptySpanLists();
+    const lists: SomeSpanLists = {};
     let endTime = root.endTime;
     let rootWire: WireSpan | undefined;
     resolveParents(rec, rec.spans);
@@ -459,7 +460,7 @@ export class TraceExporter {
       this.fillRequired(wire);
       if (isUnfinished(span)) markUnfinished(wire);
       if (span === root) rootWire = wire;
-      lists[spanListKeys[wire.type]].push(wire);
+      (lists[spanListKeys[wire.type]] ??= []).push(wire);
       if (isLater(span.endTime, endTime)) endTime = span.endTime;
     }
     const spanCount = spans.length;
@@ -471,7 +472,7 @@ export class TraceExporter {
       endTime: hrTimeToIso(endTime),
       status: root.status.code === 2 ? "ERRORED" : "SUCCESS",
       environment: f.environment ?? this.options.environment,
-      ...lists,
+      ...allSpanLists(lists),
     };
     // Spans of other instrumentations carry no span data: their mapped fields stand in.
     const input = f.input ?? rootData?.input ?? rootWire?.input;

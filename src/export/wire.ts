@@ -61,9 +61,18 @@ export type WireTrace = {
   [field: string]: unknown;
 } & { [K in SpanListKey]: WireSpan[] };
 
-/** An empty set of span lists: the wire format sends all five, empty ones as `[]`. */
-export function emptySpanLists(): { [K in SpanListKey]: WireSpan[] } {
-  return { baseSpans: [], llmSpans: [], retrieverSpans: [], agentSpans: [], toolSpans: [] };
+/** The span lists of a trace being built: only those with spans exist. */
+export type SomeSpanLists = { [K in SpanListKey]?: WireSpan[] };
+
+/** All five lists, in the wire order: the wire format sends all five, the empty ones as `[]`. */
+export function allSpanLists(lists: SomeSpanLists): { [K in SpanListKey]: WireSpan[] } {
+  return {
+    baseSpans: lists.baseSpans ?? [],
+    llmSpans: lists.llmSpans ?? [],
+    retrieverSpans: lists.retrieverSpans ?? [],
+    agentSpans: lists.agentSpans ?? [],
+    toolSpans: lists.toolSpans ?? [],
+  };
 }
 
 /**
@@ -99,7 +108,8 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
     }
     if (data.output !== undefined) wire.output = shapeValue(type, data.output, true);
     if (data.metadata) wire.metadata = data.metadata;
-    for (const [k, v] of Object.entries(data.fields)) wire[k] = v;
+    const fields = data.fields;
+    for (const k of Object.keys(fields)) wire[k] = fields[k];
     // Online evaluation reads the span's own input and output (the vendor SDKs put the test
     // case there): the test case's, unless the app set them itself.
     applyTestCase(wire, type, !data.inputPinned, !data.outputPinned);
@@ -147,17 +157,21 @@ export const REQUIRED_FIELD_PLACEHOLDERS = { model: "unknown-model", embedder: "
  * Fills `model` on llm spans and `embedder` on retriever spans when nothing set them, with the
  * documented placeholders; returns the fields it filled (the exporter warns once per field).
  */
-export function fillRequired(wire: WireSpan): ("model" | "embedder")[] {
+export function fillRequired(wire: WireSpan): readonly ("model" | "embedder")[] {
   if (wire.type === "llm" && (typeof wire.model !== "string" || wire.model === "")) {
     wire.model = REQUIRED_FIELD_PLACEHOLDERS.model;
-    return ["model"];
+    return FILLED_MODEL;
   }
   if (wire.type === "retriever" && (typeof wire.embedder !== "string" || wire.embedder === "")) {
     wire.embedder = REQUIRED_FIELD_PLACEHOLDERS.embedder;
-    return ["embedder"];
+    return FILLED_EMBEDDER;
   }
-  return [];
+  return FILLED_NONE;
 }
+
+const FILLED_MODEL = Object.freeze(["model"] as const);
+const FILLED_EMBEDDER = Object.freeze(["embedder"] as const);
+const FILLED_NONE = Object.freeze([] as const);
 
 /** The `error` of an errored span: its status message, cut at MAX_ERROR_CHARS, else "error". */
 function errorText(message: unknown): string {
