@@ -1,32 +1,43 @@
 // npm run bench: each benchmark in a process of its own (so one's heap cannot skew the other's
 // memory and GC figures); prints their tables and writes bench/results.json.
+//   node bench/run.mjs [peers|throughput|overhead|profile|all] [--quick] [--profile]
+// --quick: fewer rounds and spans (a minute or two); --profile: a CPU profile of evaltrace's
+// workload C, summarized as its top self-time functions.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const [, , which = "all", only] = process.argv;
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const positional = args.filter((a) => !a.startsWith("--") || a === "--one");
+const [which = "all", only] = positional[0] === "--one" ? ["--one", positional[1]] : positional;
 
 if (which === "--one") {
   // Child mode: run one benchmark, write its result to the file named in BENCH_OUT.
-  const mod = await import(`./${only}.mjs`);
+  const mod = await import(`./${only === "profile" ? "peers" : only}.mjs`);
   const result = await mod[only]();
   writeFileSync(process.env.BENCH_OUT, JSON.stringify(result));
   process.exit(0);
 }
 
-const results = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model };
+const started = performance.now();
+const results = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, command: `node bench/run.mjs ${args.join(" ")}`.trim() };
 const dir = mkdtempSync(join(os.tmpdir(), "evaltrace-bench-"));
+const env = { ...process.env, ...(quick ? { BENCH_QUICK: "1", BENCH_BIG_SPANS: "200000", BENCH_SPANS: "40000" } : {}) };
 for (const [name, title] of [
-  ["overhead", "Per-span overhead"],
-  ["throughput", "End to end through the real exporter"],
+  ["peers", "Side by side: raw OpenTelemetry, evaltrace and the peers (workloads A, B, C)"],
+  ["throughput", "End to end through the real exporter; 1,000,000 spans with memory bounded by the queue"],
+  ["overhead", "Per-span overhead against raw OTel with a discarding exporter"],
+  ["profile", "Profile of evaltrace (workload C)"],
 ]) {
-  if (which !== "all" && which !== name) continue;
+  if (which === "all" ? name === "overhead" || name === "profile" : which !== name) continue;
   console.log(`\n== ${title} ==`);
   const out = join(dir, `${name}.json`);
-  execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--one", name], { stdio: "inherit", env: { ...process.env, BENCH_OUT: out } });
+  execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--one", name, ...args.filter((a) => a === "--profile")], { stdio: "inherit", env: { ...env, BENCH_OUT: out } });
   results[name] = JSON.parse(readFileSync(out, "utf8"));
 }
+results.seconds = Math.round((performance.now() - started) / 1000);
 writeFileSync(new URL("./results.json", import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
-console.log("\nwritten to bench/results.json");
+console.log(`\nwritten to bench/results.json (${results.seconds} s)`);

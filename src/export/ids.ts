@@ -8,16 +8,27 @@ export function traceUuid(traceId: string): string {
   return asUuid(traceId);
 }
 
+// The spans of a trace are mapped one after the other: their uuids share the first 19
+// characters (the trace id's first 16 digits, formatted), kept for the trace seen last.
+let prefixOf = "";
+let prefix = "";
+
 /**
  * The service uuid of a span, derived from its trace id and span id alone, so a span that ends
  * late still knows its parent's uuid without a lookup. Unique because span ids are unique within
  * a trace; never equal to the trace uuid because the last 16 digits differ from the trace id's.
  */
 export function spanUuid(traceId: string, spanId: string): string {
-  const hex = traceId.slice(0, 16) + spanId;
-  const candidate = asUuid(hex);
   // Astronomically unlikely, but the spec forbids a span uuid equal to the trace uuid.
-  return hex === traceId ? asUuid(traceId.slice(0, 16) + invert(spanId)) : candidate;
+  if (traceId.length - spanId.length === 16 ? traceId.endsWith(spanId) : spanId === "" && traceId.length < 16) {
+    return asUuid(traceId.slice(0, 16) + invert(spanId));
+  }
+  if (traceId.length !== 32 || spanId.length !== 16) return asUuid(traceId.slice(0, 16) + spanId);
+  if (traceId !== prefixOf) {
+    prefixOf = traceId;
+    prefix = `${traceId.slice(0, 8)}-${traceId.slice(8, 12)}-${traceId.slice(12, 16)}-`;
+  }
+  return `${prefix}${spanId.slice(0, 4)}-${spanId.slice(4)}`;
 }
 
 function invert(hex: string): string {

@@ -1,6 +1,7 @@
 import { readConversation } from "../semconv/messages.js";
 import type { Message } from "../semconv/types.js";
-import { type JsonValue, toText } from "../tracing/serialize.js";
+import type { JsonValue } from "../tracing/serialize.js";
+import { jsonText } from "./json-text.js";
 
 type Obj = { [key: string]: JsonValue };
 const isObj = (v: JsonValue | undefined): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -9,7 +10,7 @@ const isObj = (v: JsonValue | undefined): v is Obj => v !== null && typeof v ===
 function systemOf(request: Obj): Message[] {
   const system = request.system ?? request.instructions;
   if (system === undefined || system === null) return [];
-  const text = typeof system === "string" ? system : (readConversation(system)?.messages.map((m) => m.content).join("\n") ?? toText(system));
+  const text = typeof system === "string" ? system : (readConversation(system)?.messages.map((m) => m.content).join("\n") ?? jsonText(system));
   return [{ role: "system", content: text }];
 }
 
@@ -47,7 +48,7 @@ export function llmInputMessages(captured: JsonValue, argumentCount: number): Me
   if (argumentCount <= 1 || !Array.isArray(captured)) {
     const found = messagesOf(captured);
     if (found) return found;
-    return [{ role: "user", content: toText(captured) }];
+    return [{ role: "user", content: jsonText(captured) }];
   }
   // Several arguments: the first one that is a call shape wins (e.g. `(messages, options)`).
   for (const arg of captured) {
@@ -55,5 +56,5 @@ export function llmInputMessages(captured: JsonValue, argumentCount: number): Me
     const found = looksLikeMessages(arg) || isObj(arg) ? messagesOf(arg) : undefined;
     if (found) return found;
   }
-  return captured.map((arg) => ({ role: "user", content: toText(arg) }));
+  return captured.map((arg) => ({ role: "user", content: jsonText(arg) }));
 }

@@ -12,7 +12,8 @@ import { groupByKey, type KeyedTransport, keyRefusals } from "./key-batches.js";
 import { joinedRemotely, UnknownTraceRetry } from "./late-retry.js";
 import { isSettled, notify, type TraceRecord } from "./trace-record.js";
 import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
-import { applyTestCase, emptySpanLists, fillRequired, shapeTraceValue, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
+import { forgetJsonText } from "./json-text.js";
+import { allSpanLists, applyTestCase, fillRequired, shapeTraceValue, type SomeSpanLists, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
 
 /** Counters of what the exporter did; all monotonic except the gauges `queued`, `inFlight`. */
 export interface ExporterStats {
@@ -270,7 +271,8 @@ export class TraceExporter {
     });
     try {
       for (;;) {
-        entry.waiting = new Set([...records].filter((r) => !isSettled(r)));
+        entry.waiting = new Set();
+        for (const r of records) if (!isSettled(r)) entry.waiting.add(r);
         if (entry.waiting.size === 0 && evaluations.length === 0) break;
         const settledAll = new Promise<void>((resolve) => {
           entry.wake = resolve;
@@ -476,7 +478,7 @@ export class TraceExporter {
     const root = rec.root!;
     const f = rec.fields;
     const rootData = getSpanData(root);
-    const lists = emptySpanLists();
+    const lists: SomeSpanLists = {};
     let endTime = root.endTime;
     let rootWire: WireSpan | undefined;
     resolveParents(rec, rec.spans);
@@ -486,7 +488,7 @@ export class TraceExporter {
       this.fillRequired(wire);
       if (isUnfinished(span)) markUnfinished(wire);
       if (span === root) rootWire = wire;
-      lists[spanListKeys[wire.type]].push(wire);
+      (lists[spanListKeys[wire.type]] ??= []).push(wire);
       if (isLater(span.endTime, endTime)) endTime = span.endTime;
     }
     const spanCount = spans.length;
@@ -498,7 +500,7 @@ export class TraceExporter {
       endTime: hrTimeToIso(endTime),
       status: root.status.code === 2 ? "ERRORED" : "SUCCESS",
       environment: f.environment ?? this.options.environment,
-      ...lists,
+      ...allSpanLists(lists),
     };
     // Spans of other instrumentations carry no span data: their mapped fields stand in.
     const input = f.input ?? rootData?.input ?? rootWire?.input;
@@ -520,6 +522,7 @@ export class TraceExporter {
     // A trace's test case is also its input/output (unless the app set those) and flat fields.
     if (f.llmTestCase !== undefined) applyTestCase(wire, "trace", f.input === undefined, f.output === undefined);
     const json = redact(JSON.stringify(wire), [this.options.apiKey, rec.apiKey]);
+    forgetJsonText();
     return { rec, json, bytes: utf8Length(json), spanCount, endTime };
   }
 

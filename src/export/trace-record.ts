@@ -79,21 +79,49 @@ export interface TraceRecord {
 }
 
 export function newTraceRecord(traceId: string, startedAt: number): TraceRecord {
-  return {
-    traceId,
-    uuid: traceUuid(traceId),
-    phase: "open",
-    open: 0,
-    spans: [],
-    spanCount: 0,
-    fields: { tags: [], metadata: {}, extra: {} },
-    putInFlight: false,
-    busy: false,
-    startedAt,
-    openSpans: new Set(),
-    droppedSpans: 0,
-    droppedReported: 0,
-  };
+  return new HeldTrace(traceId, startedAt);
+}
+
+/**
+ * A record, its `fields` made on first use: most traces never set any (`updateCurrentTrace`),
+ * and every trace held until delivered would otherwise hold four empty containers.
+ */
+class HeldTrace implements TraceRecord {
+  readonly uuid: string;
+  phase: TracePhase = "open";
+  open = 0;
+  spans: ReadableSpan[] = [];
+  spanCount = 0;
+  root?: ReadableSpan = undefined;
+  sentEndTime?: HrTime = undefined;
+  late?: LateUpdate = undefined;
+  putInFlight = false;
+  busy = false;
+  waiters?: Set<() => void> = undefined;
+  failure?: string = undefined;
+  openSpans = new Set<ReadableSpan>();
+  neededParents?: Set<string> = undefined;
+  droppedSpans = 0;
+  droppedReported = 0;
+  held?: ReadableSpan[] = undefined;
+  pendingRoot?: { span: ReadableSpan; markBase: () => void } = undefined;
+  transparent?: Map<string, string | null> = undefined;
+  private madeFields: TraceFields | undefined = undefined;
+
+  constructor(
+    readonly traceId: string,
+    public startedAt: number,
+  ) {
+    this.uuid = traceUuid(traceId);
+  }
+
+  get fields(): TraceFields {
+    return (this.madeFields ??= { tags: [], metadata: {}, extra: {} });
+  }
+
+  set fields(value: TraceFields) {
+    this.madeFields = value;
+  }
 }
 
 /** Wakes everyone waiting on a record. */

@@ -2,7 +2,7 @@ import { applyScopedWireDefaults } from "../tracing/scoped-defaults.js";
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanType } from "../tracing/fields.js";
-import { type JsonValue, toJsonValue, toText } from "../tracing/serialize.js";
+import { type JsonValue, toJsonValue } from "../tracing/serialize.js";
 import { type ForeignEvaluation, getForeignEvaluation, getForeignType, getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
 import { MAX_ERROR_CHARS, MAX_NAME_CHARS, truncateString } from "../tracing/string-limits.js";
 import { buildTestCase } from "../tracing/test-case.js";
@@ -14,6 +14,7 @@ import { llmInputMessages } from "./llm-input.js";
 import { forgetLogs } from "../semconv/log-records.js";
 import { hrTimeToIso } from "../tracing/time.js";
 import { spanUuid } from "./ids.js";
+import { jsonText } from "./json-text.js";
 
 /** A span as `POST /v1/traces` carries it (spec 2.5, wire-format "Span"). */
 export interface WireSpan {
@@ -61,9 +62,18 @@ export type WireTrace = {
   [field: string]: unknown;
 } & { [K in SpanListKey]: WireSpan[] };
 
-/** An empty set of span lists: the wire format sends all five, empty ones as `[]`. */
-export function emptySpanLists(): { [K in SpanListKey]: WireSpan[] } {
-  return { baseSpans: [], llmSpans: [], retrieverSpans: [], agentSpans: [], toolSpans: [] };
+/** The span lists of a trace being built: only those with spans exist. */
+export type SomeSpanLists = { [K in SpanListKey]?: WireSpan[] };
+
+/** All five lists, in the wire order: the wire format sends all five, the empty ones as `[]`. */
+export function allSpanLists(lists: SomeSpanLists): { [K in SpanListKey]: WireSpan[] } {
+  return {
+    baseSpans: lists.baseSpans ?? [],
+    llmSpans: lists.llmSpans ?? [],
+    retrieverSpans: lists.retrieverSpans ?? [],
+    agentSpans: lists.agentSpans ?? [],
+    toolSpans: lists.toolSpans ?? [],
+  };
 }
 
 /**
@@ -99,7 +109,8 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
     }
     if (data.output !== undefined) wire.output = shapeValue(type, data.output, true);
     if (data.metadata) wire.metadata = data.metadata;
-    for (const [k, v] of Object.entries(data.fields)) wire[k] = v;
+    const fields = data.fields;
+    for (const k of Object.keys(fields)) wire[k] = fields[k];
     // Online evaluation reads the span's own input and output (the vendor SDKs put the test
     // case there): the test case's, unless the app set them itself.
     applyTestCase(wire, type, !data.inputPinned, !data.outputPinned);
@@ -148,17 +159,21 @@ export const REQUIRED_FIELD_PLACEHOLDERS = { model: "unknown-model", embedder: "
  * Fills `model` on llm spans and `embedder` on retriever spans when nothing set them, with the
  * documented placeholders; returns the fields it filled (the exporter warns once per field).
  */
-export function fillRequired(wire: WireSpan): ("model" | "embedder")[] {
+export function fillRequired(wire: WireSpan): readonly ("model" | "embedder")[] {
   if (wire.type === "llm" && (typeof wire.model !== "string" || wire.model === "")) {
     wire.model = REQUIRED_FIELD_PLACEHOLDERS.model;
-    return ["model"];
+    return FILLED_MODEL;
   }
   if (wire.type === "retriever" && (typeof wire.embedder !== "string" || wire.embedder === "")) {
     wire.embedder = REQUIRED_FIELD_PLACEHOLDERS.embedder;
-    return ["embedder"];
+    return FILLED_EMBEDDER;
   }
-  return [];
+  return FILLED_NONE;
 }
+
+const FILLED_MODEL = Object.freeze(["model"] as const);
+const FILLED_EMBEDDER = Object.freeze(["embedder"] as const);
+const FILLED_NONE = Object.freeze([] as const);
 
 /** The `error` of an errored span: its status message, cut at MAX_ERROR_CHARS, else "error". */
 function errorText(message: unknown): string {
@@ -192,12 +207,12 @@ function foreignEvaluationFields(evaluation: ForeignEvaluation, wire: WireSpan):
  * types' shapes are "not shown" in the spec and go as captured JSON.
  */
 function shapeValue(type: SpanType, value: JsonValue, isOutput = false): JsonValue {
-  if (type === "base") return toText(value);
+  if (type === "base") return jsonText(value);
   if (type !== "llm") return value;
-  if (isMessageList(value)) return value.map((m) => ({ role: m.role, content: toText(m.content) }));
-  if (isOutput) return toText(value);
+  if (isMessageList(value)) return value.map((m) => ({ role: m.role, content: jsonText(m.content) }));
+  if (isOutput) return jsonText(value);
   if (Array.isArray(value) && value.length === 1 && isMessageList(value[0] ?? null)) return shapeValue(type, value[0]!);
-  return [{ role: "user", content: toText(value) }];
+  return [{ role: "user", content: jsonText(value) }];
 }
 
 function isMessageList(value: JsonValue): value is { role: string; content: JsonValue }[] {
@@ -210,5 +225,5 @@ function isMessageList(value: JsonValue): value is { role: string; content: Json
 
 /** Shapes a trace-level input/output: strings on the wire (spec 2.5). */
 export function shapeTraceValue(value: JsonValue): string {
-  return toText(value);
+  return jsonText(value);
 }

@@ -31,14 +31,32 @@ export function preciseNow(): HrTime {
 
 let cachedSecond = -1;
 let cachedPrefix = "";
+// The last two times formatted: a trace's start and end are those of its root span, formatted
+// just before for it (the same string then, stringified once).
+let secondsA = -1;
+let nanosA = -1;
+let isoA = "";
+let secondsB = -1;
+let nanosB = -1;
+let isoB = "";
 
 /** ISO 8601 in UTC with microseconds and a `Z` suffix, e.g. `2026-01-02T03:04:05.123456Z`. */
-export function hrTimeToIso([seconds, nanos]: HrTime): string {
+export function hrTimeToIso(time: HrTime): string {
+  const [seconds, nanos] = time;
+  if (nanos === nanosA && seconds === secondsA) return isoA;
+  if (nanos === nanosB && seconds === secondsB) return isoB;
   // Spans cluster in time: reuse the formatted whole second (Date formatting is the slow part).
   if (seconds !== cachedSecond) {
     cachedSecond = seconds;
     cachedPrefix = new Date(seconds * 1000).toISOString().slice(0, 19);
   }
   const micros = Math.floor(nanos / 1000);
-  return `${cachedPrefix}.${micros < 100000 ? String(micros).padStart(6, "0") : micros}Z`;
+  const iso = `${cachedPrefix}.${micros < 100000 ? String(micros).padStart(6, "0") : micros}Z`;
+  secondsB = secondsA;
+  nanosB = nanosA;
+  isoB = isoA;
+  secondsA = seconds;
+  nanosA = nanos;
+  isoA = iso;
+  return iso;
 }

@@ -1,0 +1,275 @@
+// Side by side with the peers, in one run: every subject (bench/subjects.mjs) in a process of its
+// own, all pointed at one receiver in another process that counts what each delivered, so that
+// a subject that drops or withholds data is flagged instead of ranked.
+//   A: agent → llm + tool (3 spans a trace), async.   B: one synchronous span.
+//   Per span, CPU time of the subject's process: in-call (inside the app's calls, the bare app's
+//   cost subtracted) and export (its flush: mapping, serializing, sending). Rounds interleave the
+//   subjects so that machine noise hits them alike; medians of the rounds.
+//   C: end to end, workload A in waves of 25 concurrent traces with the loop turning between
+//   waves: spans/s delivered (until the receiver has the last one), p99 event-loop delay, peak
+//   RSS growth, bytes/span on the wire; each in a fresh process, median of the runs.
+// Ratios are to raw OTel with the OTLP/HTTP JSON exporter, measured in the same run.
+import { execFileSync, fork } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import os from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { median, startReceiver, table } from "./common.mjs";
+import { builds, subjectEnv } from "./subjects.mjs";
+
+const quick = process.env.BENCH_QUICK === "1";
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 5));
+const TRACES = Number(process.env.BENCH_TRACES ?? (quick ? 1000 : 3000));
+const SYNC_CALLS = Number(process.env.BENCH_SYNC_CALLS ?? (quick ? 5000 : 20_000));
+const C_TRACES = Number(process.env.BENCH_C_TRACES ?? (quick ? 5000 : 20_000));
+const C_RUNS = Number(process.env.BENCH_C_RUNS ?? 1);
+const C_DEADLINE_MS = Number(process.env.BENCH_C_DEADLINE_MS ?? 15_000);
+const FLOOR = "raw OTel + OTLP";
+const ALL = [
+  "bare",
+  FLOOR,
+  "evaltrace",
+  ...Object.keys(builds).map((b) => `evaltrace@${b}`),
+  "evaltrace, capture off",
+  "OpenInference",
+  "Langfuse",
+  "LangSmith",
+  "deepeval",
+].filter((n) => !process.env.BENCH_SUBJECTS || n === "bare" || n === FLOOR || process.env.BENCH_SUBJECTS.split(",").includes(n));
+
+const child = fileURLToPath(new URL("./subject-child.mjs", import.meta.url));
+const peersDir = fileURLToPath(new URL("./peers/", import.meta.url));
+
+/** deepeval cannot share the project's tree (it pins @langchain/core@1.1.31): installed into bench/peers on demand. */
+function ensurePeers() {
+  if (existsSync(join(peersDir, "node_modules", "deepeval", "package.json"))) return true;
+  console.log("installing deepeval into bench/peers (npm install --prefix bench/peers) ...");
+  try {
+    execFileSync("npm", ["install", "--prefix", peersDir, "--legacy-peer-deps", "--no-audit", "--no-fund", "--ignore-scripts"], { stdio: "inherit" });
+    return true;
+  } catch (err) {
+    console.log(`deepeval could not be installed (${String(err.message ?? err).split("\n")[0]}): measured without it`);
+    return false;
+  }
+}
+
+/** Starts a subject's process; resolves with ask(msg) → its answer, and stop(). */
+async function spawnSubject(name, url, execArgv = []) {
+  const proc = fork(child, [], {
+    env: { ...process.env, ...subjectEnv },
+    execArgv: ["--expose-gc", ...execArgv],
+    stdio: ["ignore", "ignore", "pipe", "ipc"],
+  });
+  let stderr = "";
+  proc.stderr.on("data", (d) => (stderr = (stderr + d).slice(-2000)));
+  const answers = [];
+  let waiting;
+  proc.on("message", (m) => (waiting ? waiting(m) : answers.push(m)));
+  proc.on("exit", (code) => waiting?.({ ok: false, error: `exited with ${code}: ${stderr}` }));
+  const next = () => {
+    if (answers.length) return Promise.resolve(answers.shift());
+    return new Promise((resolve) => {
+      waiting = (m) => {
+        waiting = undefined;
+        resolve(m);
+      };
+    });
+  };
+  await next(); // ready
+  const ask = async (msg) => {
+    proc.send(msg);
+    const m = await next();
+    if (!m.ok) throw new Error(`${name}: ${m.error}`);
+    return m;
+  };
+  await ask({ cmd: "init", name, url: `${url}/s/${encodeURIComponent(name)}` });
+  return {
+    ask,
+    stop: () =>
+      new Promise((r) => {
+        if (proc.exitCode !== null) return r();
+        proc.on("exit", r);
+        // Asked first (a --cpu-prof process writes its profile on a normal exit), then killed.
+        proc.send({ cmd: "exit" });
+        setTimeout(() => proc.kill(), 2000).unref();
+      }),
+  };
+}
+
+const fmtUs = (ns) => (ns / 1000).toFixed(2);
+const ratio = (x, floor) => (floor > 0 ? Number((x / floor).toFixed(2)) : null);
+
+export async function peers({ profile = process.argv.includes("--profile") } = {}) {
+  const names = ALL.filter((n) => n !== "deepeval" || ensurePeers());
+  const receiver = await startReceiver();
+  const flags = {};
+  const flag = (n, why) => (flags[n] ??= why);
+
+  // Workloads A and B: one long-lived process per subject, rounds interleaved.
+  const procs = {};
+  for (const n of names) {
+    try {
+      procs[n] = await spawnSubject(n, receiver.url);
+    } catch (err) {
+      flag(n, `did not start: ${String(err.message).slice(0, 200)}`);
+    }
+  }
+  const rounds = Object.fromEntries(names.map((n) => [n, []]));
+  const lastDelivery = {};
+  for (let round = 0; round <= ROUNDS; round++) {
+    for (const n of names) {
+      if (!procs[n] || flags[n]?.startsWith("did not")) continue;
+      try {
+        const r = await procs[n].ask({ cmd: "ab", traces: TRACES, calls: SYNC_CALLS });
+        if (round > 0) rounds[n].push(r); // round 0 warms up
+        lastDelivery[n] = r;
+        if (n !== "bare" && (r.a.late || r.b.late || r.delivered < r.expected)) {
+          flag(n, `delivered ${r.delivered} of ${r.expected} spans${r.a.late || r.b.late ? ` (its flush took over ${process.env.BENCH_FLUSH_DEADLINE_MS ?? 10_000} ms)` : ""}`);
+        }
+      } catch (err) {
+        flag(n, `failed: ${String(err.message).slice(0, 300)}`);
+      }
+      process.stdout.write(".");
+    }
+  }
+  console.log("");
+  await Promise.all(Object.values(procs).map((p) => p.stop()));
+
+  // Workload C: a fresh process per run.
+  const cRuns = Object.fromEntries(names.filter((n) => n !== "bare").map((n) => [n, []]));
+  for (let run = 0; run < C_RUNS; run++) {
+    for (const n of Object.keys(cRuns)) {
+      if (flags[n]?.startsWith("did not") || flags[n]?.startsWith("failed")) continue;
+      let p;
+      try {
+        p = await spawnSubject(n, receiver.url);
+        const { c } = await p.ask({ cmd: "c", traces: C_TRACES, deadlineMs: C_DEADLINE_MS });
+        cRuns[n].push(c);
+        if (c.delivered < c.spans) flag(n, `workload C: delivered ${c.delivered} of ${c.spans} spans within ${C_DEADLINE_MS / 1000} s`);
+      } catch (err) {
+        flag(n, `workload C failed: ${String(err.message).slice(0, 300)}`);
+      } finally {
+        await p?.stop();
+      }
+      process.stdout.write(".");
+    }
+  }
+  console.log("");
+
+  // Medians and ratios.
+  const m = (n, f) => (rounds[n].length ? median(rounds[n].map(f)) : Number.NaN);
+  const bareA = m("bare", (r) => r.a.inCall);
+  const bareB = m("bare", (r) => r.b.inCall);
+  const figures = {};
+  for (const n of names) {
+    if (n === "bare") continue;
+    const aIn = m(n, (r) => r.a.inCall) - bareA;
+    const aEx = m(n, (r) => r.a.export);
+    const bIn = m(n, (r) => r.b.inCall) - bareB;
+    const bEx = m(n, (r) => r.b.export);
+    const cs = cRuns[n] ?? [];
+    const cm = (f) => (cs.length ? median(cs.map(f)) : Number.NaN);
+    figures[n] = {
+      A: { inCallNs: aIn, exportNs: aEx, totalNs: aIn + aEx },
+      B: { inCallNs: bIn, exportNs: bEx, totalNs: bIn + bEx },
+      C: {
+        spansPerSecond: cm((c) => c.spansPerSecond),
+        p99LoopDelayMs: cm((c) => c.p99LoopDelayMs),
+        rssGrowthMB: cm((c) => c.rssGrowthMB),
+        bytesPerSpan: cm((c) => c.bytesPerSpan ?? Number.NaN),
+        cpuNsPerSpan: cm((c) => c.cpuNsPerSpan),
+        runs: cs,
+      },
+      flagged: flags[n] ?? null,
+    };
+  }
+  const floor = figures[FLOOR];
+  const rows = [];
+  const out = { rounds: ROUNDS, traces: TRACES, syncCalls: SYNC_CALLS, cTraces: C_TRACES, cRuns: C_RUNS, subjects: {} };
+  for (const [n, f] of Object.entries(figures)) {
+    const r = {
+      A: ratio(f.A.totalNs, floor.A.totalNs),
+      B: ratio(f.B.totalNs, floor.B.totalNs),
+      C: ratio(f.C.spansPerSecond, floor.C.spansPerSecond),
+      rss: ratio(f.C.rssGrowthMB, floor.C.rssGrowthMB),
+    };
+    rows.push({
+      subject: f.flagged ? `${n} (!)` : n,
+      "A in-call µs": fmtUs(f.A.inCallNs),
+      "A export µs": fmtUs(f.A.exportNs),
+      "A total µs": `${fmtUs(f.A.totalNs)} (${r.A}x)`,
+      "B in-call µs": fmtUs(f.B.inCallNs),
+      "B export µs": fmtUs(f.B.exportNs),
+      "B total µs": `${fmtUs(f.B.totalNs)} (${r.B}x)`,
+      "C spans/s": `${Number.isNaN(f.C.spansPerSecond) ? "-" : Math.round(f.C.spansPerSecond / 100) / 10}k (${r.C}x)`,
+      "C p99 ms": `${f.C.p99LoopDelayMs}`,
+      "C RSS MB": `${f.C.rssGrowthMB} (${r.rss}x)`,
+      "bytes/span": `${f.C.bytesPerSpan}`,
+    });
+    out.subjects[n] = {
+      ...f,
+      ratioToRawOtel: {
+        totalCpuA: r.A,
+        totalCpuB: r.B,
+        spansPerSecondC: r.C,
+        p99LoopDelayAddedMs: Number((f.C.p99LoopDelayMs - floor.C.p99LoopDelayMs).toFixed(2)),
+        rssGrowthC: r.rss,
+      },
+    };
+  }
+  table(rows);
+  console.log(
+    `(CPU time per span of the subject's process, median of ${ROUNDS} interleaved rounds of ${TRACES} traces (A) and ${SYNC_CALLS} calls (B), bare app subtracted;` +
+      ` C: ${C_TRACES * 3} spans, median of ${C_RUNS} fresh process(es). Ratios to ${FLOOR} in this run.)`,
+  );
+  for (const [n, why] of Object.entries(flags)) console.log(`(!) ${n}: ${why} — flagged, not ranked`);
+  out.flagged = flags;
+
+  if (profile) out.profile = await profileEvaltrace(receiver.url);
+  await receiver.stop();
+  return out;
+}
+
+/** Workload C of the evaltrace subject under --cpu-prof: the functions with the most self time. */
+export async function profileEvaltrace(url) {
+  const dir = mkdtempSync(join(os.tmpdir(), "evaltrace-prof-"));
+  const p = await spawnSubject("evaltrace", url, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+  await p.ask({ cmd: "c", traces: C_TRACES, deadlineMs: C_DEADLINE_MS });
+  await p.stop();
+  await new Promise((r) => setTimeout(r, 200));
+  const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) {
+    console.log("(no profile written)");
+    return null;
+  }
+  const prof = JSON.parse(readFileSync(join(dir, file), "utf8"));
+  const self = new Map();
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const dt = new Map();
+  for (let i = 0; i < prof.samples.length; i++) dt.set(prof.samples[i], (dt.get(prof.samples[i]) ?? 0) + (prof.timeDeltas[i] ?? 0));
+  let total = 0;
+  for (const [id, us] of dt) {
+    const n = byId.get(id);
+    const f = n.callFrame;
+    if (f.functionName === "(idle)") continue;
+    const where = f.url ? `${f.url.replace(/^.*\/(node_modules|dist|bench)\//, "$1/")}:${f.lineNumber + 1}` : "";
+    const key = `${f.functionName || "(anonymous)"} ${where}`.trim();
+    self.set(key, (self.get(key) ?? 0) + us);
+    total += us;
+  }
+  const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
+  console.log(`\n== evaltrace, workload C under --cpu-prof: top self time (of ${(total / 1000).toFixed(0)} ms busy) ==`);
+  table(top.map(([k, us]) => ({ "self %": ((100 * us) / total).toFixed(1), "self ms": (us / 1000).toFixed(1), function: k })));
+  console.log(`(profile: ${join(dir, file)}; open it in Chrome DevTools or speedscope for the flame graph)`);
+  return { busyMs: Math.round(total / 1000), top: top.map(([k, us]) => ({ function: k, selfPct: Number(((100 * us) / total).toFixed(1)) })) };
+}
+
+/** `node bench/run.mjs profile`: only the profile of evaltrace's workload C. */
+export async function profile() {
+  const receiver = await startReceiver();
+  try {
+    return await profileEvaltrace(receiver.url);
+  } finally {
+    await receiver.stop();
+  }
+}
