@@ -33,8 +33,52 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
+/** The number in `iso` from `from` to `to` (exclusive), or -1 if a character there is not a digit. */
+function digits(iso: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = iso.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/**
+ * Microseconds since the epoch of the common form `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (what every
+ * SDK sends), read digit by digit; undefined for anything else (offsets, a day past the 28th,
+ * which Date.parse may refuse), which takes the general path. A trace of 200k spans has 400k
+ * timestamps: the regular expressions and Date.parse of the general path were a tenth of ingest.
+ */
+function fastIsoMicros(iso: string): number | undefined {
+  const n = iso.length;
+  if (n < 20 || n > 30 || iso.charCodeAt(n - 1) !== 90 /* Z */ || iso.charCodeAt(4) !== 45 || iso.charCodeAt(7) !== 45 || iso.charCodeAt(10) !== 84) return undefined;
+  if (iso.charCodeAt(13) !== 58 || iso.charCodeAt(16) !== 58) return undefined;
+  const year = digits(iso, 0, 4);
+  const month = digits(iso, 5, 7);
+  const day = digits(iso, 8, 10);
+  const hour = digits(iso, 11, 13);
+  const minute = digits(iso, 14, 16);
+  const second = digits(iso, 17, 19);
+  if (year < 0 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  let micros = 0;
+  if (n > 20) {
+    // ".f" to ".fffffffff": up to 9 digits, microseconds kept (floored), as the general path does.
+    if (iso.charCodeAt(19) !== 46 || n - 21 > 9 || n - 21 < 1) return undefined;
+    const fraction = digits(iso, 20, n - 1);
+    if (fraction < 0) return undefined;
+    const width = n - 21;
+    micros = width <= 6 ? fraction * 10 ** (6 - width) : Math.floor(fraction / 10 ** (width - 6));
+  } else if (iso.charCodeAt(19) !== 90) {
+    return undefined;
+  }
+  return Date.UTC(year, month - 1, day, hour, minute, second) * 1000 + micros;
+}
+
 /** Microseconds since the epoch of an ISO 8601 timestamp, keeping sub-millisecond digits. */
 export function isoMicros(iso: string): number {
+  const fast = fastIsoMicros(iso);
+  if (fast !== undefined) return fast;
   const m = /\.(\d+)/.exec(iso);
   const whole = Date.parse(iso.replace(/\.\d+/, ""));
   const frac = m ? Number(`0.${m[1]}`) : 0;
@@ -65,7 +109,7 @@ export const t = {
     if (!Number.isInteger(v) || (v as number) < 0) fail(p, "a non-negative integer");
   }) as Check,
   iso: ((v, p) => {
-    if (typeof v !== "string" || !ISO.test(v) || Number.isNaN(Date.parse(v.replace(/\.\d+/, "")))) {
+    if (typeof v !== "string" || (fastIsoMicros(v) === undefined && (!ISO.test(v) || Number.isNaN(Date.parse(v.replace(/\.\d+/, "")))))) {
       fail(p, "an ISO 8601 timestamp (e.g. 2026-01-02T03:04:05.123Z)");
     }
   }) as Check,
