@@ -1,4 +1,4 @@
-import type { HttpMethod, TransportOptions, TransportOutcome } from "../http/transport.js";
+import type { HttpMethod, RequestBody, TransportOptions, TransportOutcome } from "../http/transport.js";
 import { Transport } from "../http/transport.js";
 import { MAX_REMEMBERED_TRACES, RecentTraces } from "./recent-traces.js";
 
@@ -51,7 +51,7 @@ export class KeyedTransport extends Transport {
   }
 
   /** Sends with `apiKey` when given (and not the configured key), else as {@link Transport.send}. */
-  override async send(method: HttpMethod, path: string, body?: string, apiKey?: string): Promise<TransportOutcome> {
+  override async send(method: HttpMethod, path: string, body?: RequestBody, apiKey?: string): Promise<TransportOutcome> {
     if (apiKey === undefined || apiKey === this.base.apiKey || this.isClosed) return super.send(method, path, body);
     const keyed = this.transportFor(apiKey);
     keyed.inFlight++;

@@ -52,9 +52,12 @@ interface RawResponse {
   text: string;
 }
 
+/** A request body: JSON text, or its UTF-8 bytes (sent as they are, not encoded again). */
+export type RequestBody = string | Uint8Array;
+
 type Sender = (
   url: string,
-  init: { method: HttpMethod; headers: Record<string, string>; body?: string; timeoutMillis: number },
+  init: { method: HttpMethod; headers: Record<string, string>; body?: RequestBody; timeoutMillis: number },
 ) => Promise<RawResponse>;
 
 /**
@@ -80,7 +83,7 @@ export class Transport {
    * call carries the same `Idempotency-Key`, so a retry of a write that did arrive (its answer
    * was lost) is not applied twice by a service that honours the header.
    */
-  async send(method: HttpMethod, path: string, body?: string): Promise<TransportOutcome> {
+  async send(method: HttpMethod, path: string, body?: RequestBody): Promise<TransportOutcome> {
     const o = this.options;
     const random = o.random ?? Math.random;
     const keepAlive = o.keepProcessAlive === true;
@@ -166,7 +169,7 @@ export class Transport {
     return this.closed;
   }
 
-  private async attempt(method: HttpMethod, path: string, body: string | undefined, idempotencyKey: string | undefined): Promise<RawResponse> {
+  private async attempt(method: HttpMethod, path: string, body: RequestBody | undefined, idempotencyKey: string | undefined): Promise<RawResponse> {
     const o = this.options;
     this.sender ??= this.createSender();
     const send = await this.sender;
