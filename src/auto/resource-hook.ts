@@ -1,0 +1,51 @@
+import { callingFramework } from "./frameworks.js";
+import { wrapOnFirstUse } from "./first-use.js";
+import type { LibraryHook } from "./instrumentation.js";
+import type { LibraryName } from "./libraries.js";
+import { isOn } from "./state.js";
+
+/** How a model SDK whose resources keep their client in `_client` (openai, @anthropic-ai/sdk) is hooked. */
+export interface ResourceClientHook {
+  library: LibraryName;
+  packageName: string;
+  versions: string[];
+  /** The client class's export (`OpenAI`, `Anthropic`); `default` is tried after it. */
+  clientExport: string;
+  /** The resource classes whose methods reach a model, as paths of static members from the client class. */
+  resources: readonly (readonly string[])[];
+  /** The methods of those resources that instrument the client on their first call. */
+  methods: readonly string[];
+  /** The instance-level wrapper (`wrapOpenAI`, `wrapAnthropic`): idempotent, patches the client in place. */
+  wrap: (client: object) => unknown;
+}
+
+/**
+ * A hook that instruments each client on its first call through one of its resources (the
+ * resource's `_client` is handed to the instance-level wrapper), unless a traced framework
+ * (LangChain, the Agents SDK) is the caller: that client is then left to the framework's span.
+ */
+export function resourceClientHook(spec: ResourceClientHook): LibraryHook {
+  const leftAlone = new WeakSet<object>();
+  const ensure = (resource: object): void => {
+    const client = (resource as { _client?: object })._client;
+    if (!client || !isOn(spec.library) || leftAlone.has(client)) return;
+    if (callingFramework()) {
+      leftAlone.add(client);
+      return;
+    }
+    spec.wrap(client);
+  };
+  return {
+    library: spec.library,
+    packageName: spec.packageName,
+    versions: spec.versions,
+    onLoad(exports) {
+      const client = (exports[spec.clientExport] ?? exports.default) as Record<string, unknown> | undefined;
+      for (const path of spec.resources) {
+        let cls: unknown = client;
+        for (const key of path) cls = (cls as Record<string, unknown> | undefined)?.[key];
+        if (typeof cls === "function") wrapOnFirstUse(cls.prototype, spec.methods, ensure);
+      }
+    },
+  };
+}
