@@ -58,6 +58,23 @@ function scalarEnd(text: string, i: number): number {
   return j;
 }
 
+/** A small value inside a large text that `JSON.parse` refused: where the value starts, and why. */
+class PieceError {
+  constructor(
+    readonly at: number,
+    readonly cause: unknown,
+  ) {}
+}
+
+/** `JSON.parse` of `text` from `from` to `to`; its refusal located in the whole text. */
+function parsePiece(text: string, from: number, to: number): unknown {
+  try {
+    return JSON.parse(text.slice(from, to));
+  } catch (err) {
+    throw new PieceError(from, err);
+  }
+}
+
 /**
  * The value starting at `i` and the index just past it: a small one (shorter than
  * {@link PIECE_CHARS}) in one native `JSON.parse`, a large array or object member by member.
@@ -67,10 +84,10 @@ async function parseValue(text: string, i: number, slicer: TimeSlicer): Promise<
   const c = text.charCodeAt(i);
   if (c === OPEN_BRACE || c === OPEN_BRACKET) {
     const end = containerEnd(text, i, i + PIECE_CHARS);
-    return end === -1 ? parseContainer(text, i, slicer) : [JSON.parse(text.slice(i, end)), end];
+    return end === -1 ? parseContainer(text, i, slicer) : [parsePiece(text, i, end), end];
   }
   const end = scalarEnd(text, i);
-  return [JSON.parse(text.slice(i, end)), end];
+  return [parsePiece(text, i, end), end];
 }
 
 /** A large array or object, member by member; the index just past its closing bracket. */
@@ -119,6 +136,17 @@ export async function parseJsonSliced(text: string, slicer: TimeSlicer): Promise
     if (rest !== text.length) throw new ScanError(rest);
     return value;
   } catch (err) {
+    if (err instanceof PieceError) {
+      // The engine's message names a position within the piece (V8), or none (JavaScriptCore):
+      // the error names one in the whole text either way.
+      const native = err.cause instanceof Error ? err.cause.message : String(err.cause);
+      const within = /position (\d+)/.exec(native);
+      if (within) {
+        const at = err.at + Number(within[1]);
+        throw new SyntaxError(`Unexpected character ${JSON.stringify(text.charAt(at))} in JSON at position ${at}`);
+      }
+      throw new SyntaxError(`${native} in the value at position ${err.at}`);
+    }
     if (!(err instanceof ScanError)) throw err;
     // A small text: JSON.parse names the error. A large one is not handed to it (it would hold
     // the event loop for the whole text): the error is named from where the scan stopped.
