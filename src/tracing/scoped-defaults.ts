@@ -1,21 +1,23 @@
 import { type Context, context, createContextKey } from "@opentelemetry/api";
 import { activeRuntime, type Runtime } from "../runtime.js";
 import { warnFieldOnce } from "./field-warnings.js";
-import type { SpanType } from "./fields.js";
+import type { SpanType, ToolCall } from "./fields.js";
 import { type PromptLink, promptFields } from "./prompt-ref.js";
 import { describeError, type JsonValue } from "./serialize.js";
 import type { SpanData } from "./span-data.js";
 import { MAX_TAGS_PER_TRACE } from "./string-limits.js";
 import { admitTags } from "./trace-budget.js";
 import { capturedRecord } from "./update.js";
-import { checkFieldOrWarn, traceFieldRules } from "./validate-fields.js";
+import { checkFieldOrWarn, spanFieldRules, traceFieldRules } from "./validate-fields.js";
 
 /**
  * Defaults for every span created inside {@link withTracingContext}, integration and
  * OpenTelemetry-bridged spans included. Which span each applies to:
  * - `tags`: the trace of every span created inside (merged onto its tags);
  * - `metadata`: every span, under the span's own metadata (its own keys win);
- * - `metricCollection` and `prompt`: llm spans only, unless the span sets its own.
+ * - `metricCollection` and `prompt`: llm spans only, unless the span sets its own;
+ * - `expectedOutput`, `context`, `retrievalContext`, `expectedTools` (test-case fields, what the
+ *   online evaluation compares with): llm and agent spans, unless the span sets its own.
  */
 export interface TracingDefaults {
   /** Single-turn metric collection for every llm span inside (the span's own wins). */
@@ -26,10 +28,23 @@ export interface TracingDefaults {
   metadata?: Record<string, unknown>;
   /** The prompt every llm span inside used (the span's own wins). */
   prompt?: PromptLink;
+  /** The expected output of every llm and agent span inside (test case; the span's own wins). */
+  expectedOutput?: string;
+  /** The ideal context of every llm and agent span inside (test case; the span's own wins). */
+  context?: string[];
+  /** The retrieval context of every llm and agent span inside (test case; the span's own wins). */
+  retrievalContext?: string[];
+  /** The tools every llm and agent span inside is expected to call (test case; the span's own wins). */
+  expectedTools?: ToolCall[];
 }
+
+/** The test-case defaults, and the span types they apply to. */
+const testCaseDefaults = ["expectedOutput", "context", "retrievalContext", "expectedTools"] as const;
 
 /** Defaults as checked once, when the scope opens: JSON-safe and valid. */
 interface ScopedDefaults {
+  /** Test-case fields (`expectedOutput`, ...), checked. */
+  testCase?: { [key: string]: JsonValue };
   metricCollection?: string;
   tags?: string[];
   metadata?: { [key: string]: JsonValue };
@@ -37,8 +52,9 @@ interface ScopedDefaults {
 }
 
 /** Which span types each default applies to (tags go to the trace, whatever the span). */
-const appliesTo: { readonly [F in "metricCollection" | "prompt" | "metadata"]: ReadonlySet<SpanType> } = {
+const appliesTo: { readonly [F in "metricCollection" | "prompt" | "metadata" | "testCase"]: ReadonlySet<SpanType> } = {
   metricCollection: new Set<SpanType>(["llm"]),
+  testCase: new Set<SpanType>(["llm", "agent"]),
   prompt: new Set<SpanType>(["llm"]),
   metadata: new Set<SpanType>(["base", "llm", "retriever", "agent", "tool"]),
 };
@@ -95,8 +111,14 @@ function check(rt: Runtime, defaults: unknown): ScopedDefaults {
   }
   if (d.metadata !== undefined) out.metadata = capturedRecord(rt, "tracing context", d.metadata);
   if (d.prompt !== undefined) out.prompt = promptFields(d.prompt, rt.logger, limits);
+  for (const key of testCaseDefaults) {
+    if (d[key] === undefined) continue;
+    const value = checkFieldOrWarn(spanFieldRules[key]!, d[key], "tracing context", key, rt.logger, limits);
+    if (value !== undefined) out.testCase = { ...out.testCase, [key]: value };
+  }
+  const known: readonly string[] = ["metricCollection", "tags", "metadata", "prompt", ...testCaseDefaults];
   for (const key of Object.keys(d)) {
-    if (!["metricCollection", "tags", "metadata", "prompt"].includes(key)) warnFieldOnce(rt.logger, `tracing context.${key}`, `withTracingContext: unknown default ${JSON.stringify(key.slice(0, 40))} (metricCollection, tags, metadata, prompt); ignored`);
+    if (!known.includes(key)) warnFieldOnce(rt.logger, `tracing context.${key}`, `withTracingContext: unknown default ${JSON.stringify(key.slice(0, 40))} (${known.join(", ")}); ignored`);
   }
   return out;
 }
@@ -106,6 +128,7 @@ function merge(outer: ScopedDefaults | undefined, inner: ScopedDefaults): Scoped
   const out: ScopedDefaults = { ...outer };
   if (inner.metricCollection !== undefined) out.metricCollection = inner.metricCollection;
   if (inner.prompt !== undefined) out.prompt = inner.prompt;
+  if (inner.testCase) out.testCase = { ...outer.testCase, ...inner.testCase };
   if (inner.tags) out.tags = [...new Set([...(outer.tags ?? []), ...inner.tags])].slice(0, MAX_TAGS_PER_TRACE);
   if (inner.metadata) out.metadata = { ...outer.metadata, ...inner.metadata };
   return out;
@@ -116,6 +139,9 @@ function fieldsFor(d: ScopedDefaults, type: SpanType, own: { [key: string]: unkn
   const out: { [key: string]: JsonValue } = {};
   if (d.metricCollection !== undefined && appliesTo.metricCollection.has(type) && own.metricCollection === undefined) out.metricCollection = d.metricCollection;
   if (d.prompt && appliesTo.prompt.has(type) && own.promptAlias === undefined && own.promptCommitHash === undefined) Object.assign(out, d.prompt);
+  if (d.testCase && appliesTo.testCase.has(type)) {
+    for (const [key, value] of Object.entries(d.testCase)) if (own[key] === undefined) out[key] = value;
+  }
   return out;
 }
 

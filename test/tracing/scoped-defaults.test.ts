@@ -74,6 +74,27 @@ describe("withTracingContext", () => {
     expect(fields.tags).toEqual(["beta"]);
   });
 
+  it("test-case defaults (what the vendor SDK's llm/agent span context gives): llm and agent spans inside, the span's own win", async () => {
+    const openai = wrapOpenAI(new OpenAI({ apiKey: "sk-test", baseURL: fake.url, maxRetries: 0 }));
+    const expectedTools = [{ name: "lookup_order" }];
+    const { spans, byName } = await traced(() =>
+      withTracingContext({ expectedOutput: "in 2 days", retrievalContext: ["Orders ship in 2 days."], context: ["FAQ"], expectedTools }, async () => {
+        await observe({ type: "agent", name: "inner agent" }, async () => {
+          await observe({ type: "llm", name: "own llm", model: "m", expectedOutput: "its own" }, async () => "ok")();
+          await observe({ type: "tool", name: "tool" }, async () => "ok")();
+          await openai.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "When?" }] });
+        })();
+        await withTracingContext({ expectedOutput: "inner" }, () => observe({ type: "llm", name: "nested llm", model: "m" }, async () => "ok")());
+      }),
+    );
+    expect(byName("inner agent")).toMatchObject({ expectedOutput: "in 2 days", retrievalContext: ["Orders ship in 2 days."], context: ["FAQ"], expectedTools });
+    expect(byName("own llm")).toMatchObject({ expectedOutput: "its own", retrievalContext: ["Orders ship in 2 days."] });
+    expect(spans.find((s) => s.integration === "OpenAI")).toMatchObject({ expectedOutput: "in 2 days", expectedTools });
+    expect(byName("nested llm")).toMatchObject({ expectedOutput: "inner", context: ["FAQ"] });
+    expect(byName("tool").expectedOutput).toBeUndefined();
+    expect(byName("tool").retrievalContext).toBeUndefined();
+  });
+
   it("nests: inner scalars replace outer ones, tags and metadata merge; a span's own values win", async () => {
     const { byName, fields } = await traced(() =>
       withTracingContext({ metricCollection: "outer", tags: ["a"], metadata: { team: "x", level: "outer" }, prompt: { alias: "outer" } }, () =>
