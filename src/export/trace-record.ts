@@ -116,6 +116,11 @@ class HeldTrace implements TraceRecord {
     this.uuid = traceUuid(traceId);
   }
 
+  /** The fields if anything set them, without making them. */
+  get fieldsIfSet(): TraceFields | undefined {
+    return this.madeFields;
+  }
+
   get fields(): TraceFields {
     return (this.madeFields ??= { tags: [], metadata: {}, extra: {} });
   }
@@ -137,6 +142,13 @@ class HeldTrace implements TraceRecord {
     if (this.openSet?.size === 0) this.openSet = undefined;
   }
 }
+
+/** A record's fields for reading: those set, or none (shared, frozen) without making any. */
+export function readFields(rec: TraceRecord): TraceFields {
+  return rec instanceof HeldTrace ? (rec.fieldsIfSet ?? NO_FIELDS) : rec.fields;
+}
+
+const NO_FIELDS: TraceFields = Object.freeze({ tags: Object.freeze([]) as unknown as string[], metadata: Object.freeze({}), extra: Object.freeze({}) });
 
 /**
  * Marks an open span of the record ended: false when it was not open there. The set of open
