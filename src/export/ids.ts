@@ -29,9 +29,24 @@ export function spanUuid(traceId: string, spanId: string): string {
   if (traceId !== prefixOf) {
     prefixOf = traceId;
     prefix = `${traceId.slice(0, 8)}-${traceId.slice(8, 12)}-${traceId.slice(12, 16)}-`;
+    spanA = spanB = "";
   }
-  return `${prefix}${spanId.slice(0, 4)}-${spanId.slice(4)}`;
+  // A parent's uuid is asked for by each child, then by the parent itself (children end first):
+  // the last two are remembered, for the trace seen last.
+  if (spanId === spanA) return uuidA;
+  if (spanId === spanB) return uuidB;
+  const uuid = `${prefix}${spanId.slice(0, 4)}-${spanId.slice(4)}`;
+  spanB = spanA;
+  uuidB = uuidA;
+  spanA = spanId;
+  uuidA = uuid;
+  return uuid;
 }
+
+let spanA = "";
+let uuidA = "";
+let spanB = "";
+let uuidB = "";
 
 function invert(hex: string): string {
   let out = "";

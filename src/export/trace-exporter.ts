@@ -485,7 +485,8 @@ export class TraceExporter {
     let rootWire: WireSpan | undefined;
     resolveParents(rec, rec.spans);
     const spans = rec.open > 0 ? holdBack(rec, rec.spans) : rec.spans;
-    for (const span of spans) {
+    for (let i = 0; i < spans.length; i++) {
+      const span = spans[i]!;
       const wire = toWireSpan(span);
       this.fillRequired(wire);
       if (isUnfinished(span)) markUnfinished(wire);
@@ -595,7 +596,10 @@ export class TraceExporter {
 
   /** Fills the fields the service requires in practice, warning once per field. */
   private fillRequired(wire: WireSpan): void {
-    for (const field of fillRequired(wire)) {
+    const filled = fillRequired(wire);
+    // Indexed: most spans fill nothing, and an iterator would be made for each.
+    for (let i = 0; i < filled.length; i++) {
+      const field = filled[i]!;
       if (this.warnedFilled.has(field)) continue;
       this.warnedFilled.add(field);
       this.logger.warn(

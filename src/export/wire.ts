@@ -102,7 +102,8 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
     if (data.output !== undefined) wire.output = shapeValue(type, data.output, true);
     if (data.metadata) wire.metadata = data.metadata;
     const fields = data.fields;
-    for (const k of Object.keys(fields)) wire[k] = fields[k];
+    const keys = Object.keys(fields);
+    for (let i = 0; i < keys.length; i++) wire[keys[i]!] = fields[keys[i]!];
     // Online evaluation reads the span's own input and output (the vendor SDKs put the test
     // case there): the test case's, unless the app set them itself.
     applyTestCase(wire, type, !data.inputPinned, !data.outputPinned);
