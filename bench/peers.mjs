@@ -5,6 +5,10 @@
 //   Per span, CPU time of the subject's process: in-call (inside the app's calls, the bare app's
 //   cost subtracted) and export (its flush: mapping, serializing, sending). Rounds interleave the
 //   subjects so that machine noise hits them alike; medians of the rounds.
+//   The split is each SDK's own, not a like-for-like: raw OTel's BatchSpanProcessor serializes
+//   and sends a batch from span.end() every 512 spans, so part of its export lands in "in-call";
+//   evaltrace exports after the root returns. The total (in-call + export, everything until the
+//   receiver has every span) is the fair figure, and the ratios are of totals.
 //   C: end to end, workload A in waves of 25 concurrent traces with the loop turning between
 //   waves: spans/s delivered (until the receiver has the last one), p99 event-loop delay, peak
 //   RSS growth, bytes/span on the wire; each in a fresh process, median of the runs.
@@ -220,6 +224,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
   table(rows);
   console.log(
     `(CPU time per span of the subject's process, median of ${ROUNDS} interleaved rounds of ${TRACES} traces (A) and ${SYNC_CALLS} calls (B), bare app subtracted;` +
+      " in-call/export is each SDK's own split (raw OTel exports from span.end() every 512 spans): compare totals;" +
       ` C: ${C_TRACES * 3} spans, median of ${C_RUNS} fresh process(es). Ratios to ${FLOOR} in this run.)`,
   );
   for (const [n, why] of Object.entries(flags)) console.log(`(!) ${n}: ${why} — flagged, not ranked`);

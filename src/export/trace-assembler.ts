@@ -11,7 +11,7 @@ import { preciseNow } from "../tracing/time.js";
 import { joinedRemotely } from "./late-retry.js";
 import type { TraceExporter } from "./trace-exporter.js";
 import { MAX_REMEMBERED_TRACES, RecentTraces } from "./recent-traces.js";
-import { newTraceRecord, notify, type TraceRecord, waitFor } from "./trace-record.js";
+import { endOpenSpan, newTraceRecord, notify, type TraceRecord, waitFor } from "./trace-record.js";
 import { TRUNCATED_KEY, UNFINISHED_SPAN_KEY, UNFINISHED_SPANS_KEY, unfinishedView } from "./unfinished.js";
 
 /** The subset of `TraceUpdate`, already made JSON-safe, that the assembler stores. */
@@ -171,10 +171,7 @@ export class TraceAssembler implements SpanProcessor {
       }
       return;
     }
-    if (rec.openSpans.delete(span)) {
-      rec.open--;
-      this.spansOpen--;
-    }
+    if (endOpenSpan(rec, span)) this.spansOpen--;
     if (data) data.ended = true;
     const parentId = parentSpanIdOf(span);
     if (rec.phase === "failed") {
@@ -206,10 +203,7 @@ export class TraceAssembler implements SpanProcessor {
     if (this.forced?.has(span)) return;
     const rec = this.records.get(span.spanContext().traceId);
     if (!rec) return;
-    if (rec.openSpans.delete(span)) {
-      rec.open--;
-      this.spansOpen--;
-    }
+    if (endOpenSpan(rec, span)) this.spansOpen--;
     (rec.transparent ??= new Map()).set(span.spanContext().spanId, parentSpanIdOf(span) ?? null);
     if (rec.held?.length && rec.phase !== "open" && rec.phase !== "queued") {
       // Children held for it can go now, under its parent.
@@ -240,10 +234,7 @@ export class TraceAssembler implements SpanProcessor {
   onEndLocalRoot(span: ReadableSpan, markBase: () => void): void {
     const rec = this.records.get(span.spanContext().traceId);
     if (!rec) return;
-    if (rec.openSpans.delete(span)) {
-      rec.open--;
-      this.spansOpen--;
-    }
+    if (endOpenSpan(rec, span)) this.spansOpen--;
     rec.pendingRoot = { span, markBase };
     this.settleRoot(rec);
   }
@@ -332,7 +323,9 @@ export class TraceAssembler implements SpanProcessor {
     // Only past the limit does anyone ask which spans are parents of kept ones.
     if (parentId && rec.neededParents) rec.neededParents.add(parentId);
     if (rec.phase === "open" || rec.phase === "queued") {
-      rec.spans.push(span);
+      // Most traces hold one span: an array of exactly one, not one grown by push (17 slots).
+      if (rec.spans.length === 0) rec.spans = [span];
+      else rec.spans.push(span);
       if (!parentId && rec.phase === "open") this.handOff(rec, span);
     } else {
       rec.late ??= { spans: [] };

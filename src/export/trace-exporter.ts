@@ -10,10 +10,10 @@ import { hrTimeToIso, isLater } from "../tracing/time.js";
 import { Fifo } from "./fifo.js";
 import { groupByKey, type KeyedTransport, keyRefusals } from "./key-batches.js";
 import { joinedRemotely, UnknownTraceRetry } from "./late-retry.js";
-import { isSettled, notify, type TraceRecord } from "./trace-record.js";
+import { isSettled, notify, readFields, type TraceRecord } from "./trace-record.js";
 import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
 import { forgetJsonText } from "./json-text.js";
-import { allSpanLists, applyTestCase, fillRequired, shapeTraceValue, type SomeSpanLists, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
+import { applyTestCase, fillRequired, NO_SPANS, shapeTraceValue, type SomeSpanLists, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
 
 /** Counters of what the exporter did; all monotonic except the gauges `queued`, `inFlight`. */
 export interface ExporterStats {
@@ -476,19 +476,26 @@ export class TraceExporter {
   private prepare(rec: TraceRecord): PreparedTrace {
     rec.phase = "sending";
     const root = rec.root!;
-    const f = rec.fields;
+    // The trace's fields are read without making them (most traces set none); a dropped-span
+    // count goes into its metadata, which then must exist.
+    const f = rec.droppedSpans > 0 ? rec.fields : readFields(rec);
     const rootData = getSpanData(root);
     const lists: SomeSpanLists = {};
     let endTime = root.endTime;
     let rootWire: WireSpan | undefined;
     resolveParents(rec, rec.spans);
     const spans = rec.open > 0 ? holdBack(rec, rec.spans) : rec.spans;
-    for (const span of spans) {
+    for (let i = 0; i < spans.length; i++) {
+      const span = spans[i]!;
       const wire = toWireSpan(span);
       this.fillRequired(wire);
       if (isUnfinished(span)) markUnfinished(wire);
       if (span === root) rootWire = wire;
-      (lists[spanListKeys[wire.type]] ??= []).push(wire);
+      // A list of exactly one for the first span of a type (push would make room for 17).
+      const key = spanListKeys[wire.type];
+      const list = lists[key];
+      if (list) list.push(wire);
+      else lists[key] = [wire];
       if (isLater(span.endTime, endTime)) endTime = span.endTime;
     }
     const spanCount = spans.length;
@@ -500,7 +507,11 @@ export class TraceExporter {
       endTime: hrTimeToIso(endTime),
       status: root.status.code === 2 ? "ERRORED" : "SUCCESS",
       environment: f.environment ?? this.options.environment,
-      ...allSpanLists(lists),
+      baseSpans: lists.baseSpans ?? NO_SPANS,
+      llmSpans: lists.llmSpans ?? NO_SPANS,
+      retrieverSpans: lists.retrieverSpans ?? NO_SPANS,
+      agentSpans: lists.agentSpans ?? NO_SPANS,
+      toolSpans: lists.toolSpans ?? NO_SPANS,
     };
     // Spans of other instrumentations carry no span data: their mapped fields stand in.
     const input = f.input ?? rootData?.input ?? rootWire?.input;
@@ -585,7 +596,10 @@ export class TraceExporter {
 
   /** Fills the fields the service requires in practice, warning once per field. */
   private fillRequired(wire: WireSpan): void {
-    for (const field of fillRequired(wire)) {
+    const filled = fillRequired(wire);
+    // Indexed: most spans fill nothing, and an iterator would be made for each.
+    for (let i = 0; i < filled.length; i++) {
+      const field = filled[i]!;
       if (this.warnedFilled.has(field)) continue;
       this.warnedFilled.add(field);
       this.logger.warn(

@@ -99,7 +99,6 @@ class HeldTrace implements TraceRecord {
   busy = false;
   waiters?: Set<() => void> = undefined;
   failure?: string = undefined;
-  openSpans = new Set<ReadableSpan>();
   neededParents?: Set<string> = undefined;
   droppedSpans = 0;
   droppedReported = 0;
@@ -107,12 +106,19 @@ class HeldTrace implements TraceRecord {
   pendingRoot?: { span: ReadableSpan; markBase: () => void } = undefined;
   transparent?: Map<string, string | null> = undefined;
   private madeFields: TraceFields | undefined = undefined;
+  /** Made on a span's start, let go when the last open span ends: most traces hold none by then. */
+  private openSet: Set<ReadableSpan> | undefined = undefined;
 
   constructor(
     readonly traceId: string,
     public startedAt: number,
   ) {
     this.uuid = traceUuid(traceId);
+  }
+
+  /** The fields if anything set them, without making them. */
+  get fieldsIfSet(): TraceFields | undefined {
+    return this.madeFields;
   }
 
   get fields(): TraceFields {
@@ -122,6 +128,37 @@ class HeldTrace implements TraceRecord {
   set fields(value: TraceFields) {
     this.madeFields = value;
   }
+
+  get openSpans(): Set<ReadableSpan> {
+    return (this.openSet ??= new Set());
+  }
+
+  set openSpans(value: Set<ReadableSpan>) {
+    this.openSet = value;
+  }
+
+  /** Lets go of the open-span set once it is empty (its table outlives its entries otherwise). */
+  releaseOpenSpans(): void {
+    if (this.openSet?.size === 0) this.openSet = undefined;
+  }
+}
+
+/** A record's fields for reading: those set, or none (shared, frozen) without making any. */
+export function readFields(rec: TraceRecord): TraceFields {
+  return rec instanceof HeldTrace ? (rec.fieldsIfSet ?? NO_FIELDS) : rec.fields;
+}
+
+const NO_FIELDS: TraceFields = Object.freeze({ tags: Object.freeze([]) as unknown as string[], metadata: Object.freeze({}), extra: Object.freeze({}) });
+
+/**
+ * Marks an open span of the record ended: false when it was not open there. The set of open
+ * spans is let go once empty, so that a trace waiting for delivery does not hold it.
+ */
+export function endOpenSpan(rec: TraceRecord, span: ReadableSpan): boolean {
+  if (!rec.openSpans.delete(span)) return false;
+  rec.open--;
+  if (rec instanceof HeldTrace) rec.releaseOpenSpans();
+  return true;
 }
 
 /** Wakes everyone waiting on a record. */

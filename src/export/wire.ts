@@ -65,16 +65,8 @@ export type WireTrace = {
 /** The span lists of a trace being built: only those with spans exist. */
 export type SomeSpanLists = { [K in SpanListKey]?: WireSpan[] };
 
-/** All five lists, in the wire order: the wire format sends all five, the empty ones as `[]`. */
-export function allSpanLists(lists: SomeSpanLists): { [K in SpanListKey]: WireSpan[] } {
-  return {
-    baseSpans: lists.baseSpans ?? [],
-    llmSpans: lists.llmSpans ?? [],
-    retrieverSpans: lists.retrieverSpans ?? [],
-    agentSpans: lists.agentSpans ?? [],
-    toolSpans: lists.toolSpans ?? [],
-  };
-}
+/** The list of a type without spans: the wire format sends all five lists, the empty ones as `[]`. */
+export const NO_SPANS: WireSpan[] = Object.freeze([]) as unknown as WireSpan[];
 
 /**
  * Maps a finished OTel span to the service's span. Our own spans carry their data in the span
@@ -110,7 +102,8 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
     if (data.output !== undefined) wire.output = shapeValue(type, data.output, true);
     if (data.metadata) wire.metadata = data.metadata;
     const fields = data.fields;
-    for (const k of Object.keys(fields)) wire[k] = fields[k];
+    const keys = Object.keys(fields);
+    for (let i = 0; i < keys.length; i++) wire[keys[i]!] = fields[keys[i]!];
     // Online evaluation reads the span's own input and output (the vendor SDKs put the test
     // case there): the test case's, unless the app set them itself.
     applyTestCase(wire, type, !data.inputPinned, !data.outputPinned);

@@ -146,7 +146,9 @@ export function start(
   const active = parentContext ?? context.active();
   const shared = rt.options.otelContext === "shared" && (found ? found.shared : sharesOtelContext());
   const parent = found && found.shared === shared ? found.parent : parentFor(active, shared);
-  const base = parent ? (trace.getSpan(active) === parent ? active : trace.setSpan(active, parent)) : trace.deleteSpan(active);
+  // A root: the active context without its span (a context with none already is that: not copied).
+  const activeSpan = trace.getSpan(active);
+  const base = parent ? (activeSpan === parent ? active : trace.setSpan(active, parent)) : activeSpan === undefined ? active : trace.deleteSpan(active);
   const spanName = truncateString(typeof name === "string" ? name : String(name), MAX_NAME_CHARS) || "anonymous";
   // Never before a parent of another instrumentation (whose clock may differ by a hair).
   const now = preciseNow();

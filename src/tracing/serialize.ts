@@ -101,9 +101,11 @@ function walkObject(state: WalkState, obj: object, depth: number): JsonValue | u
   const { maxItems } = state.limits;
   if (Array.isArray(obj) || obj instanceof Set) {
     const items = Array.isArray(obj) ? obj : [...obj];
-    const out: JsonValue[] = [];
     const n = Math.min(items.length, maxItems);
-    for (let i = 0; i < n; i++) out.push(walk(state, items[i], depth + 1) ?? null);
+    // Sized up front: a captured value (often a call's few arguments) is held until its trace
+    // is delivered, and an array grown by push keeps 17 slots for 1 or 2 items.
+    const out: JsonValue[] = new Array<JsonValue>(n);
+    for (let i = 0; i < n; i++) out[i] = walk(state, items[i], depth + 1) ?? null;
     if (items.length > n) out.push(`[${items.length - n} more items]`);
     return out;
   }

@@ -95,6 +95,20 @@ describe("uuids and times: the cached formatting is the plain one", () => {
     );
   });
 
+  it("span uuids asked again (a parent by each child, then itself), the same span id in other traces, and trace uuids", () => {
+    // Few ids, so that the remembered last two are hit, missed and crossed between traces.
+    const pool = fc.constantFrom("00f0000000000001", "00f0000000000002", "00f0000000000003");
+    const traceIds = fc.constantFrom("1234567890abcdef1234567890abcdef", "fedcba0987654321fedcba0987654321", "1234567890abcdef0000000000000000");
+    fc.assert(
+      fc.property(fc.array(fc.tuple(traceIds, pool), { minLength: 1, maxLength: 30 }), (calls) => {
+        for (const [traceId, spanId] of calls) {
+          expect(spanUuid(traceId, spanId)).toBe(plainUuid(traceId.slice(0, 16) + spanId));
+          expect(traceUuid(traceId)).toBe(plainUuid(traceId));
+        }
+      }),
+    );
+  });
+
   it("ISO times, repeated and alternating, as Date formats them", () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 4_102_444_800 }), fc.integer({ min: 0, max: 999_999_999 })), { minLength: 1, maxLength: 6 }), (times) => {
