@@ -81,8 +81,9 @@ export function isoMicros(iso: string): number {
   if (fast !== undefined) return fast;
   const m = /\.(\d+)/.exec(iso);
   const whole = Date.parse(iso.replace(/\.\d+/, ""));
-  const frac = m ? Number(`0.${m[1]}`) : 0;
-  return whole * 1000 + Math.floor(frac * 1_000_000);
+  // The first six digits of the fraction, read as an integer: exact (0.259881 * 1e6 is not).
+  const micros = m ? Number((m[1] ?? "").slice(0, 6).padEnd(6, "0")) : 0;
+  return whole * 1000 + micros;
 }
 
 /** Accepts any value. */
