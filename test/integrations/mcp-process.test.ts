@@ -37,7 +37,7 @@ await server.connect(new StdioServerTransport());
 `;
 
 describe("MCP over stdio: the server in a child process", () => {
-  it("traces the client's calls in the app's trace; the server process records each handler as a trace of its own", async () => {
+  it("traces the client's calls in the app's trace, and the server process's handlers under them (trace context in _meta)", async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: ["--input-type=module", "-e", stdioServer],
@@ -64,7 +64,8 @@ describe("MCP over stdio: the server in a child process", () => {
 
     const spans = dev.state.traces[uuid]!.spans;
     const root = spans.find((s) => s.name === "stdio-agent")!;
-    const tools = spans.filter((s) => s.type === "tool");
+    // The client's spans (the server's, under them, may already be there too).
+    const tools = spans.filter((s) => s.type === "tool" && (s.metadata as Record<string, unknown> | undefined)?.mcpServer === "stdio-orders");
     expect(tools.map((s) => [s.name, s.parentUuid, s.status])).toEqual([
       ["lookup_order", root.uuid, "SUCCESS"],
       ["boom", root.uuid, "ERRORED"],
@@ -72,16 +73,37 @@ describe("MCP over stdio: the server in a child process", () => {
     expect(tools[0]).toMatchObject({ input: { orderId: "S-1" }, output: "order S-1 shipped", metadata: { mcpServer: "stdio-orders" }, integration: "MCP" });
     expect(tools[1]).toMatchObject({ error: "stdio tool failed" });
 
-    // The server's spans cannot join a trace in another process: each handler run is a root.
-    const serverSide = Object.values(dev.state.traces).filter((t) => t.spans.some((s) => (s.metadata as Record<string, unknown> | undefined)?.mcpClient === "stdio-app"));
-    const roots = serverSide.map((t) => t.spans.map((s: StoredSpan) => [s.name, s.parentUuid, s.status, s.output ?? s.error]));
-    expect(roots).toEqual(
-      expect.arrayContaining([
-        [["lookup_order", undefined, "SUCCESS", "order S-1 shipped"]],
-        [["boom", undefined, "ERRORED", "stdio tool failed"]],
-      ]),
-    );
-    expect(roots).toHaveLength(2);
+    // The client carried its span in each request's _meta (W3C traceparent and tracestate): the
+    // server process records each handler in the app's trace, under the client's span (sent as
+    // late updates of that trace), and no trace of its own.
+    await expect
+      .poll(() => dev.state.traces[uuid]!.spans.filter((s) => (s.metadata as Record<string, unknown> | undefined)?.mcpClient === "stdio-app").length)
+      .toBe(2);
+    const all = dev.state.traces[uuid]!.spans;
+    const handler = (name: string) => all.find((s) => s.name === name && (s.metadata as Record<string, unknown> | undefined)?.mcpClient === "stdio-app")!;
+    expect(handler("lookup_order")).toMatchObject({ parentUuid: tools[0]!.uuid, status: "SUCCESS", output: "order S-1 shipped", input: { orderId: "S-1" } });
+    expect(handler("boom")).toMatchObject({ parentUuid: tools[1]!.uuid, status: "ERRORED", error: "stdio tool failed" });
+    const serverRoots = Object.values(dev.state.traces).filter((t) => t !== dev.state.traces[uuid] && t.spans.some((s) => (s.metadata as Record<string, unknown> | undefined)?.mcpClient === "stdio-app"));
+    expect(serverRoots).toHaveLength(0);
+  });
+
+  it("a request that carries no trace (an uninstrumented client) is a trace of its own on the server", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ["--input-type=module", "-e", stdioServer],
+      cwd: packageRoot,
+      env: { PATH: process.env.PATH ?? "", SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "plain-app", version: "1.0.0" });
+    await client.connect(transport);
+    expect(await client.callTool({ name: "lookup_order", arguments: { orderId: "P-1" } })).toEqual({ content: [{ type: "text", text: "order P-1 shipped" }] });
+    await client.close();
+    await expect
+      .poll(() => Object.values(dev.state.traces).filter((t) => t.spans.some((s) => (s.metadata as Record<string, unknown> | undefined)?.mcpClient === "plain-app")).length)
+      .toBe(1);
+    const trace = Object.values(dev.state.traces).find((t) => t.spans.some((s) => (s.metadata as Record<string, unknown> | undefined)?.mcpClient === "plain-app"))!;
+    expect(trace.spans.map((s: StoredSpan) => [s.name, s.parentUuid, s.status])).toEqual([["lookup_order", undefined, "SUCCESS"]]);
   });
 });
 

@@ -102,6 +102,42 @@ function sides(tools: StoredSpan[], name: string): { client: StoredSpan; server:
 }
 
 describe("instrumentMcpClient and instrumentMcpServer with the real @modelcontextprotocol/sdk", () => {
+  it("sends the trace context in the request's _meta on a copy: the app's params object is never changed", async () => {
+    let seen: unknown;
+    const server = new McpServer({ name: "meta", version: "1.0.0" });
+    server.registerTool("echo_meta", {}, async (extra) => {
+      seen = extra._meta;
+      return { content: [{ type: "text", text: "ok" }] };
+    });
+    const client = instrumentMcpClient(new Client({ name: "meta-app", version: "1.0.0" }));
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(b);
+    await client.connect(a);
+    const params = Object.freeze({ name: "echo_meta", arguments: {}, _meta: Object.freeze({ progressToken: 7 }) });
+    await traced(() => client.callTool(params));
+    expect(params).toEqual({ name: "echo_meta", arguments: {}, _meta: { progressToken: 7 } });
+    expect(seen).toMatchObject({ progressToken: 7, traceparent: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/), tracestate: expect.stringContaining("evaltrace=") });
+    // Outside any span the client's tool span is a root of its own: that is what is carried.
+    seen = undefined;
+    await client.callTool({ name: "echo_meta", arguments: {} });
+    expect(seen).toMatchObject({ traceparent: expect.stringMatching(/^00-/) });
+    // An uninstrumented client's request goes as the app wrote it.
+    const plain = new Client({ name: "plain", version: "1.0.0" });
+    const [c, d] = InMemoryTransport.createLinkedPair();
+    const other = new McpServer({ name: "meta2", version: "1.0.0" });
+    other.registerTool("echo_meta", {}, async (extra) => {
+      seen = extra._meta;
+      return { content: [{ type: "text", text: "ok" }] };
+    });
+    await other.connect(d);
+    await plain.connect(c);
+    seen = undefined;
+    await traced(() => plain.callTool({ name: "echo_meta", arguments: {} }));
+    expect(seen).toBeUndefined();
+    await plain.close();
+    await client.close();
+  });
+
   it("records callTool as a tool span under the active span, and the server's handler as its child, in one trace", async () => {
     const { root, tools } = await traced(async () => {
       const r = await pair.client.callTool({ name: "lookup_order", arguments: { orderId: "A-1001" } });

@@ -1,4 +1,5 @@
-import { quietly } from "../model-call.js";
+import { injectTraceHeaders } from "../../tracing/propagation.js";
+import { isObject, quietly } from "../model-call.js";
 import { type ToolCallStart, traceToolCall } from "./tool-span.js";
 
 /** The part of an MCP `Client` (`@modelcontextprotocol/sdk/client`) that {@link instrumentMcpClient} instruments. */
@@ -37,7 +38,7 @@ export function instrumentMcpClient<T extends McpClientLike>(client: T): T {
     const patched = function callTool(this: unknown, ...args: unknown[]) {
       return traceToolCall(
         () => describeCall(target, args[0]),
-        () => (original as Fn).apply(this, args),
+        () => (original as Fn).apply(this, withTraceContext(args)),
       );
     };
     // Same arity as the SDK's own method, for code that reads it.
@@ -48,6 +49,27 @@ export function instrumentMcpClient<T extends McpClientLike>(client: T): T {
     // A client we cannot patch (frozen, a proxy that refuses) is left as it is.
   }
   return client;
+}
+
+/**
+ * The call's arguments with the current span in the request's `_meta` (`traceparent`,
+ * `tracestate`: W3C Trace Context, as MCP's `_meta` carries it), so that an instrumented server
+ * in another process records its handler in this trace. The app's params object is not changed
+ * (a copy goes to the SDK); params that are not a plain object, a `_meta` that is not one, or
+ * no span to carry, leave the arguments as they are.
+ */
+function withTraceContext(args: unknown[]): unknown[] {
+  try {
+    const params = args[0];
+    if (!isObject(params) || Object.getPrototypeOf(params) !== Object.prototype) return args;
+    const meta = params._meta;
+    if (meta !== undefined && !isObject(meta)) return args;
+    const headers = injectTraceHeaders();
+    if (headers.traceparent === undefined) return args;
+    return [{ ...params, _meta: { ...meta, ...headers } }, ...args.slice(1)];
+  } catch {
+    return args;
+  }
 }
 
 /** The span of one `callTool(params)`: each field read on its own, so one hostile getter costs only itself. */

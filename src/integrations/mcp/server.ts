@@ -1,4 +1,6 @@
 import { registry } from "../../registry.js";
+import { withRemoteParent } from "../../tracing/propagation.js";
+import { currentSpanUuid } from "../../tracing/update.js";
 import { isObject, quietly } from "../model-call.js";
 import { type ToolCallStart, traceToolCall } from "./tool-span.js";
 
@@ -46,7 +48,9 @@ export function instrumentMcpServer<T extends McpServerLike>(server: T): T {
     const patched = function executeToolHandler(this: unknown, ...args: unknown[]) {
       const run = () => (original as Fn).apply(this, args);
       if (isTaskTool(args[0])) return run();
-      return traceToolCall(() => describeHandler(target, args[0], args[1]), run);
+      const traced = () => traceToolCall(() => describeHandler(target, args[0], args[1]), run);
+      const remote = remoteParent(args[2]);
+      return remote ? withRemoteParent(remote, traced) : traced();
     };
     // Same arity as the SDK's own method, for code that reads it.
     Object.defineProperty(patched, "length", { value: original.length, configurable: true });
@@ -56,6 +60,23 @@ export function instrumentMcpServer<T extends McpServerLike>(server: T): T {
     // A server we cannot patch is left as it is.
   }
   return server;
+}
+
+/**
+ * The caller's span from the request's `_meta` (`traceparent`, `tracestate`, as an instrumented
+ * client in another process sends them), when the handler does not already run inside a span of
+ * this process (an in-process client's context flows to it): the handler's span then joins the
+ * caller's trace (see `withRemoteParent`).
+ */
+function remoteParent(extra: unknown): Record<string, string> | undefined {
+  try {
+    if (currentSpanUuid() !== undefined || !isObject(extra)) return undefined;
+    const meta = extra._meta;
+    if (!isObject(meta) || typeof meta.traceparent !== "string") return undefined;
+    return typeof meta.tracestate === "string" ? { traceparent: meta.traceparent, tracestate: meta.tracestate } : { traceparent: meta.traceparent };
+  } catch {
+    return undefined;
+  }
 }
 
 function isTaskTool(tool: unknown): boolean {
