@@ -36,7 +36,7 @@ const optionKeys = [...commonFields, ...typeFields];
 const spanUpdateKeys = [...optionKeys, "input", "output"];
 const traceUpdateKeys = [...commonFields, "input", "output", "threadId", "userId", "tags", "environment"];
 // Typos and look-alikes of real keys, and keys the service would reject outright.
-const strayKeys = ["metricColection", "threadID", "tag", "drop", "status", "uuid", "spans", "baseSpans", "startTime", "__proto__", "constructor", "toString"];
+const strayKeys = ["metricColection", "threadID", "tag", "dropTrace", "status", "uuid", "spans", "baseSpans", "startTime", "__proto__", "constructor", "toString"];
 
 const toolCall = fc.record(
   {
