@@ -29,7 +29,7 @@ describe("OpenLLMetry (Traceloop) LangChain instrumentation", () => {
       "  base parser",
       "  tool DynamicStructuredTool",
       "  llm chat error-400",
-    ]);
+    ].sort());
     expectLangChainLlm(t);
     expect(t.spans.find((s) => s.name === "RunnableSequence")).toMatchObject({ input: '{"question":"When do orders ship?"}', output: "Orders ship in 2 days." });
     expect(t.spans.find((s) => s.type === "tool")).toMatchObject({ input: { orderId: "A-1001" }, output: "order A-1001 shipped" });
