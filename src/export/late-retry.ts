@@ -81,6 +81,9 @@ export class UnknownTraceRetry {
         this.firstMiss.delete(rec);
         return outcome;
       }
+      // Shut down while an attempt of an update that was waiting for its trace was in flight
+      // (the closing transport cut it off): given up as waiting, like one shut down in its sleep.
+      if (this.stopped && this.firstMiss.has(rec)) return this.orphan(rec, outcome, "the SDK shut down while it waited for the trace");
       // Only a callee's update can precede its trace: for a trace this process sent, a 404 says
       // the service lacks the route, and waiting would only hold up every flush().
       if (outcome.status !== 404 || !joinedRemotely.has(rec)) return outcome;

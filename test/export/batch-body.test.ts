@@ -28,7 +28,7 @@ const values = [
 ];
 
 describe("the list-form body", () => {
-  it("delivers text of every width across the traces of one request, byte-exact, the key scrubbed", async () => {
+  it("delivers text of every width across the traces of a request, byte-exact, the key scrubbed", async () => {
     recorder = await startRecorder();
     configureForTest(recorder.url, KEY, { batch: { maxSpansPerRequest: 1000, flushIntervalMillis: 60_000 } });
     const echo = observe({ name: "echo" }, (s: string) => `${s}!`);
@@ -36,13 +36,16 @@ describe("the list-form body", () => {
     const result = await flush();
     expect(result.ok).toBe(true);
     await waitUntil(() => postedTraces(recorder!.requests).length === values.length, "every trace");
+    // One request as a rule; a busy machine may cut the batch (the exporter builds at most 2 ms
+    // of it per turn of the event loop), so every request is checked, and one carries several.
     const posts = recorder.requests.filter((r) => r.method === "POST");
-    expect(posts).toHaveLength(1);
-    const post = posts[0]!;
-    // The body is valid JSON (the recorder parsed it) and its declared length is its UTF-8 length.
-    expect(typeof post.body).toBe("object");
-    expect(Number(post.headers["content-length"])).toBe(Buffer.byteLength(post.raw, "utf8"));
-    expect(post.raw).not.toContain(KEY);
+    expect(posts.some((p) => postedTraces([p]).length > 1)).toBe(true);
+    for (const post of posts) {
+      // The body is valid JSON (the recorder parsed it) and its declared length is its UTF-8 length.
+      expect(typeof post.body).toBe("object");
+      expect(Number(post.headers["content-length"])).toBe(Buffer.byteLength(post.raw, "utf8"));
+      expect(post.raw).not.toContain(KEY);
+    }
     const inputs = postedTraces(posts).map((t) => t.input);
     // Lone surrogates travel as JSON escapes (\ud800), intact.
     expect(inputs).toEqual(values.map((v) => v.split(KEY).join("[REDACTED]")));
