@@ -11,7 +11,7 @@ import { preciseNow } from "../tracing/time.js";
 import { joinedRemotely } from "./late-retry.js";
 import type { TraceExporter } from "./trace-exporter.js";
 import { MAX_REMEMBERED_TRACES, RecentTraces } from "./recent-traces.js";
-import { endOpenSpan, newTraceRecord, notify, type TraceRecord, waitFor } from "./trace-record.js";
+import { addOpenSpan, clearOpenSpans, endOpenSpan, newTraceRecord, notify, type TraceRecord, waitFor } from "./trace-record.js";
 import { TRUNCATED_KEY, UNFINISHED_SPAN_KEY, UNFINISHED_SPANS_KEY, unfinishedView } from "./unfinished.js";
 
 /** The subset of `TraceUpdate`, already made JSON-safe, that the assembler stores. */
@@ -152,8 +152,7 @@ export class TraceAssembler implements SpanProcessor {
       this.records.set(traceId, rec);
     }
     if (this.spansOpen++ === 0) this.armSweep();
-    rec.open++;
-    rec.openSpans.add(span);
+    addOpenSpan(rec, span);
   }
 
   onEnd(span: ReadableSpan): void {
@@ -270,7 +269,7 @@ export class TraceAssembler implements SpanProcessor {
     if (rec.phase === "open") this.running--;
     this.spansOpen -= rec.open;
     rec.open = 0;
-    rec.openSpans.clear();
+    clearOpenSpans(rec);
     this.records.delete(rec.traceId);
     notify(rec);
   }
@@ -359,7 +358,7 @@ export class TraceAssembler implements SpanProcessor {
       // Open spans under a dropped span stay out, like their parent.
       if (!this.dropped?.has(span)) views.push(unfinishedView(span, endTime));
     }
-    rec.openSpans.clear();
+    clearOpenSpans(rec);
     this.spansOpen -= rec.open;
     rec.open = 0;
     this.forcedTraces++;
@@ -470,7 +469,7 @@ export class TraceAssembler implements SpanProcessor {
     this.exporter.discard(rec);
     this.spansOpen -= rec.open;
     rec.open = 0;
-    rec.openSpans.clear();
+    clearOpenSpans(rec);
     rec.held = undefined;
     rec.late = undefined;
     rec.pendingRoot = undefined;

@@ -2,6 +2,7 @@ import type { HrTime } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { JsonValue } from "../tracing/serialize.js";
 import { traceUuid } from "./ids.js";
+import { NOT_OPEN, type OpenSpans, openSpansIn, withOpenSpan, withoutOpenSpan } from "./open-spans.js";
 
 /** Trace-level fields set through `updateCurrentTrace`, already JSON-safe. */
 export interface TraceFields {
@@ -37,6 +38,7 @@ export type TracePhase = "open" | "queued" | "sending" | "sent" | "failed";
 /** Everything the SDK holds about one trace until it has been delivered and no span is open. */
 export interface TraceRecord {
   readonly traceId: string;
+  /** The trace's service uuid (formatted on each read: most records only need it once, when sent). */
   readonly uuid: string;
   phase: TracePhase;
   /** Spans started and not yet ended. */
@@ -59,8 +61,11 @@ export interface TraceRecord {
   failure?: string;
   /** The clock's time when the record was made (its first span started), for `maxTraceDurationMillis`. */
   startedAt: number;
-  /** Spans started and not yet ended (the objects), to send them marked if the trace is force-ended. */
-  openSpans: Set<ReadableSpan>;
+  /**
+   * Spans started and not yet ended (the objects), to send them marked if the trace is
+   * force-ended. Changed only through {@link addOpenSpan}, {@link endOpenSpan} and {@link clearOpenSpans}.
+   */
+  readonly openSpans: Iterable<ReadableSpan>;
   /** Span ids that kept spans name as their parent: past `maxSpansPerTrace` these are still kept. */
   neededParents?: Set<string>;
   /** Spans dropped past `maxSpansPerTrace`, and how many of those the service was told of. */
@@ -87,7 +92,6 @@ export function newTraceRecord(traceId: string, startedAt: number): TraceRecord 
  * and every trace held until delivered would otherwise hold four empty containers.
  */
 class HeldTrace implements TraceRecord {
-  readonly uuid: string;
   phase: TracePhase = "open";
   open = 0;
   spans: ReadableSpan[] = [];
@@ -106,14 +110,16 @@ class HeldTrace implements TraceRecord {
   pendingRoot?: { span: ReadableSpan; markBase: () => void } = undefined;
   transparent?: Map<string, string | null> = undefined;
   private madeFields: TraceFields | undefined = undefined;
-  /** Made on a span's start, let go when the last open span ends: most traces hold none by then. */
-  private openSet: Set<ReadableSpan> | undefined = undefined;
+  /** The open spans: none, one, a few (an array) or many (a set); see open-spans.ts. */
+  open_: OpenSpans = undefined;
 
   constructor(
     readonly traceId: string,
     public startedAt: number,
-  ) {
-    this.uuid = traceUuid(traceId);
+  ) {}
+
+  get uuid(): string {
+    return traceUuid(this.traceId);
   }
 
   /** The fields if anything set them, without making them. */
@@ -129,17 +135,8 @@ class HeldTrace implements TraceRecord {
     this.madeFields = value;
   }
 
-  get openSpans(): Set<ReadableSpan> {
-    return (this.openSet ??= new Set());
-  }
-
-  set openSpans(value: Set<ReadableSpan>) {
-    this.openSet = value;
-  }
-
-  /** Lets go of the open-span set once it is empty (its table outlives its entries otherwise). */
-  releaseOpenSpans(): void {
-    if (this.openSet?.size === 0) this.openSet = undefined;
+  get openSpans(): Iterable<ReadableSpan> {
+    return openSpansIn(this.open_);
   }
 }
 
@@ -150,15 +147,26 @@ export function readFields(rec: TraceRecord): TraceFields {
 
 const NO_FIELDS: TraceFields = Object.freeze({ tags: Object.freeze([]) as unknown as string[], metadata: Object.freeze({}), extra: Object.freeze({}) });
 
-/**
- * Marks an open span of the record ended: false when it was not open there. The set of open
- * spans is let go once empty, so that a trace waiting for delivery does not hold it.
- */
+/** Records a span of the trace as started. */
+export function addOpenSpan(rec: TraceRecord, span: ReadableSpan): void {
+  const held = rec as HeldTrace;
+  held.open_ = withOpenSpan(held.open_, span);
+  rec.open++;
+}
+
+/** Marks an open span of the record ended: false when it was not open there. */
 export function endOpenSpan(rec: TraceRecord, span: ReadableSpan): boolean {
-  if (!rec.openSpans.delete(span)) return false;
+  const held = rec as HeldTrace;
+  const left = withoutOpenSpan(held.open_, span);
+  if (left === NOT_OPEN) return false;
+  held.open_ = left;
   rec.open--;
-  if (rec instanceof HeldTrace) rec.releaseOpenSpans();
   return true;
+}
+
+/** Forgets every open span of the record (they were force-ended, or the trace was let go). */
+export function clearOpenSpans(rec: TraceRecord): void {
+  (rec as HeldTrace).open_ = undefined;
 }
 
 /** Wakes everyone waiting on a record. */

@@ -3,7 +3,9 @@ import { suppressTracing } from "@opentelemetry/core";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import { describeError } from "../tracing/serialize.js";
+import { nodeSender } from "./node-sender.js";
 import { RecoveryGate } from "./recovery.js";
+import type { RawResponse, RequestBody, Sender } from "./sender.js";
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from "./retry.js";
 
 /** The HTTP methods the service uses. */
@@ -46,24 +48,12 @@ export interface TransportOptions {
   onRetry?: (info: { path: string; attempt: number; delayMillis: number; reason: string }) => void;
 }
 
-interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  text: string;
-}
-
-/** A request body: JSON text, or its UTF-8 bytes (sent as they are, not encoded again). */
-export type RequestBody = string | Uint8Array;
-
-type Sender = (
-  url: string,
-  init: { method: HttpMethod; headers: Record<string, string>; body?: RequestBody; timeoutMillis: number },
-) => Promise<RawResponse>;
+export type { RequestBody } from "./sender.js";
 
 /**
  * One HTTP client for everything the SDK sends: auth header, timeouts, retries with backoff and
  * `Retry-After`, the key-rotation warning headers, and tracing suppressed so that our own
- * requests never show up as spans. Uses undici on Node and `fetch` elsewhere.
+ * requests never show up as spans. Uses Node's `http` on Node and `fetch` elsewhere.
  */
 export class Transport {
   private readonly options: TransportOptions;
@@ -185,34 +175,14 @@ export class Transport {
 
   private async createSender(): Promise<Sender> {
     const versions = (globalThis as { process?: { versions?: { node?: string; bun?: string } } }).process?.versions;
-    // Node: undici's pooled dispatcher. Elsewhere (Bun, Deno, workerd), the runtime's own fetch:
-    // their `undici` modules are partial stand-ins.
+    // Node: its own http modules, pooled (node-sender.ts). Elsewhere (Bun, Deno, workerd), the
+    // runtime's own fetch: their `node:http` modules are stand-ins of their own.
     const isNode = typeof versions?.node === "string" && versions.bun === undefined && !("Deno" in globalThis);
     if (isNode) {
       try {
-        // A specifier bundlers do not follow: edge builds (Workers, Vercel Edge) must not try to
-        // bundle or resolve undici, which only Node uses.
-        const undici = (await import(/* @vite-ignore */ /* webpackIgnore: true */ UNDICI)) as typeof import("undici");
-        const agent = new undici.Agent({ keepAliveTimeout: 4_000, connections: 32 });
-        this.closeSender = async () => {
-          if (typeof agent.destroy === "function") await agent.destroy();
-        };
-        return async (url, init) => {
-          const res = await undici.request(url, {
-            method: init.method,
-            headers: init.headers,
-            body: init.body,
-            dispatcher: agent,
-            headersTimeout: init.timeoutMillis,
-            bodyTimeout: init.timeoutMillis,
-          });
-          const text = await res.body.text();
-          const headers: Record<string, string> = {};
-          for (const [k, v] of Object.entries(res.headers)) {
-            if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
-          }
-          return { status: res.statusCode, headers, text };
-        };
+        const { send, close } = await nodeSender();
+        this.closeSender = async () => close();
+        return send;
       } catch {
         // Fall through to fetch.
       }
@@ -243,8 +213,6 @@ function newIdempotencyKey(): string {
   const hex = () => Math.floor(Math.random() * 0x10000).toString(16).padStart(4, "0");
   return `${hex()}${hex()}-${hex()}-4${hex().slice(1)}-${hex()}-${hex()}${hex()}${hex()}`;
 }
-
-const UNDICI: string = ["un", "dici"].join("");
 
 const fetchSender: Sender = async (url, init) => {
   const controller = new AbortController();
