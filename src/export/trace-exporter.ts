@@ -1,4 +1,3 @@
-import type { HrTime } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import PQueue from "p-queue";
 import type { Clock, TimerHandle } from "../clock.js";
@@ -12,6 +11,7 @@ import { groupByKey, type KeyedTransport, keyRefusals } from "./key-batches.js";
 import { joinedRemotely, UnknownTraceRetry } from "./late-retry.js";
 import { isSettled, notify, readFields, type TraceRecord } from "./trace-record.js";
 import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
+import { encodeRun, INITIAL_SPAN_BYTES, type PreparedTrace, recoverTraceTexts, traceText } from "./batch-body.js";
 import { forgetJsonText } from "./json-text.js";
 import { applyTestCase, fillRequired, NO_SPANS, shapeTraceValue, type SomeSpanLists, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
 
@@ -97,15 +97,6 @@ interface FlushWaiter {
   wake: () => void;
 }
 
-interface PreparedTrace {
-  rec: TraceRecord;
-  json: string;
-  bytes: number;
-  /** Spans in the trace, for the per-request span limit. */
-  spanCount: number;
-  endTime: HrTime;
-}
-
 /** Exporter options (resolved). */
 export interface TraceExporterOptions {
   batch: Required<BatchOptions>;
@@ -121,9 +112,6 @@ const BATCH_BUILD_BUDGET_MILLIS = 2;
 const defer: (fn: () => void) => void =
   typeof globalThis.setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
 
-const utf8Length: (s: string) => number =
-  typeof Buffer !== "undefined" ? (s) => Buffer.byteLength(s, "utf8") : (s) => new TextEncoder().encode(s).length;
-
 /**
  * Batches finished traces into `POST /v1/traces` requests in the list form, sends what arrives
  * after a trace was sent as `PUT /v1/traces/:uuid`, and sends offline evaluations once what
@@ -133,6 +121,8 @@ export class TraceExporter {
   private readonly queue = new Fifo<TraceRecord>();
   private queuedSpans = 0;
   private carry: PreparedTrace | undefined;
+  /** Bytes a span takes in a body, as measured lately: batches are taken by this estimate (batch-body.ts). */
+  private readonly spanBytes = { value: INITIAL_SPAN_BYTES };
   private readonly requests: PQueue;
   private timer: TimerHandle | undefined;
   private pumpScheduled = false;
@@ -446,7 +436,7 @@ export class TraceExporter {
     const { maxSpansPerRequest, maxRequestBytes } = this.options.batch;
     const batch: PreparedTrace[] = [];
     let spans = 0;
-    let bytes = 13; // {"traces":[]}
+    let bytes = 13; // {"traces":[]}, then estimated
     const deadline = performance.now() + BATCH_BUILD_BUDGET_MILLIS;
     for (;;) {
       // A smaller request now beats a long block of the app's event loop.
@@ -460,14 +450,15 @@ export class TraceExporter {
         if (rec.discarded) continue;
         next = this.prepare(rec);
       }
-      const fits = batch.length === 0 || (spans + next.spanCount <= maxSpansPerRequest && bytes + next.bytes + 1 <= maxRequestBytes);
+      const size = next.spanCount * this.spanBytes.value;
+      const fits = batch.length === 0 || (spans + next.spanCount <= maxSpansPerRequest && bytes + size <= maxRequestBytes);
       if (!fits) {
         this.carry = next;
         break;
       }
       batch.push(next);
       spans += next.spanCount;
-      bytes += next.bytes + 1;
+      bytes += size;
     }
     return batch;
   }
@@ -532,9 +523,10 @@ export class TraceExporter {
     Object.assign(wire, f.extra);
     // A trace's test case is also its input/output (unless the app set those) and flat fields.
     if (f.llmTestCase !== undefined) applyTestCase(wire, "trace", f.input === undefined, f.output === undefined);
-    const json = redact(JSON.stringify(wire), [this.options.apiKey, rec.apiKey]);
     forgetJsonText();
-    return { rec, json, bytes: utf8Length(json), spanCount, endTime };
+    // The wire object stands for the spans from here on.
+    rec.root = undefined;
+    return { rec, wire, spanCount, endTime };
   }
 
   /**
@@ -552,13 +544,34 @@ export class TraceExporter {
       await Promise.all(byKey.map((group) => this.sendBatch(group, maybeStored)));
       return;
     }
-    const body = batchBody(batch);
+    // As many requests as it takes to stay within maxRequestBytes (one, as a rule), one after
+    // the other, each body made just before it goes.
+    const secrets = [this.options.apiKey, batch[0]?.rec.apiKey];
+    for (let from = 0; from < batch.length; ) {
+      const run = encodeRun(batch, from, {
+        maxBytes: this.options.batch.maxRequestBytes,
+        secrets,
+        spanBytes: this.spanBytes,
+        deadline: performance.now() + BATCH_BUILD_BUDGET_MILLIS,
+      });
+      const part = from === 0 && run.to === batch.length ? batch : batch.slice(from, run.to);
+      from = run.to;
+      await this.postBatch(part, run.body, maybeStored);
+    }
+    // On the next turn: p-queue counts this task as running until it has returned, so pumping
+    // from here would see no free slot (and with concurrency 1, stall for good).
+    if (this.queuedSpans >= this.options.batch.maxSpansPerRequest || this.carry || this.flushing > 0) this.schedulePump();
+  }
+
+  /** Posts a batch's body and settles its traces by the answer. */
+  private async postBatch(batch: PreparedTrace[], body: RequestBody, maybeStored: boolean): Promise<void> {
     const outcome = await this.send("POST", "/v1/traces", body, batch[0]?.rec.apiKey);
     if (!outcome.ok && outcome.status !== undefined && shapeRefusals.has(outcome.status)) {
       // A service that does not take the list form (the spec allows both): one trace per
       // request, for the rest of the process.
       this.listForm = false;
       this.logger.warn(`the service refused the list form of POST /v1/traces (${outcome.message}); sending one trace per request from now on`);
+      recoverTraceTexts(batch, body);
       await this.sendBatch(batch, maybeStored || outcome.attempts > 1);
       return;
     }
@@ -568,6 +581,7 @@ export class TraceExporter {
       for (const p of batch) this.delivered(p);
     } else if (outcome.status !== undefined && outcome.status < 500 && batch.length > 1 && !keyRefusals.has(outcome.status)) {
       // One invalid trace must not take its batch-mates down with it: split and resend.
+      recoverTraceTexts(batch, body);
       const half = Math.ceil(batch.length / 2);
       await Promise.all([this.sendBatch(batch.slice(0, half), stored), this.sendBatch(batch.slice(half), stored)]);
     } else {
@@ -575,14 +589,11 @@ export class TraceExporter {
       this.logger.error(`${batch.length} trace(s) not delivered: ${outcome.message}`);
       for (const p of batch) this.fail(p.rec, outcome.message);
     }
-    // On the next turn: p-queue counts this task as running until it has returned, so pumping
-    // from here would see no free slot (and with concurrency 1, stall for good).
-    if (this.queuedSpans >= this.options.batch.maxSpansPerRequest || this.carry || this.flushing > 0) this.schedulePump();
   }
 
   /** One trace in the single-trace form of `POST /v1/traces`. */
   private async sendSingle(p: PreparedTrace, maybeStored: boolean): Promise<void> {
-    const outcome = await this.send("POST", "/v1/traces", p.json, p.rec.apiKey);
+    const outcome = await this.send("POST", "/v1/traces", traceText(p, [this.options.apiKey, p.rec.apiKey]), p.rec.apiKey);
     if (outcome.ok || (outcome.status === 409 && (maybeStored || outcome.attempts > 1))) {
       this.counters.tracesDelivered++;
       this.delivered(p);
@@ -737,30 +748,6 @@ function holdBack(rec: TraceRecord, spans: ReadableSpan[]): ReadableSpan[] {
   if (held.size === 0) return spans;
   (rec.held ??= []).push(...spans.filter((s) => held.has(s)));
   return spans.filter((s) => !held.has(s));
-}
-
-/**
- * The list form's body, `{"traces":[...]}`, as UTF-8 bytes written once into one buffer: each
- * trace's text is encoded straight into place (its byte length is already known), with no joined
- * string in between and nothing left for the HTTP client to encode again. Without `Buffer`, the
- * joined text.
- */
-function batchBody(batch: PreparedTrace[]): RequestBody {
-  const text = (): string => `{"traces":[${batch.map((p) => p.json).join(",")}]}`;
-  if (typeof Buffer === "undefined") return text();
-  let size = 13 + Math.max(batch.length - 1, 0);
-  for (const p of batch) size += p.bytes;
-  const buf = Buffer.allocUnsafe(size);
-  let at = buf.write('{"traces":[', 0, "latin1");
-  for (let i = 0; i < batch.length; i++) {
-    if (i > 0) buf[at++] = 0x2c; // ,
-    at += buf.write(batch[i]!.json, at, "utf8");
-  }
-  // Every byte is written when the lengths agree (they are computed the same way); else the text.
-  if (at !== size - 2) return text();
-  buf[at] = 0x5d; // ]
-  buf[at + 1] = 0x7d; // }
-  return buf;
 }
 
 /** Answers to the list form that mean "not this shape" (the spec allows the single-trace form too). */
