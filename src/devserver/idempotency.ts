@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { HttpError } from "./http-error.js";
-import { isBulky } from "./sliced-json.js";
 import type { TimeSlicer } from "./time-slicer.js";
 import type { IdempotencyRecord } from "./store.js";
 
@@ -74,14 +73,105 @@ export function isRemembered(status: number): boolean {
   return status < 500 && status !== 408 && status !== 429;
 }
 
+/** Quoted keys met before: a body repeats the same few keys over and over. Bounded. */
+const quotedKeys = new Map<string, string>();
+const MAX_QUOTED_KEYS = 4096;
+
+function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
+/** The own enumerable keys of an object in code-unit order (sorted only when they are not already). */
+function sortedKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return keys.sort();
+  return keys;
+}
+
+/** An array or object being written: its sorted keys (an object) and the next member to write. */
+class Open {
+  next = 0;
+  constructor(
+    readonly value: unknown[] | Record<string, unknown>,
+    readonly keys: string[] | undefined,
+  ) {}
+}
+
+/**
+ * Writes canonical JSON (object keys sorted at every level) piece by piece, without recursion:
+ * the open arrays and objects are a stack, so the work can stop after any member and go on later.
+ */
+class CanonicalWriter {
+  private readonly stack: Open[] = [];
+
+  constructor(
+    value: unknown,
+    private readonly out: (piece: string) => void,
+  ) {
+    this.begin(value);
+  }
+
+  /** Writes a scalar whole, or the opening bracket of an array or object. */
+  private begin(value: unknown): void {
+    if (value === null || typeof value !== "object") {
+      this.out(typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? "null"));
+    } else if (Array.isArray(value)) {
+      this.out("[");
+      this.stack.push(new Open(value, undefined));
+    } else {
+      this.out("{");
+      this.stack.push(new Open(value as Record<string, unknown>, sortedKeys(value)));
+    }
+  }
+
+  /** Writes on until the value is complete (true) or `pause()` says to stop for now (false). */
+  run(pause: () => boolean): boolean {
+    const stack = this.stack;
+    while (stack.length > 0) {
+      const open = stack[stack.length - 1]!;
+      const at = open.next;
+      if (open.keys === undefined) {
+        const list = open.value as unknown[];
+        if (at === list.length) {
+          stack.pop();
+          this.out("]");
+          continue;
+        }
+        if (at > 0) this.out(",");
+        open.next++;
+        // A hole of a sparse array is written as nothing, as `[...].map(...).join(",")` does.
+        if (at in list) this.begin(list[at]);
+      } else {
+        if (at === open.keys.length) {
+          stack.pop();
+          this.out("}");
+          continue;
+        }
+        const key = open.keys[at]!;
+        this.out(at > 0 ? `,${quoteKey(key)}:` : `${quoteKey(key)}:`);
+        open.next++;
+        this.begin((open.value as Record<string, unknown>)[key]);
+      }
+      if (pause()) return false;
+    }
+    return true;
+  }
+}
+
+const never = () => false;
+
 /** JSON with object keys sorted at every level, so that equal documents serialize equally. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
+  let text = "";
+  new CanonicalWriter(value, (piece) => {
+    text += piece;
+  }).run(never);
+  return text;
 }
 
 /** Digest of a parsed request body: equal JSON documents (key order aside) give equal digests. */
@@ -89,42 +179,19 @@ export function bodyDigest(body: unknown): string {
   return createHash("sha256").update(canonicalJson(body)).digest("hex");
 }
 
-async function writeCanonical(value: unknown, slicer: TimeSlicer, out: (piece: string) => void): Promise<void> {
-  if (!isBulky(value)) {
-    out(canonicalJson(value));
-    return;
-  }
-  if (Array.isArray(value)) {
-    out("[");
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) out(",");
-      await writeCanonical(value[i], slicer, out);
-      if (slicer.due()) await slicer.yield();
-    }
-    out("]");
-    return;
-  }
-  const entries = Object.entries(value as object).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  out("{");
-  for (let i = 0; i < entries.length; i++) {
-    const [k, v] = entries[i]!;
-    out(`${i > 0 ? "," : ""}${JSON.stringify(k)}:`);
-    await writeCanonical(v, slicer, out);
-  }
-  out("}");
-}
-
 /** {@link bodyDigest} in slices of event-loop time, for bodies of any size; the same digest. */
 export async function bodyDigestSliced(body: unknown, slicer: TimeSlicer): Promise<string> {
   const hash = createHash("sha256");
   let buffered = "";
-  await writeCanonical(body, slicer, (piece) => {
+  const writer = new CanonicalWriter(body, (piece) => {
     buffered += piece;
     if (buffered.length >= 65_536) {
       hash.update(buffered);
       buffered = "";
     }
   });
+  const pause = () => slicer.due();
+  while (!writer.run(pause)) await slicer.yield();
   return hash.update(buffered).digest("hex");
 }
 
