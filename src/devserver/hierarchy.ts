@@ -23,10 +23,11 @@ export async function checkHierarchy(traceUuid: string, existing: readonly Store
   const startMicros = new Float64Array(added.length);
   for (let i = 0; i < added.length; i++) {
     const s = added[i]!;
-    if (position.has(s.uuid)) throw conflict(`${path}: span uuid ${s.uuid} appears twice`);
-    if (stored.has(s.uuid)) throw conflict(`${path}: span ${s.uuid} already exists in trace ${traceUuid}; existing spans cannot be updated (spec 3.2)`);
-    if (s.uuid === traceUuid) throw badRequest(`${path}: span uuid ${s.uuid} equals the trace uuid`);
+    // One map operation for the common case: a uuid seen before leaves the size unchanged.
     position.set(s.uuid, i);
+    if (position.size === i) throw conflict(`${path}: span uuid ${s.uuid} appears twice`);
+    if (stored.size > 0 && stored.has(s.uuid)) throw conflict(`${path}: span ${s.uuid} already exists in trace ${traceUuid}; existing spans cannot be updated (spec 3.2)`);
+    if (s.uuid === traceUuid) throw badRequest(`${path}: span uuid ${s.uuid} equals the trace uuid`);
     startMicros[i] = isoMicros(s.startTime);
     if (startMicros[i]! > isoMicros(s.endTime)) throw badRequest(`${path}: span ${s.uuid} ends before it starts`);
     if (slicer.due()) await slicer.yield();
