@@ -73,59 +73,85 @@ export function isRemembered(status: number): boolean {
   return status < 500 && status !== 408 && status !== 429;
 }
 
-/** Quoted keys met before: a body repeats the same few keys over and over. Bounded. */
-const quotedKeys = new Map<string, string>();
-const MAX_QUOTED_KEYS = 4096;
+/** An object's keys as `Object.keys` lists them, the same in code-unit order, and the text before each value. */
+interface KeyOrder {
+  listed: string[];
+  sorted: string[];
+  /** `{"key":` for the first key, `,"key":` for the others. */
+  prefixes: string[];
+}
 
-function quoteKey(key: string): string {
-  let quoted = quotedKeys.get(key);
-  if (quoted === undefined) {
-    quoted = JSON.stringify(key);
-    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, quoted);
+/** Key orders met lately: a body's objects share a few key lists (every span of a list, say). */
+const recentOrders: KeyOrder[] = [];
+const MAX_RECENT_ORDERS = 16;
+/** Objects with more keys than this are not remembered (nothing large outlives its request). */
+const MAX_REMEMBERED_KEYS = 64;
+let nextOrderSlot = 0;
+
+function keyOrder(value: object): KeyOrder {
+  const listed = Object.keys(value);
+  search: for (const order of recentOrders) {
+    if (order.listed.length !== listed.length) continue;
+    for (let i = 0; i < listed.length; i++) if (order.listed[i] !== listed[i]) continue search;
+    return order;
   }
-  return quoted;
+  let sorted = listed;
+  for (let i = 1; i < listed.length; i++) {
+    if (listed[i - 1]! > listed[i]!) {
+      sorted = [...listed].sort();
+      break;
+    }
+  }
+  const order = { listed, sorted, prefixes: sorted.map((k, i) => `${i > 0 ? "," : "{"}${JSON.stringify(k)}:`) };
+  if (listed.length <= MAX_REMEMBERED_KEYS) {
+    recentOrders[nextOrderSlot] = order;
+    nextOrderSlot = (nextOrderSlot + 1) % MAX_RECENT_ORDERS;
+  }
+  return order;
 }
 
-/** The own enumerable keys of an object in code-unit order (sorted only when they are not already). */
-function sortedKeys(value: object): string[] {
-  const keys = Object.keys(value);
-  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return keys.sort();
-  return keys;
-}
-
-/** An array or object being written: its sorted keys (an object) and the next member to write. */
+/** An array or object being written: its key order (an object) and the next member to write. */
 class Open {
   next = 0;
   constructor(
     readonly value: unknown[] | Record<string, unknown>,
-    readonly keys: string[] | undefined,
+    readonly order: KeyOrder | undefined,
   ) {}
 }
 
+/** Members of an object written in one go before the writer may pause. */
+const MEMBERS_PER_STEP = 64;
+
+/** JSON text of a value that is not an array or object (`undefined` and functions read as null). */
+const scalarText = (value: unknown) => JSON.stringify(value) ?? "null";
+
 /**
- * Writes canonical JSON (object keys sorted at every level) piece by piece, without recursion:
- * the open arrays and objects are a stack, so the work can stop after any member and go on later.
+ * Writes canonical JSON (object keys sorted at every level) without recursion: the open arrays
+ * and objects are a stack, so the work can stop after any member and go on later. The text is
+ * handed to `sink` in pieces of about {@link FLUSH_CHARS} (all at the end without a sink).
  */
 class CanonicalWriter {
   private readonly stack: Open[] = [];
+  private text = "";
 
   constructor(
     value: unknown,
-    private readonly out: (piece: string) => void,
+    private readonly sink?: (text: string) => void,
   ) {
     this.begin(value);
   }
 
-  /** Writes a scalar whole, or the opening bracket of an array or object. */
+  /** Writes a scalar whole, or opens an array or object. */
   private begin(value: unknown): void {
     if (value === null || typeof value !== "object") {
-      this.out(typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? "null"));
+      this.text += scalarText(value);
     } else if (Array.isArray(value)) {
-      this.out("[");
+      this.text += "[";
       this.stack.push(new Open(value, undefined));
     } else {
-      this.out("{");
-      this.stack.push(new Open(value as Record<string, unknown>, sortedKeys(value)));
+      const order = keyOrder(value);
+      if (order.sorted.length === 0) this.text += "{}";
+      else this.stack.push(new Open(value as Record<string, unknown>, order));
     }
   }
 
@@ -134,44 +160,69 @@ class CanonicalWriter {
     const stack = this.stack;
     while (stack.length > 0) {
       const open = stack[stack.length - 1]!;
-      const at = open.next;
-      if (open.keys === undefined) {
-        const list = open.value as unknown[];
-        if (at === list.length) {
-          stack.pop();
-          this.out("]");
-          continue;
-        }
-        if (at > 0) this.out(",");
-        open.next++;
-        // A hole of a sparse array is written as nothing, as `[...].map(...).join(",")` does.
-        if (at in list) this.begin(list[at]);
-      } else {
-        if (at === open.keys.length) {
-          stack.pop();
-          this.out("}");
-          continue;
-        }
-        const key = open.keys[at]!;
-        this.out(at > 0 ? `,${quoteKey(key)}:` : `${quoteKey(key)}:`);
-        open.next++;
-        this.begin((open.value as Record<string, unknown>)[key]);
-      }
+      if (open.order === undefined) this.listStep(open);
+      else this.objectStep(open, open.order);
+      if (this.sink && this.text.length >= FLUSH_CHARS) this.sink(this.take());
       if (pause()) return false;
     }
     return true;
   }
+
+  /** The next item of an array, or its end. */
+  private listStep(open: Open): void {
+    const list = open.value as unknown[];
+    const at = open.next;
+    if (at === list.length) {
+      this.stack.pop();
+      this.text += "]";
+      return;
+    }
+    if (at > 0) this.text += ",";
+    open.next++;
+    // A hole of a sparse array is written as nothing, as `[...].map(...).join(",")` does.
+    if (at in list) this.begin(list[at]);
+  }
+
+  /** The next members of an object: scalars written on the spot, up to the first array or object (opened). */
+  private objectStep(open: Open, order: KeyOrder): void {
+    const object = open.value as Record<string, unknown>;
+    const { sorted, prefixes } = order;
+    const stop = Math.min(sorted.length, open.next + MEMBERS_PER_STEP);
+    for (let at = open.next; at < stop; at++) {
+      const value = object[sorted[at]!];
+      this.text += prefixes[at]!;
+      if (value !== null && typeof value === "object") {
+        open.next = at + 1;
+        this.begin(value);
+        return;
+      }
+      this.text += scalarText(value);
+    }
+    open.next = stop;
+    if (stop === sorted.length) {
+      this.stack.pop();
+      this.text += "}";
+    }
+  }
+
+  /** The text written since the last call. */
+  take(): string {
+    const text = this.text;
+    this.text = "";
+    return text;
+  }
 }
+
+/** Text handed to a digest at a time. */
+const FLUSH_CHARS = 65_536;
 
 const never = () => false;
 
 /** JSON with object keys sorted at every level, so that equal documents serialize equally. */
 export function canonicalJson(value: unknown): string {
-  let text = "";
-  new CanonicalWriter(value, (piece) => {
-    text += piece;
-  }).run(never);
-  return text;
+  const writer = new CanonicalWriter(value);
+  writer.run(never);
+  return writer.take();
 }
 
 /** Digest of a parsed request body: equal JSON documents (key order aside) give equal digests. */
@@ -182,17 +233,10 @@ export function bodyDigest(body: unknown): string {
 /** {@link bodyDigest} in slices of event-loop time, for bodies of any size; the same digest. */
 export async function bodyDigestSliced(body: unknown, slicer: TimeSlicer): Promise<string> {
   const hash = createHash("sha256");
-  let buffered = "";
-  const writer = new CanonicalWriter(body, (piece) => {
-    buffered += piece;
-    if (buffered.length >= 65_536) {
-      hash.update(buffered);
-      buffered = "";
-    }
-  });
+  const writer = new CanonicalWriter(body, (text) => hash.update(text));
   const pause = () => slicer.due();
   while (!writer.run(pause)) await slicer.yield();
-  return hash.update(buffered).digest("hex");
+  return hash.update(writer.take()).digest("hex");
 }
 
 /** 422 unless `request` is the same request as `first` (method, path and body). */

@@ -95,6 +95,9 @@ describe("canonicalJson and bodyDigest", () => {
     const values = fc.oneof(
       fc.jsonValue(),
       fc.array(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 6 }), { minLength: 30, maxLength: 80 }),
+      // Objects of one key list over and over (as a span list), and objects of over 64 keys.
+      fc.array(fc.record({ uuid: fc.string(), name: fc.jsonValue(), at: fc.integer(), b: fc.constantFrom(null, true, "x") }), { maxLength: 80 }),
+      fc.dictionary(fc.string(), fc.oneof(fc.integer(), fc.jsonValue()), { minKeys: 65, maxKeys: 200 }),
       fc.constantFrom<unknown>([1, undefined, 2], { a: undefined, b: () => 1 }, new Array(3).concat([1]) /* holes at 0-2 */, JSON.parse('{"__proto__":[1],"10":1,"9":2,"b":{"a":[]}}')),
     );
     await fc.assert(
