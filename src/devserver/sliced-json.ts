@@ -111,7 +111,8 @@ async function parseContainer(text: string, start: number, slicer: TimeSlicer): 
       Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
       i = skipSpace(text, vEnd);
     } else {
-      if (slicer.due()) await slicer.yield();
+      // A run is up to 64 KB of text: the clock is read after every one.
+      if (slicer.dueNow()) await slicer.yield();
       let vEnd = parseItemRun(text, i, list);
       if (vEnd === -1) {
         const [value, end] = await parseValue(text, i, slicer);
