@@ -4,7 +4,8 @@
 // built and sent by a child process, so that its client work (stringify, encode) is not counted
 // against the server's event loop. The loop's longest hold is given as wall time (what a client
 // waits, inflated when the machine is busy) and as the process's CPU time within that hold (what
-// the server itself spent, whatever the load).
+// the server itself spent, whatever the load). BENCH_SPAN_ORDER (see the client) lists the spans
+// in another order.
 import { spawn } from "node:child_process";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 
@@ -20,6 +21,18 @@ if (process.argv[2] === "--client") {
     endTime: new Date(start + spans + 1).toISOString(),
     ...(i > 0 ? { parentUuid: `${uuid}-s${i - 1}` } : {}),
   }));
+  // BENCH_SPAN_ORDER: "start" (the default: each span's parent just before it), "end" (reversed:
+  // just after it) or "shuffled" (a fixed pseudo-random order: every parent found by lookup).
+  const order = process.env.BENCH_SPAN_ORDER ?? "start";
+  if (order === "end") list.reverse();
+  if (order === "shuffled") {
+    let seed = 42;
+    for (let i = list.length - 1; i > 0; i--) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      const j = seed % (i + 1);
+      [list[i], list[j]] = [list[j], list[i]];
+    }
+  }
   const body = Buffer.from(JSON.stringify({ uuid, startTime: new Date(start).toISOString(), endTime: new Date(start + spans + 1).toISOString(), baseSpans: list }));
   const started = performance.now();
   const res = await fetch(`${url}/v1/traces`, { method: "POST", headers: { SERVICE_API_KEY: key, "content-type": "application/json" }, body });

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { HttpError } from "./http-error.js";
-import { isBulky } from "./sliced-json.js";
 import type { TimeSlicer } from "./time-slicer.js";
 import type { IdempotencyRecord } from "./store.js";
 
@@ -74,14 +73,156 @@ export function isRemembered(status: number): boolean {
   return status < 500 && status !== 408 && status !== 429;
 }
 
+/** An object's keys as `Object.keys` lists them, the same in code-unit order, and the text before each value. */
+interface KeyOrder {
+  listed: string[];
+  sorted: string[];
+  /** `{"key":` for the first key, `,"key":` for the others. */
+  prefixes: string[];
+}
+
+/** Key orders met lately: a body's objects share a few key lists (every span of a list, say). */
+const recentOrders: KeyOrder[] = [];
+const MAX_RECENT_ORDERS = 16;
+/** Objects with more keys than this are not remembered (nothing large outlives its request). */
+const MAX_REMEMBERED_KEYS = 64;
+let nextOrderSlot = 0;
+
+function keyOrder(value: object): KeyOrder {
+  const listed = Object.keys(value);
+  search: for (const order of recentOrders) {
+    if (order.listed.length !== listed.length) continue;
+    for (let i = 0; i < listed.length; i++) if (order.listed[i] !== listed[i]) continue search;
+    return order;
+  }
+  let sorted = listed;
+  for (let i = 1; i < listed.length; i++) {
+    if (listed[i - 1]! > listed[i]!) {
+      sorted = [...listed].sort();
+      break;
+    }
+  }
+  const order = { listed, sorted, prefixes: sorted.map((k, i) => `${i > 0 ? "," : "{"}${JSON.stringify(k)}:`) };
+  if (listed.length <= MAX_REMEMBERED_KEYS) {
+    recentOrders[nextOrderSlot] = order;
+    nextOrderSlot = (nextOrderSlot + 1) % MAX_RECENT_ORDERS;
+  }
+  return order;
+}
+
+/** An array or object being written: its key order (an object) and the next member to write. */
+class Open {
+  next = 0;
+  constructor(
+    readonly value: unknown[] | Record<string, unknown>,
+    readonly order: KeyOrder | undefined,
+  ) {}
+}
+
+/** Members of an object written in one go before the writer may pause. */
+const MEMBERS_PER_STEP = 64;
+
+/** JSON text of a value that is not an array or object (`undefined` and functions read as null). */
+const scalarText = (value: unknown) => JSON.stringify(value) ?? "null";
+
+/**
+ * Writes canonical JSON (object keys sorted at every level) without recursion: the open arrays
+ * and objects are a stack, so the work can stop after any member and go on later. The text is
+ * handed to `sink` in pieces of about {@link FLUSH_CHARS} (all at the end without a sink).
+ */
+class CanonicalWriter {
+  private readonly stack: Open[] = [];
+  private text = "";
+
+  constructor(
+    value: unknown,
+    private readonly sink?: (text: string) => void,
+  ) {
+    this.begin(value);
+  }
+
+  /** Writes a scalar whole, or opens an array or object. */
+  private begin(value: unknown): void {
+    if (value === null || typeof value !== "object") {
+      this.text += scalarText(value);
+    } else if (Array.isArray(value)) {
+      this.text += "[";
+      this.stack.push(new Open(value, undefined));
+    } else {
+      const order = keyOrder(value);
+      if (order.sorted.length === 0) this.text += "{}";
+      else this.stack.push(new Open(value as Record<string, unknown>, order));
+    }
+  }
+
+  /** Writes on until the value is complete (true) or `pause()` says to stop for now (false). */
+  run(pause: () => boolean): boolean {
+    const stack = this.stack;
+    while (stack.length > 0) {
+      const open = stack[stack.length - 1]!;
+      if (open.order === undefined) this.listStep(open);
+      else this.objectStep(open, open.order);
+      if (this.sink && this.text.length >= FLUSH_CHARS) this.sink(this.take());
+      if (pause()) return false;
+    }
+    return true;
+  }
+
+  /** The next item of an array, or its end. */
+  private listStep(open: Open): void {
+    const list = open.value as unknown[];
+    const at = open.next;
+    if (at === list.length) {
+      this.stack.pop();
+      this.text += "]";
+      return;
+    }
+    if (at > 0) this.text += ",";
+    open.next++;
+    // A hole of a sparse array is written as nothing, as `[...].map(...).join(",")` does.
+    if (at in list) this.begin(list[at]);
+  }
+
+  /** The next members of an object: scalars written on the spot, up to the first array or object (opened). */
+  private objectStep(open: Open, order: KeyOrder): void {
+    const object = open.value as Record<string, unknown>;
+    const { sorted, prefixes } = order;
+    const stop = Math.min(sorted.length, open.next + MEMBERS_PER_STEP);
+    for (let at = open.next; at < stop; at++) {
+      const value = object[sorted[at]!];
+      this.text += prefixes[at]!;
+      if (value !== null && typeof value === "object") {
+        open.next = at + 1;
+        this.begin(value);
+        return;
+      }
+      this.text += scalarText(value);
+    }
+    open.next = stop;
+    if (stop === sorted.length) {
+      this.stack.pop();
+      this.text += "}";
+    }
+  }
+
+  /** The text written since the last call. */
+  take(): string {
+    const text = this.text;
+    this.text = "";
+    return text;
+  }
+}
+
+/** Text handed to a digest at a time. */
+const FLUSH_CHARS = 65_536;
+
+const never = () => false;
+
 /** JSON with object keys sorted at every level, so that equal documents serialize equally. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
+  const writer = new CanonicalWriter(value);
+  writer.run(never);
+  return writer.take();
 }
 
 /** Digest of a parsed request body: equal JSON documents (key order aside) give equal digests. */
@@ -89,43 +230,13 @@ export function bodyDigest(body: unknown): string {
   return createHash("sha256").update(canonicalJson(body)).digest("hex");
 }
 
-async function writeCanonical(value: unknown, slicer: TimeSlicer, out: (piece: string) => void): Promise<void> {
-  if (!isBulky(value)) {
-    out(canonicalJson(value));
-    return;
-  }
-  if (Array.isArray(value)) {
-    out("[");
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) out(",");
-      await writeCanonical(value[i], slicer, out);
-      if (slicer.due()) await slicer.yield();
-    }
-    out("]");
-    return;
-  }
-  const entries = Object.entries(value as object).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  out("{");
-  for (let i = 0; i < entries.length; i++) {
-    const [k, v] = entries[i]!;
-    out(`${i > 0 ? "," : ""}${JSON.stringify(k)}:`);
-    await writeCanonical(v, slicer, out);
-  }
-  out("}");
-}
-
 /** {@link bodyDigest} in slices of event-loop time, for bodies of any size; the same digest. */
 export async function bodyDigestSliced(body: unknown, slicer: TimeSlicer): Promise<string> {
   const hash = createHash("sha256");
-  let buffered = "";
-  await writeCanonical(body, slicer, (piece) => {
-    buffered += piece;
-    if (buffered.length >= 65_536) {
-      hash.update(buffered);
-      buffered = "";
-    }
-  });
-  return hash.update(buffered).digest("hex");
+  const writer = new CanonicalWriter(body, (text) => hash.update(text));
+  const pause = () => slicer.due();
+  while (!writer.run(pause)) await slicer.yield();
+  return hash.update(writer.take()).digest("hex");
 }
 
 /** 422 unless `request` is the same request as `first` (method, path and body). */

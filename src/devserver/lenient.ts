@@ -1,4 +1,4 @@
-import { checkObject, isPlainObject, type Shape, SchemaError } from "../spec/schema.js";
+import { checkParsedFields, type Field, isPlainObject, type Shape, SchemaError } from "../spec/schema.js";
 import { badRequest } from "./http-error.js";
 import type { RouteContext } from "./context.js";
 
@@ -15,20 +15,32 @@ const rulePath = (path: string) => path.replace(/\[\d+\]/g, "[]");
 export function checkFields(value: unknown, strictShape: Shape, lenientShape: Shape, path: string, ctx: Pick<RouteContext, "strict" | "note">): asserts value is Record<string, unknown> {
   if (!isPlainObject(value)) throw new SchemaError(`${path} must be an object`);
   const shape = ctx.strict ? strictShape : lenientShape;
-  const known: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  const keys = Object.keys(value);
+  // The known fields: `value` itself while every key so far is known (the common case, no copy).
+  let known = value;
+  let knownKeys = keys;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     if (Object.hasOwn(shape, key)) {
-      known[key] = value[key];
+      if (known !== value) {
+        known[key] = value[key];
+        knownKeys.push(key);
+      }
       continue;
     }
     if (ctx.strict) throw badRequest(`unknown field ${path}.${key}`);
     ctx.note(`ignored unknown field ${rulePath(path)}.${key} (strict mode rejects it)`);
+    if (known === value) {
+      known = {};
+      knownKeys = keys.slice(0, i);
+      for (const k of knownKeys) known[k] = value[k];
+    }
   }
-  checkObject(known, shape, path);
+  checkParsedFields(known, knownKeys, shape, path);
   if (ctx.strict) return;
-  for (const [key, field] of Object.entries(strictShape)) {
+  for (const [key, field] of relaxedFields(strictShape, lenientShape)) {
     const v = known[key];
-    if (v === undefined || !Object.hasOwn(lenientShape, key)) continue;
+    if (v === undefined) continue;
     try {
       field.check(v, `${path}.${key}`);
     } catch (err) {
@@ -36,4 +48,18 @@ export function checkFields(value: unknown, strictShape: Shape, lenientShape: Sh
       ctx.note(`accepted ${rulePath(err.message)} as the live service does (strict mode rejects it)`);
     }
   }
+}
+
+const relaxedCache = new WeakMap<Shape, { strict: Shape; fields: [string, Field][] }>();
+
+/**
+ * The fields of `strictShape` that `lenientShape` checks otherwise, in the strict shape's order:
+ * the only ones a value that passed the lenient checks can fail (a field both check alike passed).
+ */
+function relaxedFields(strictShape: Shape, lenientShape: Shape): [string, Field][] {
+  const cached = relaxedCache.get(lenientShape);
+  if (cached?.strict === strictShape) return cached.fields;
+  const fields = Object.entries(strictShape).filter(([key, field]) => Object.hasOwn(lenientShape, key) && lenientShape[key] !== field);
+  relaxedCache.set(lenientShape, { strict: strictShape, fields });
+  return fields;
 }

@@ -20,6 +20,11 @@ export class TimeSlicer {
     return performance.now() - this.started >= this.sliceMillis;
   }
 
+  /** Whether the current slice is used up, reading the clock every time: after a piece of work too large to count calls. */
+  dueNow(): boolean {
+    return performance.now() - this.started >= this.sliceMillis;
+  }
+
   /** Lets the event loop run, then starts a new slice. */
   async yield(): Promise<void> {
     await nextTurn();

@@ -44,6 +44,16 @@ function digits(iso: string, from: number, to: number): number {
   return n;
 }
 
+/** The two-digit number at `at` in `iso`, or -1 if either character is not a digit. */
+function twoDigits(iso: string, at: number): number {
+  const a = iso.charCodeAt(at) - 48;
+  const b = iso.charCodeAt(at + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/** Microseconds per unit of the last digit of a fraction `width` digits wide (up to 6). */
+const FRACTION_SCALE = [1e6, 1e5, 1e4, 1e3, 100, 10, 1];
+
 /**
  * Microseconds since the epoch of the common form `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (what every
  * SDK sends), read digit by digit; undefined for anything else (offsets, a day past the 28th,
@@ -54,13 +64,16 @@ function fastIsoMicros(iso: string): number | undefined {
   const n = iso.length;
   if (n < 20 || n > 30 || iso.charCodeAt(n - 1) !== 90 /* Z */ || iso.charCodeAt(4) !== 45 || iso.charCodeAt(7) !== 45 || iso.charCodeAt(10) !== 84) return undefined;
   if (iso.charCodeAt(13) !== 58 || iso.charCodeAt(16) !== 58) return undefined;
-  const year = digits(iso, 0, 4);
-  const month = digits(iso, 5, 7);
-  const day = digits(iso, 8, 10);
-  const hour = digits(iso, 11, 13);
-  const minute = digits(iso, 14, 16);
-  const second = digits(iso, 17, 19);
-  if (year < 0 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  const century = twoDigits(iso, 0);
+  const yearOfCentury = twoDigits(iso, 2);
+  const month = twoDigits(iso, 5);
+  const day = twoDigits(iso, 8);
+  const hour = twoDigits(iso, 11);
+  const minute = twoDigits(iso, 14);
+  const second = twoDigits(iso, 17);
+  if (century < 0 || yearOfCentury < 0 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) {
+    return undefined;
+  }
   let micros = 0;
   if (n > 20) {
     // ".f" to ".fffffffff": up to 9 digits, microseconds kept (floored), as the general path does.
@@ -68,11 +81,25 @@ function fastIsoMicros(iso: string): number | undefined {
     const fraction = digits(iso, 20, n - 1);
     if (fraction < 0) return undefined;
     const width = n - 21;
-    micros = width <= 6 ? fraction * 10 ** (6 - width) : Math.floor(fraction / 10 ** (width - 6));
+    micros = width <= 6 ? fraction * FRACTION_SCALE[width]! : Math.floor(fraction / 10 ** (width - 6));
   } else if (iso.charCodeAt(19) !== 90) {
     return undefined;
   }
-  return Date.UTC(year, month - 1, day, hour, minute, second) * 1000 + micros;
+  return (dayMillis(century * 100 + yearOfCentury, month, day) + ((hour * 60 + minute) * 60 + second) * 1000) * 1000 + micros;
+}
+
+/** The last day {@link dayMillis} computed: a trace's timestamps nearly all fall on one day. */
+let lastDay = -1;
+let lastDayMillis = 0;
+
+/** `Date.UTC(year, month - 1, day)`, remembered for the last day asked. */
+function dayMillis(year: number, month: number, day: number): number {
+  const key = (year * 100 + month) * 100 + day;
+  if (key !== lastDay) {
+    lastDayMillis = Date.UTC(year, month - 1, day);
+    lastDay = key;
+  }
+  return lastDayMillis;
 }
 
 /** Microseconds since the epoch of an ISO 8601 timestamp, keeping sub-millisecond digits. */
@@ -152,10 +179,89 @@ export const t = {
   },
 };
 
+/** A value without a whitespace or control character first is not blank: `trim` need not copy it. */
+const isNonEmpty = (v: string) => {
+  const c = v.charCodeAt(0);
+  return (c > 0x20 && c < 0x7f) || v.trim().length > 0;
+};
+
+/** Shortcuts of the common checks: true only where the check passes, so a check need not run. */
+const quickChecks = new Map<Check, (v: unknown) => boolean>([
+  [t.any, () => true],
+  [t.string, (v) => typeof v === "string"],
+  [t.nonEmpty, (v) => typeof v === "string" && isNonEmpty(v)],
+  [t.boolean, (v) => typeof v === "boolean"],
+  [t.number, (v) => typeof v === "number" && Number.isFinite(v)],
+  [t.iso, (v) => typeof v === "string" && fastIsoMicros(v) !== undefined],
+  [t.record, isPlainObject],
+]);
+
 /** A required field. */
 export const req = (check: Check): Field => ({ check, required: true });
 /** An optional field. */
 export const opt = (check: Check): Field => ({ check });
+
+/** A shape as {@link checkObject} walks it, computed once per shape (shapes are never changed once built). */
+interface ShapePlan {
+  entries: [string, Field][];
+  required: string[];
+  /** Per key, a predicate true only for values the key's check accepts (undefined: no shortcut known). */
+  quick: Map<string, ((v: unknown) => boolean) | undefined>;
+}
+
+const plans = new WeakMap<Shape, ShapePlan>();
+
+function planOf(shape: Shape): ShapePlan {
+  let plan = plans.get(shape);
+  if (!plan) {
+    const entries = Object.entries(shape);
+    plan = {
+      entries,
+      required: entries.filter(([, f]) => f.required).map(([k]) => k),
+      quick: new Map(entries.map(([k, f]) => [k, quickChecks.get(f.check)])),
+    };
+    plans.set(shape, plan);
+  }
+  return plan;
+}
+
+/**
+ * Whether every key of `keys` holds a value its field's shortcut accepts and every required key
+ * is present: then the checks would all pass, and none need run (nor their paths be built). False
+ * means only "look closer".
+ */
+function passesQuickly(obj: Record<string, unknown>, keys: readonly string[], plan: ShapePlan): boolean {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const pass = plan.quick.get(key);
+    const value = obj[key];
+    if (pass === undefined || value === undefined || !pass(value)) return false;
+  }
+  for (let i = 0; i < plan.required.length; i++) if (obj[plan.required[i]!] === undefined) return false;
+  return true;
+}
+
+/** Every required key present, every present key valid, in the shape's order. */
+function checkInOrder(obj: Record<string, unknown>, plan: ShapePlan, path: string): void {
+  for (const [key, field] of plan.entries) {
+    const value = obj[key];
+    if (value === undefined) {
+      if (field.required) throw badRequest(`${path}.${key} is required`);
+      continue;
+    }
+    field.check(value, `${path}.${key}`);
+  }
+}
+
+/**
+ * The field checks of {@link checkObject}, with the same outcome, for an object parsed from JSON
+ * (own enumerable data properties only, no getters, no prototype but Object's) whose own keys,
+ * `keys`, are all fields of `shape`. Faster: when the common checks plainly pass, none runs.
+ */
+export function checkParsedFields(obj: Record<string, unknown>, keys: readonly string[], shape: Shape, path: string): void {
+  const plan = planOf(shape);
+  if (!passesQuickly(obj, keys, plan)) checkInOrder(obj, plan, path);
+}
 
 /**
  * Checks an object against a shape: every key known (unknown fields are rejected), every
@@ -167,14 +273,7 @@ export function checkObject(v: unknown, shape: Shape, path: string): asserts v i
   for (const key of Object.keys(obj)) {
     if (!Object.hasOwn(shape, key)) throw badRequest(`unknown field ${path}.${key}`);
   }
-  for (const [key, field] of Object.entries(shape)) {
-    const value = obj[key];
-    if (value === undefined) {
-      if (field.required) throw badRequest(`${path}.${key} is required`);
-      continue;
-    }
-    field.check(value, `${path}.${key}`);
-  }
+  checkInOrder(obj, planOf(shape), path);
 }
 
 /** The tool-call object of test cases and goldens (spec 2.7). */

@@ -1,6 +1,9 @@
+import { createHash } from "node:crypto";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   bodyDigest,
+  bodyDigestSliced,
   canonicalJson,
   type Claim,
   DEFAULT_IDEMPOTENCY_LIMITS,
@@ -9,6 +12,17 @@ import {
   readIdempotencyKey,
 } from "../../src/devserver/idempotency.js";
 import type { IdempotencyRecord } from "../../src/devserver/store.js";
+import { TimeSlicer } from "../../src/devserver/time-slicer.js";
+
+/** Canonical JSON by its definition (the recursive form the emulator wrote before): what the digests are of. */
+function canonicalByDefinition(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalByDefinition).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalByDefinition(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
 
 const request = (key: string, extra: Partial<IdempotentRequest> = {}): IdempotentRequest => ({
   scope: "project:1",
@@ -73,6 +87,36 @@ describe("canonicalJson and bodyDigest", () => {
     expect(canonicalJson(parsed)).toBe('{"__proto__":{"polluted":true},"a":1}');
     expect(bodyDigest(parsed)).not.toBe(bodyDigest({ a: 1 }));
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("writes what the definition writes, and the sliced digest equals the whole one, for any JSON value", async () => {
+    // Slices of 0 ms: the sliced writer stops and goes on after every member it can.
+    const slicer = new TimeSlicer(0);
+    const values = fc.oneof(
+      fc.jsonValue(),
+      fc.array(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 6 }), { minLength: 30, maxLength: 80 }),
+      // Objects of one key list over and over (as a span list), and objects of over 64 keys.
+      fc.array(fc.record({ uuid: fc.string(), name: fc.jsonValue(), at: fc.integer(), b: fc.constantFrom(null, true, "x") }), { maxLength: 80 }),
+      fc.dictionary(fc.string(), fc.oneof(fc.integer(), fc.jsonValue()), { minKeys: 65, maxKeys: 200 }),
+      fc.constantFrom<unknown>([1, undefined, 2], { a: undefined, b: () => 1 }, new Array(3).concat([1]) /* holes at 0-2 */, JSON.parse('{"__proto__":[1],"10":1,"9":2,"b":{"a":[]}}')),
+    );
+    await fc.assert(
+      fc.asyncProperty(values, async (value) => {
+        const text = canonicalByDefinition(value);
+        expect(canonicalJson(value)).toBe(text);
+        const digest = createHash("sha256").update(text).digest("hex");
+        expect(bodyDigest(value)).toBe(digest);
+        expect(await bodyDigestSliced(value, slicer)).toBe(digest);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("writes a value nested far deeper than the call stack allows recursion", async () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    expect(canonicalJson(deep)).toBe(`${'{"a":'.repeat(100_000)}[]${"}".repeat(100_000)}`);
+    expect(await bodyDigestSliced(deep, new TimeSlicer())).toBe(bodyDigest(deep));
   });
 });
 

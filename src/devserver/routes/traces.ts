@@ -121,7 +121,9 @@ async function collectSpans(body: Record<string, unknown>, path: string, ctx: Ro
       if (span.type !== undefined && span.type !== spanLists[key]) {
         throw badRequest(`${p}.type is "${String(span.type)}" but the span is in ${key}`);
       }
-      out.push({ ...(span as StoredSpan), type: spanLists[key] });
+      // Stored as parsed, with its list's type: the body is not used once its spans are taken.
+      span.type = spanLists[key];
+      out.push(span as StoredSpan);
       if (ctx.slicer.due()) await ctx.slicer.yield();
     }
   }
@@ -211,8 +213,10 @@ export const ingestTraces: Handler = async (ctx) => {
   }
   for (const p of prepared.filter((x) => !x.replay)) {
     // Spans indexed first, in slices (a reader that finds one before its trace is stored finds no trace).
+    const wanting: StoredSpan[] = [];
     for (const s of p.spans) {
       ctx.state.spanIndex[s.uuid] = p.uuid;
+      if (wantsJob(s)) wanting.push(s);
       if (ctx.slicer.due()) await ctx.slicer.yield();
     }
     const stored: StoredTrace = { uuid: p.uuid, fields: p.fields, spans: p.spans, receivedAt: nowIso, updatedAt: nowIso, digest: p.digest };
@@ -221,8 +225,8 @@ export const ingestTraces: Handler = async (ctx) => {
     index(ctx.state.threads, p.fields.threadId, p.uuid);
     index(ctx.state.users, p.fields.userId, p.uuid);
     if (wantsJob(p.fields)) await onlineJobs(ctx, "trace", p.uuid, p.fields);
-    for (const s of p.spans) {
-      if (wantsJob(s)) await onlineJobs(ctx, "span", s.uuid, s);
+    for (const s of wanting) {
+      await onlineJobs(ctx, "span", s.uuid, s);
       if (ctx.slicer.due()) await ctx.slicer.yield();
     }
   }
