@@ -219,3 +219,101 @@ describe("a callee's late update, the service killed while it waits for the trac
     expect(stats().retries).toBeGreaterThanOrEqual(3);
   });
 });
+
+/** Timers up to this long are retry waits; longer ones (the flush deadline) are left alone. */
+const RETRY_HORIZON_MILLIS = 10_000;
+const nextWait = (clock: ManualClock) => clock.pendingDelays().find((d) => d <= RETRY_HORIZON_MILLIS);
+
+/**
+ * Moves the clock from one retry wait to the next, letting the real I/O each one starts finish
+ * before looking for the next, until `done()`.
+ */
+async function driveUntil(clock: ManualClock, done: () => boolean): Promise<void> {
+  for (;;) {
+    await waitUntil(() => done() || nextWait(clock) !== undefined, "a retry waiting on the clock");
+    if (done()) return;
+    await clock.advance(nextWait(clock)!);
+  }
+}
+
+/** True once the wait pending ends at or past the minute after `firstAt`: the next attempt is the last. */
+const lastWaitOfTheMinute = (clock: ManualClock, firstAt: () => number | undefined) => () => {
+  const wait = nextWait(clock);
+  const first = firstAt();
+  return wait !== undefined && first !== undefined && clock.now() + wait >= first + 60_000;
+};
+
+const hex = (bytes: number) => randomBytes(bytes).toString("hex");
+
+describe("a callee's late update and the minute it waits for its trace, on a manual clock", () => {
+  it("a trace that never comes: waited for through a 503 and a lost 404, given up once at the minute, counted; flush tells", async () => {
+    const clock = new ManualClock();
+    let puts = 0;
+    let firstPutAt: number | undefined;
+    await startService((_n, req) => {
+      if (!isPut(req)) return undefined;
+      firstPutAt ??= clock.now();
+      const n = puts++;
+      // A 503 (the transport retries), then a 404 whose answer is lost (its retry, with the same
+      // Idempotency-Key, is answered with the remembered 404).
+      return n === 1 ? "503" : n === 3 ? "store-then-reset" : undefined;
+    });
+    const logger = configureCallee({ clock });
+    // A caller that never sends its trace: only its headers arrive.
+    const traceId = hex(16);
+    const spanId = hex(8);
+    const handler = observe({ name: "orphan-handler" }, async () => "served");
+    expect(await withRemoteParent({ traceparent: `00-${traceId}-${spanId}-01`, tracestate: `evaltrace=${spanId}` }, () => handler())).toBe("served");
+    const uuid = `${traceId.slice(0, 8)}-${traceId.slice(8, 12)}-${traceId.slice(12, 16)}-${traceId.slice(16, 20)}-${traceId.slice(20)}`;
+    let result: FlushResult | undefined;
+    void flush().then((r) => {
+      result = r;
+    });
+    await driveUntil(clock, lastWaitOfTheMinute(clock, () => firstPutAt));
+    // The last wait of the minute: nothing given up yet, flush still waiting for it.
+    expect(stats()).toMatchObject({ updatesOrphaned: 0, updatesFailed: 0 });
+    expect(result).toBeUndefined();
+    await driveUntil(clock, () => result !== undefined);
+    expect(result).toMatchObject({ ok: false, delivered: 0, notDelivered: [uuid], pending: [], timedOut: false });
+    expect(clock.now() - firstPutAt!).toBeGreaterThanOrEqual(60_000);
+    expect(proxy!.counts.faults).toEqual({ "503": 1, "store-then-reset": 1 });
+    expect(stats()).toMatchObject({ tracesDelivered: 0, updatesDelivered: 0, updatesFailed: 1, updatesOrphaned: 1, openTraces: 0 });
+    // Every attempt but the 503's and the lost answer's retries was a 404 waited out.
+    expect(stats().retries).toBe(puts - 1);
+    expect(dev!.state.traces[uuid]).toBeUndefined();
+    expect(logger.lines.filter((l) => l.includes("stats().updatesOrphaned"))).toHaveLength(1);
+  });
+
+  it("a trace that comes before the minute's last attempt: delivered once though that attempt's answer is lost, nothing orphaned", async () => {
+    const clock = new ManualClock();
+    let puts = 0;
+    let firstPutAt: number | undefined;
+    let lost = 0;
+    await startService((_n, req) => {
+      if (!isPut(req)) return undefined;
+      firstPutAt ??= clock.now();
+      if (puts++ === 1) return "503";
+      if (dev!.state.traces[traceOf(req)] === undefined || lost > 0) return undefined;
+      lost++;
+      return "store-then-reset";
+    });
+    configureCallee({ clock });
+    const { url, release } = await startCallee({ tags: true });
+    const run = await startCaller(url, release);
+    let result: FlushResult | undefined;
+    void flush().then((r) => {
+      result = r;
+    });
+    await driveUntil(clock, lastWaitOfTheMinute(clock, () => firstPutAt));
+    expect(stats().updatesOrphaned).toBe(0);
+    expect(result).toBeUndefined();
+    // The caller ends and sends its trace now, while the callee waits for the minute's last attempt.
+    await run.finish();
+    await driveUntil(clock, () => result !== undefined);
+    expect(result).toMatchObject({ ok: true, notDelivered: [], pending: [] });
+    expect(clock.now() - firstPutAt!).toBeGreaterThanOrEqual(60_000);
+    expect(lost).toBe(1);
+    expectOneTrace(run.ids, { tags: true });
+    expect(stats()).toMatchObject({ tracesDelivered: 0, updatesDelivered: 2, updatesFailed: 0, updatesOrphaned: 0, openTraces: 0 });
+  });
+});
