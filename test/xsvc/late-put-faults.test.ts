@@ -207,8 +207,8 @@ describe("a callee's late update, the service killed while it waits for the trac
     const { url, release } = await startCallee({ tags: false });
     const run = await startCaller(url, release);
     await expect.poll(() => stats().retries).toBeGreaterThanOrEqual(1);
-    down = true;
     await service.kill();
+    down = true;
     await waitUntil(() => restarted !== undefined, "two attempts against the dead service");
     await restarted;
     await run.finish();
