@@ -1,4 +1,4 @@
-import { createServer, request } from "node:http";
+import { createServer, type IncomingHttpHeaders, request } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** A fault the proxy injects instead of forwarding (or while forwarding, for `slow-body`). */
@@ -15,24 +15,41 @@ export interface FaultProxy {
 export interface FaultProxyOptions {
   /** Request headers not forwarded (lower case): e.g. `idempotency-key`, to stand in for a service that ignores it. */
   dropHeaders?: string[];
+  /**
+   * Where each request goes instead of `upstream`, asked per request: e.g. one emulator per
+   * project, chosen by the request's API key header.
+   */
+  upstreamFor?: (request: ProxiedRequest) => string;
+  /**
+   * Awaited after the upstream stored a `store-then-reset` request and before its answer is
+   * dropped: e.g. to kill the service between storing a write and answering it.
+   */
+  afterStore?: (n: number, request: ProxiedRequest) => Promise<void>;
+}
+
+/** A request as the proxy got it (`headers` lower case, as Node gives them). */
+export interface ProxiedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
 }
 
 /**
- * A loopback proxy in front of `upstream` that injects `fault(n, request)` on request n
+ * A loopback proxy in front of `upstream` (or `options.upstreamFor`) that injects `fault(n, request)` on request n
  * (0-based), or forwards it untouched when that returns undefined. `stall` answers never (the client must time
  * out); `store-then-reset` forwards, lets the upstream store it, then drops the answer (the
  * client must retry something that already arrived); `slow-body` trickles the answer.
  */
 export async function startFaultProxy(
   upstream: string,
-  fault: (n: number, request: { method: string; url: string }) => Fault | undefined,
+  fault: (n: number, request: ProxiedRequest) => Fault | undefined,
   options: FaultProxyOptions = {},
 ): Promise<FaultProxy> {
-  const target = new URL(upstream);
   const counts = { requests: 0, faults: {} as Record<string, number> };
   const server = createServer((req, res) => {
     const n = counts.requests++;
-    const f = fault(n, { method: req.method ?? "", url: req.url ?? "" });
+    const seen: ProxiedRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers };
+    const f = fault(n, seen);
     if (f) counts.faults[f] = (counts.faults[f] ?? 0) + 1;
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -54,6 +71,7 @@ export async function startFaultProxy(
       if (f === "stall") return;
       const headers = { ...req.headers };
       for (const h of options.dropHeaders ?? []) delete headers[h];
+      const target = new URL(options.upstreamFor?.(seen) ?? upstream);
       const up = request(
         { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers },
         (upRes) => {
@@ -61,7 +79,9 @@ export async function startFaultProxy(
           upRes.on("data", (c: Buffer) => body.push(c));
           upRes.on("end", () => {
             if (f === "store-then-reset") {
-              req.socket.destroy();
+              const stored = options.afterStore?.(n, seen) ?? Promise.resolve();
+              const reset = () => req.socket.destroy();
+              void stored.then(reset, reset);
               return;
             }
             const all = Buffer.concat(body);
