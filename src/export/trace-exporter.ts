@@ -53,7 +53,10 @@ export interface FlushResult {
   ok: boolean;
   /** How many of those traces were delivered. */
   delivered: number;
-  /** Uuids of those traces that were given up (rejected, retries exhausted, or dropped). */
+  /**
+   * Uuids of those traces that were given up (rejected, retries exhausted, or dropped), or of
+   * which a late update was: spans that ended after the trace was sent, or trace fields set then.
+   */
   notDelivered: string[];
   /** Uuids of those traces still undelivered when the timeout passed. */
   pending: string[];
@@ -282,7 +285,7 @@ export class TraceExporter {
       if (timer !== undefined) this.clock.clearTimeout(timer);
     }
     const all = [...records].filter((r) => !r.discarded || r.phase !== "failed");
-    const notDelivered = all.filter((r) => r.phase === "failed").map((r) => r.uuid);
+    const notDelivered = all.filter((r) => r.phase === "failed" || r.partLost !== undefined).map((r) => r.uuid);
     const pending = all.filter((r) => !isSettled(r)).map((r) => r.uuid);
     const delivered = all.length - notDelivered.length - pending.length;
     const result = { ok: notDelivered.length === 0 && pending.length === 0, delivered, notDelivered, pending, timedOut };
@@ -665,6 +668,7 @@ export class TraceExporter {
       if (!this.putSupported) {
         this.counters.spansNotUpdatable += late.spans.length;
         if (joinedRemotely.has(rec)) this.fail(rec, "the service does not take PUT /v1/traces/:uuid");
+        else rec.partLost = "the service does not take PUT /v1/traces/:uuid";
         continue;
       }
       const path = `/v1/traces/${encodeURIComponent(rec.uuid)}`;
@@ -678,6 +682,7 @@ export class TraceExporter {
           `the service refused PUT /v1/traces/:uuid (${outcome.message}): what ends after its trace was sent is not delivered from now on (${late.spans.length} span(s) so far; stats().spansNotUpdatable counts them)`,
         );
         if (joinedRemotely.has(rec)) this.fail(rec, outcome.message);
+        else rec.partLost = outcome.message;
         notify(rec);
         continue;
       }
@@ -690,6 +695,7 @@ export class TraceExporter {
         this.logger.error(`late update of trace ${rec.uuid} not delivered (${late.spans.length} span(s)): ${outcome.message}`);
         // A callee's part of another process's trace is all it sends of it: not delivered.
         if (joinedRemotely.has(rec)) this.fail(rec, outcome.message);
+        else rec.partLost = outcome.message;
       }
       notify(rec);
     }

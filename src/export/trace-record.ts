@@ -59,6 +59,8 @@ export interface TraceRecord {
   waiters?: Set<() => void>;
   /** Why the trace failed, when it did. */
   failure?: string;
+  /** Why a late update of the delivered trace was given up, when one was: flush() reports the trace. */
+  partLost?: string;
   /** The clock's time when the record was made (its first span started), for `maxTraceDurationMillis`. */
   startedAt: number;
   /**
@@ -103,6 +105,7 @@ class HeldTrace implements TraceRecord {
   busy = false;
   waiters?: Set<() => void> = undefined;
   failure?: string = undefined;
+  partLost?: string = undefined;
   neededParents?: Set<string> = undefined;
   droppedSpans = 0;
   droppedReported = 0;

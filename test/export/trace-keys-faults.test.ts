@@ -299,8 +299,8 @@ describe("per-trace API keys, a 5xx on one key's requests while the other key's 
     expect(tenant.traces[run.late.tenant]!.spans.map((x) => String(x.name))).toEqual(["turn"]);
     expect(tenant.traces[run.late.tenant]!.fields.tags).toBeUndefined();
     expect(run.evaluations).toMatchObject([{ status: "delivered" }, { status: "failed", error: expect.stringContaining("500") }]);
-    // Left unasserted: the flush after the failed updates still reports the tenant's trace as
-    // delivered (ok: true); the loss shows only in stats().updatesFailed and the error log.
+    // The flush that waited for the failed updates reports the tenant's trace as not delivered.
+    expect(run.done).toMatchObject({ ok: false, notDelivered: [run.late.tenant] });
     expect(home.jobs.filter((j) => j.trigger === "offline")).toHaveLength(1);
     expect(tenant.jobs).toEqual([]);
     expect(stats()).toMatchObject({ tracesDelivered: 4, tracesFailed: 0, updatesDelivered: 2, updatesFailed: 2, evaluationsDelivered: 1, evaluationsFailed: 1 });
