@@ -119,10 +119,15 @@ function wrap<F extends AnyFunction>(options: ObserveOptionsSnapshot, fn: F, met
   return wrapped as unknown as F;
 }
 
-/** `observe({ apiKey })`: routes the trace when the span is its root; on a nested span, says once that it does not. */
+/**
+ * `observe({ apiKey })`: routes the trace when the span is its root in this process (a span
+ * under a remote caller's span is: a service's handler); on a nested span, says once that it
+ * does not.
+ */
 function routeFromOptions(rt: Runtime, span: Span, apiKey: unknown): void {
   if (!span.isRecording()) return;
-  if ((span as { parentSpanContext?: unknown }).parentSpanContext) {
+  const parent = (span as { parentSpanContext?: { isRemote?: boolean } }).parentSpanContext;
+  if (parent && parent.isRemote !== true) {
     warnFieldOnce(rt.logger, "observe option.apiKey:nested", "observe option apiKey applies on a trace's root span only; ignored on a nested span (use updateCurrentTrace({ apiKey }) there)");
     return;
   }

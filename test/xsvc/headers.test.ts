@@ -11,6 +11,7 @@ import {
   observe,
   shutdown,
   stats,
+  updateCurrentTrace,
   withRemoteParent,
 } from "../../src/index.js";
 import { InstantClock } from "../helpers/manual-clock.js";
@@ -264,5 +265,65 @@ describe("a late update whose trace never arrives", () => {
       await shutdown();
       await recorder.close();
     }
+  });
+});
+
+describe("a callee routes its part of the caller's trace to a per-trace key", () => {
+  const TENANT = "svc_local_tenant_key_0001";
+  const putKeys = async (handler: () => Promise<unknown>, traceId: string) => {
+    const recorder = await startRecorder();
+    try {
+      const logger = configureForTest(recorder.url, dev.projectKey);
+      await withRemoteParent(callerHeaders(traceId), handler);
+      expect(await flush()).toMatchObject({ ok: true });
+      const puts = recorder.requests.filter((r) => r.method === "PUT");
+      expect(puts.length).toBeGreaterThan(0);
+      for (const put of puts) expect(put.url).toBe(`/v1/traces/${asUuid(traceId)}`);
+      return { keys: puts.map((r) => r.headers.service_api_key), logger };
+    } finally {
+      await shutdown();
+      await recorder.close();
+    }
+  };
+
+  it("observe({ apiKey }) on the handler (its parent is the remote caller's span)", async () => {
+    const { keys, logger } = await putKeys(() => observe({ name: "handler", apiKey: TENANT }, async () => 1)(), hex(16));
+    expect(keys).toEqual([TENANT]);
+    expect(logger.lines.join("\n")).not.toContain("nested span");
+  });
+
+  it("updateCurrentTrace({ apiKey }) in the handler before any of its spans went out", async () => {
+    const child = observe({ name: "child" }, async () => 2);
+    const handler = observe({ name: "handler" }, async () => {
+      updateCurrentTrace({ apiKey: TENANT });
+      return child();
+    });
+    const { keys } = await putKeys(() => handler(), hex(16));
+    expect(new Set(keys)).toEqual(new Set([TENANT]));
+  });
+
+  it("a key set after an update of the caller's trace went out is ignored, with a warning", async () => {
+    // Two requests of one caller's trace served at once: the first one's update goes out, then
+    // the second one asks for another key.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const second = observe({ name: "second" }, async () => {
+      await gate;
+      updateCurrentTrace({ apiKey: TENANT });
+      return 2;
+    });
+    const first = observe({ name: "first" }, async () => 1);
+    const { keys, logger } = await putKeys(async () => {
+      const later = second();
+      await first();
+      await flush();
+      release();
+      return later;
+    }, hex(16));
+    expect(keys.length).toBe(2);
+    expect(keys.every((k) => k === dev.projectKey)).toBe(true);
+    expect(logger.lines.some((l) => l.includes("apiKey set after the trace was sent"))).toBe(true);
   });
 });
