@@ -126,6 +126,10 @@ export class TraceExporter {
   private carry: PreparedTrace | undefined;
   /** Bytes a span takes in a body, as measured lately: batches are taken by this estimate (batch-body.ts). */
   private readonly spanBytes = { value: INITIAL_SPAN_BYTES };
+  /** Queued spans that make a batch worth sending before the interval: a full request's. */
+  private get sendAt(): number {
+    return this.options.batch.maxSpansPerRequest;
+  }
   private readonly requests: PQueue;
   private timer: TimerHandle | undefined;
   private pumpScheduled = false;
@@ -158,6 +162,7 @@ export class TraceExporter {
     private readonly logger: Logger,
   ) {
     this.requests = new PQueue({ concurrency: options.batch.concurrency });
+
     this.unknownTrace = new UnknownTraceRetry({ clock, logger, counters: this.counters, maxWaiting: options.batch.maxQueuedTraces });
   }
 
@@ -187,8 +192,28 @@ export class TraceExporter {
     this.enqueued++;
     this.queue.push(rec);
     this.queuedSpans += rec.spans.length;
-    if (this.queuedSpans >= this.options.batch.maxSpansPerRequest) this.schedulePump();
+    if (this.queuedSpans >= this.sendAt) this.pumpNow();
     else this.armTimer();
+  }
+
+  /**
+   * A batch's worth is queued: it goes out now, from the span end that completed it, when a
+   * request slot is free (as OpenTelemetry's batch processor does), so that finished traces do
+   * not pile up, and grow old in the heap, while the app runs without yielding. The work is one
+   * batch, within BATCH_BUILD_BUDGET_MILLIS; anything more continues on later turns.
+   */
+  private pumpNow(): void {
+    if (this.requests.pending + this.requests.size >= this.options.batch.concurrency) {
+      this.schedulePump();
+      return;
+    }
+    try {
+      this.pump();
+    } catch (err) {
+      // Never into the app's call; the next turn tries again.
+      this.logger.error(`export: ${String(err)}`);
+      this.schedulePump();
+    }
   }
 
   /** Schedules the late update of a trace that was already handed to a request. */
@@ -412,13 +437,13 @@ export class TraceExporter {
    * never holds the app's loop for long.
    */
   private pump(force = false): void {
-    const { concurrency, maxSpansPerRequest } = this.options.batch;
+    const { concurrency } = this.options.batch;
     if (this.hasQueued() && this.requests.pending + this.requests.size < concurrency) {
       const partialOk = force || this.flushing > 0 || this.stopped;
-      if (partialOk || this.queuedSpans >= maxSpansPerRequest || this.carry) {
+      if (partialOk || this.queuedSpans >= this.sendAt || this.carry) {
         const batch = this.takeBatch();
         if (batch.length > 0) void this.requests.add(() => this.sendBatch(batch));
-        if (this.hasQueued() && (partialOk || this.queuedSpans >= maxSpansPerRequest)) {
+        if (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt)) {
           if (partialOk) this.forcedPending = true;
           this.schedulePump();
         }
@@ -563,7 +588,7 @@ export class TraceExporter {
     }
     // On the next turn: p-queue counts this task as running until it has returned, so pumping
     // from here would see no free slot (and with concurrency 1, stall for good).
-    if (this.queuedSpans >= this.options.batch.maxSpansPerRequest || this.carry || this.flushing > 0) this.schedulePump();
+    if (this.queuedSpans >= this.sendAt || this.carry || this.flushing > 0) this.schedulePump();
   }
 
   /** Posts a batch's body and settles its traces by the answer. */
@@ -605,7 +630,7 @@ export class TraceExporter {
       this.logger.error(`trace ${p.rec.uuid} not delivered: ${outcome.message}`);
       this.fail(p.rec, outcome.message);
     }
-    if (this.queuedSpans >= this.options.batch.maxSpansPerRequest || this.carry || this.flushing > 0) this.schedulePump();
+    if (this.queuedSpans >= this.sendAt || this.carry || this.flushing > 0) this.schedulePump();
   }
 
   /** Fills the fields the service requires in practice, warning once per field. */

@@ -56,6 +56,20 @@ describe("exporter", () => {
     }
   });
 
+  it("takes a full batch from the span end that completes it, while the app has not yielded yet", async () => {
+    const { rec } = await withRecorder(undefined, { batch: { maxSpansPerRequest: 10, flushIntervalMillis: 3_600_000 } });
+    const f = observe({ name: "t" }, (i: number) => i);
+    for (let i = 0; i < 9; i++) f(i);
+    expect(stats()).toMatchObject({ queued: 9, inFlight: 0 });
+    // The tenth span fills a batch: it is taken for a request at once, not on a later turn.
+    f(9);
+    expect(stats()).toMatchObject({ queued: 0, inFlight: 1 });
+    for (let i = 10; i < 15; i++) f(i);
+    expect(stats()).toMatchObject({ queued: 5, inFlight: 1 });
+    expect(await flush()).toMatchObject({ ok: true, delivered: 15 });
+    expect(postedTraces(rec.requests)).toHaveLength(15);
+  });
+
   it("drains a flush that needs many batches with one request at a time", async () => {
     const { rec } = await withRecorder(undefined, { batch: { maxSpansPerRequest: 3, concurrency: 1, flushIntervalMillis: 3_600_000 } });
     const f = observe({ name: "t" }, (i: number) => i);
