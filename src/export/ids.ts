@@ -1,8 +1,8 @@
 /** Formats 32 hex digits as an 8-4-4-4-12 UUID string. */
 function asUuid(hex32: string): string {
-  // Joined, not concatenated: one flat string, where concatenation leaves a tree of eight pieces
-  // (about 300 bytes) that a trace's record holds until it is delivered.
-  return [hex32.slice(0, 8), hex32.slice(8, 12), hex32.slice(12, 16), hex32.slice(16, 20), hex32.slice(20, 32)].join("-");
+  // Made when a trace is sent (its record formats it on each read, holds none): concatenated,
+  // which costs less than joining an array of the pieces.
+  return `${hex32.slice(0, 8)}-${hex32.slice(8, 12)}-${hex32.slice(12, 16)}-${hex32.slice(16, 20)}-${hex32.slice(20, 32)}`;
 }
 
 /** The service uuid of a trace: its OTel trace id, UUID-formatted. */

@@ -543,7 +543,7 @@ export class TraceExporter {
       f.metadata[DROPPED_SPANS_KEY] = rec.droppedSpans;
       rec.droppedReported = rec.droppedSpans;
     }
-    if (Object.keys(f.metadata).length > 0) wire.metadata = f.metadata;
+    if (hasOwnKeys(f.metadata)) wire.metadata = f.metadata;
     if (f.threadId !== undefined) wire.threadId = f.threadId;
     if (f.userId !== undefined) wire.userId = f.userId;
     if (f.metricCollection !== undefined) wire.metricCollection = f.metricCollection;
@@ -789,6 +789,12 @@ const putRefusals = new Set([405, 415, 501]);
 /** A 409 answering a retry: the attempt whose answer was lost had stored it. */
 function storedByEarlierAttempt(outcome: TransportOutcome): boolean {
   return !outcome.ok && outcome.status === 409 && outcome.attempts > 1;
+}
+
+/** Whether an object has an own enumerable key, without making the list of them. */
+function hasOwnKeys(obj: object): boolean {
+  for (const key in obj) if (Object.hasOwn(obj, key)) return true;
+  return false;
 }
 
 function markUnfinished(wire: WireSpan): void {

@@ -1,6 +1,6 @@
-import { type Context, context, type HrTime, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import { type Attributes, type Context, context, type HrTime, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import { type Runtime, runtimeFor, sharesOtelContext } from "../runtime.js";
-import { capture } from "./capture.js";
+import { capture, captureArguments } from "./capture.js";
 import { parentFor, withObservedSpan } from "./context.js";
 import type { ObserveOptions, SpanType } from "./fields.js";
 import { type ObserveOptionsSnapshot, type PreparedObserveOptions, prepareObserveOptions, snapshotObserveOptions } from "./observe-options.js";
@@ -159,11 +159,11 @@ export function start(
   const now = preciseNow();
   const parentStart = (parent as { startTime?: HrTime } | undefined)?.startTime;
   const startTime = parentStart && isLater(parentStart, now) ? parentStart : now;
-  const span = rt.tracer.startSpan(spanName, { startTime, attributes: { [SPAN_TYPE_ATTRIBUTE]: type } }, base);
+  const span = rt.tracer.startSpan(spanName, { startTime, attributes: TYPE_ATTRIBUTES[type] }, base);
   const data: SpanData = { type, fields: { ...fields } };
   if (span.isRecording()) {
     if (rt.options.captureInputs && args.length > 0) {
-      const input = capture(rt, args.length === 1 ? args[0] : args);
+      const input = args.length === 1 ? capture(rt, args[0]) : captureArguments(rt, args);
       if (input !== undefined) data.input = input;
       data.argumentCount = args.length;
     }
@@ -175,6 +175,15 @@ export function start(
   // Shared: what other instrumentations record inside it is its descendant (one trace).
   return { span, data, ctx: shared && span.isRecording() ? trace.setSpan(ctx, span) : ctx };
 }
+
+/** The attribute that marks each type of span, made once (the tracer copies attributes, never keeps these). */
+const TYPE_ATTRIBUTES: Readonly<Record<SpanType, Attributes>> = Object.freeze({
+  base: Object.freeze({ [SPAN_TYPE_ATTRIBUTE]: "base" }),
+  llm: Object.freeze({ [SPAN_TYPE_ATTRIBUTE]: "llm" }),
+  retriever: Object.freeze({ [SPAN_TYPE_ATTRIBUTE]: "retriever" }),
+  agent: Object.freeze({ [SPAN_TYPE_ATTRIBUTE]: "agent" }),
+  tool: Object.freeze({ [SPAN_TYPE_ATTRIBUTE]: "tool" }),
+});
 
 /** Ends a span with its output or error. Never throws. (Internal: integrations use it through manual-span.) */
 export function end(rt: Runtime, span: Span, data: SpanData, output: unknown, error: unknown, failed: boolean): void {

@@ -310,3 +310,22 @@ describe("observe", () => {
     expect(() => configureForTest(dev.url, "k", { sampleRate: 2 })).toThrow(/sampleRate/);
   });
 });
+
+describe("the captured arguments of a call with several", () => {
+  it("are the arguments as they were, and values the walk changes are changed the same way", async () => {
+    setup({ serializeLimits: { maxStringChars: 8 } });
+    const f = observe({ name: "args" }, (..._args: unknown[]) => currentTraceUuid()!);
+    const cases: [unknown[], string][] = [
+      [[1, "two", true, null], '[1,"two",true,null]'],
+      [[Number.NaN, 1], "[null,1]"],
+      [[undefined, 1], "[null,1]"],
+      [["a\u0000b", 1], '["ab",1]'],
+      [["123456789abc", 1], '["12345678...[truncated 4 chars]",1]'],
+      [[{ k: 1 }, 2], '[{"k":1},2]'],
+    ];
+    const uuids = cases.map(([args]) => f(...args));
+    await flush();
+    const inputs = uuids.map((u) => byName(trace(u), "args").input);
+    expect(inputs).toEqual(cases.map(([, text]) => text));
+  });
+});
