@@ -109,8 +109,8 @@ export interface TraceExporterOptions {
   flushTimeoutMillis: number;
 }
 
-/** Longest stretch of batch building in one turn of the event loop. */
-const BATCH_BUILD_BUDGET_MILLIS = 2;
+/** Longest stretch of batch building in one turn of the event loop (and, after it, of encoding its body). */
+const BATCH_BUILD_BUDGET_MILLIS = 1;
 
 const defer: (fn: () => void) => void =
   typeof globalThis.setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
