@@ -12,7 +12,11 @@ export interface BatchOptions {
   maxSpansPerRequest?: number;
   /** Most bytes of JSON in one request (a single larger trace still goes alone). @default 4194304 (4 MiB) */
   maxRequestBytes?: number;
-  /** How long a partial batch waits before it is sent, in milliseconds. @default 1000 */
+  /**
+   * How long a partial batch waits before it is sent, in milliseconds. Once half of
+   * `maxSpansPerRequest` spans are waiting, they go at once, from the span end that made them
+   * that many, when a request slot is free. @default 1000
+   */
   flushIntervalMillis?: number;
   /** Most finished traces waiting to be sent; beyond it new traces are dropped and counted. @default 10000 */
   maxQueuedTraces?: number;

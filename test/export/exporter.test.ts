@@ -56,18 +56,21 @@ describe("exporter", () => {
     }
   });
 
-  it("takes a full batch from the span end that completes it, while the app has not yielded yet", async () => {
-    const { rec } = await withRecorder(undefined, { batch: { maxSpansPerRequest: 10, flushIntervalMillis: 3_600_000 } });
+  it("takes a batch from the span end that makes half a request's worth, while the app has not yielded yet", async () => {
+    const { rec } = await withRecorder(undefined, { batch: { maxSpansPerRequest: 20, flushIntervalMillis: 3_600_000 } });
     const f = observe({ name: "t" }, (i: number) => i);
     for (let i = 0; i < 9; i++) f(i);
     expect(stats()).toMatchObject({ queued: 9, inFlight: 0 });
-    // The tenth span fills a batch: it is taken for a request at once, not on a later turn.
+    // The tenth span makes half a request's most: taken for a request at once, not on a later turn.
     f(9);
     expect(stats()).toMatchObject({ queued: 0, inFlight: 1 });
-    for (let i = 10; i < 15; i++) f(i);
-    expect(stats()).toMatchObject({ queued: 5, inFlight: 1 });
-    expect(await flush()).toMatchObject({ ok: true, delivered: 15 });
-    expect(postedTraces(rec.requests)).toHaveLength(15);
+    for (let i = 10; i < 20; i++) f(i);
+    // The second of the two request slots.
+    expect(stats()).toMatchObject({ queued: 0, inFlight: 2 });
+    for (let i = 20; i < 25; i++) f(i);
+    expect(stats()).toMatchObject({ queued: 5, inFlight: 2 });
+    expect(await flush()).toMatchObject({ ok: true, delivered: 25 });
+    expect(postedTraces(rec.requests)).toHaveLength(25);
   });
 
   it("drains a flush that needs many batches with one request at a time", async () => {
