@@ -210,13 +210,7 @@ export class TraceExporter {
       this.schedulePump();
       return;
     }
-    try {
-      this.pump();
-    } catch (err) {
-      // Never into the app's call; the next turn tries again.
-      this.logger.error(`export: ${String(err)}`);
-      this.schedulePump();
-    }
+    this.pump();
   }
 
   /** Schedules the late update of a trace that was already handed to a request. */
@@ -407,6 +401,18 @@ export class TraceExporter {
     this.release(rec);
   }
 
+  /**
+   * Gives up traces that could not be encoded or sent because of a bug of ours (nothing the app
+   * or the service did): counted and reported, never thrown into the app.
+   */
+  private lose(batch: readonly { rec: TraceRecord }[], err: unknown): void {
+    const lost = batch.filter((p) => p.rec.phase !== "sent" && p.rec.phase !== "failed");
+    if (lost.length === 0) return;
+    this.counters.tracesFailed += lost.length;
+    this.logger.error(`${lost.length} trace(s) not delivered: the SDK could not encode or send them (${String(err)})`);
+    for (const p of lost) this.fail(p.rec, `the SDK could not encode or send it: ${String(err)}`);
+  }
+
   private fail(rec: TraceRecord, reason: string): void {
     rec.phase = "failed";
     rec.failure = reason;
@@ -440,12 +446,22 @@ export class TraceExporter {
    * never holds the app's loop for long.
    */
   private pump(force = false): void {
+    // Called from the app's span ends, timers and flush(): whatever goes wrong is logged, never
+    // thrown (into the app's call, or as an uncaught exception from a timer).
+    try {
+      this.pumpOnce(force);
+    } catch (err) {
+      this.logger.error(`export: could not build a batch: ${String(err)}`);
+    }
+  }
+
+  private pumpOnce(force: boolean): void {
     const { concurrency } = this.options.batch;
     if (this.hasQueued() && this.requests.pending + this.requests.size < concurrency) {
       const partialOk = force || this.flushing > 0 || this.stopped;
       if (partialOk || this.queuedSpans >= this.sendAt || this.carry) {
         const batch = this.takeBatch();
-        if (batch.length > 0) void this.requests.add(() => this.sendBatch(batch));
+        if (batch.length > 0) void this.requests.add(() => this.sendBatch(batch)).catch((err: unknown) => this.lose(batch, err));
         if (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt)) {
           if (partialOk) this.forcedPending = true;
           this.schedulePump();
@@ -480,7 +496,12 @@ export class TraceExporter {
         if (!rec) break;
         this.queuedSpans -= rec.spans.length;
         if (rec.discarded) continue;
-        next = this.prepare(rec);
+        try {
+          next = this.prepare(rec);
+        } catch (err) {
+          this.lose([{ rec }], err);
+          continue;
+        }
       }
       const size = next.spanCount * this.spanBytes.value;
       const fits = batch.length === 0 || (spans + next.spanCount <= maxSpansPerRequest && bytes + size <= maxRequestBytes);
