@@ -128,19 +128,24 @@ function pieceText(batch: PreparedTrace[], from: number, to: number, secrets: re
 const utf8Length: (s: string) => number =
   typeof Buffer !== "undefined" ? (s) => Buffer.byteLength(s, "utf8") : (s) => new TextEncoder().encode(s).length;
 
+/** The body as text: the pieces' traces in one list. */
+function joinedText(pieces: string[]): string {
+  return `${HEAD}[${pieces.map((p) => p.slice(1, -1)).join(",")}]}`;
+}
+
 /**
  * `{"traces":` + the pieces + `}`, the pieces `[a,b]` `[c]` joined as `[a,b,c]`: each is written
  * where the one before ends, over its `]`, which then becomes `,`. Without `Buffer`, the text.
  */
 function join(pieces: string[], lengths: number[], bytes: number): RequestBody {
-  if (typeof Buffer === "undefined") return `${HEAD}[${pieces.map((p) => p.slice(1, -1)).join(",")}]}`;
+  if (typeof Buffer === "undefined") return joinedText(pieces);
   const buf = Buffer.allocUnsafe(bytes);
   let at = buf.write(HEAD, 0, "latin1");
   for (let k = 0; k < pieces.length; k++) {
     if (k > 0) at--;
     const written = buf.write(pieces[k]!, at, "utf8");
     // Every byte is written when the lengths agree (they are measured the same way); else the text.
-    if (written !== lengths[k]) return `${HEAD}[${pieces.map((p) => p.slice(1, -1)).join(",")}]}`;
+    if (written !== lengths[k]) return joinedText(pieces);
     if (k > 0) buf[at] = 0x2c; // ,
     at += written;
   }

@@ -165,7 +165,6 @@ export class TraceExporter {
     private readonly logger: Logger,
   ) {
     this.requests = new PQueue({ concurrency: options.batch.concurrency });
-
     this.unknownTrace = new UnknownTraceRetry({ clock, logger, counters: this.counters, maxWaiting: options.batch.maxQueuedTraces });
   }
 
@@ -195,22 +194,12 @@ export class TraceExporter {
     this.enqueued++;
     this.queue.push(rec);
     this.queuedSpans += rec.spans.length;
-    if (this.queuedSpans >= this.sendAt) this.pumpNow();
+    // Half a request's worth: it goes out now, from the span end that made it so, when a request
+    // slot is free (as OpenTelemetry's batch processor does), so that finished traces do not pile
+    // up, and grow old in the heap, while the app runs without yielding. One batch, within
+    // BATCH_BUILD_BUDGET_MILLIS; with no free slot, the request that frees one pumps again.
+    if (this.queuedSpans >= this.sendAt) this.pump();
     else this.armTimer();
-  }
-
-  /**
-   * Half a request's worth is queued: it goes out now, from the span end that completed it, when a
-   * request slot is free (as OpenTelemetry's batch processor does), so that finished traces do
-   * not pile up, and grow old in the heap, while the app runs without yielding. The work is one
-   * batch, within BATCH_BUILD_BUDGET_MILLIS; anything more continues on later turns.
-   */
-  private pumpNow(): void {
-    if (this.requests.pending + this.requests.size >= this.options.batch.concurrency) {
-      this.schedulePump();
-      return;
-    }
-    this.pump();
   }
 
   /** Schedules the late update of a trace that was already handed to a request. */
@@ -406,11 +395,18 @@ export class TraceExporter {
    * or the service did): counted and reported, never thrown into the app.
    */
   private lose(batch: readonly { rec: TraceRecord }[], err: unknown): void {
-    const lost = batch.filter((p) => p.rec.phase !== "sent" && p.rec.phase !== "failed");
-    if (lost.length === 0) return;
-    this.counters.tracesFailed += lost.length;
-    this.logger.error(`${lost.length} trace(s) not delivered: the SDK could not encode or send them (${String(err)})`);
-    for (const p of lost) this.fail(p.rec, `the SDK could not encode or send it: ${String(err)}`);
+    this.giveUp(
+      batch.filter((p) => p.rec.phase !== "sent" && p.rec.phase !== "failed"),
+      `the SDK could not encode or send them (${String(err)})`,
+    );
+  }
+
+  /** Gives up traces of a batch: counted, reported once, each failed with the reason. */
+  private giveUp(batch: readonly { rec: TraceRecord }[], reason: string): void {
+    if (batch.length === 0) return;
+    this.counters.tracesFailed += batch.length;
+    this.logger.error(`${batch.length} trace(s) not delivered: ${reason}`);
+    for (const p of batch) this.fail(p.rec, reason);
   }
 
   private fail(rec: TraceRecord, reason: string): void {
@@ -638,9 +634,7 @@ export class TraceExporter {
       const half = Math.ceil(batch.length / 2);
       await Promise.all([this.sendBatch(batch.slice(0, half), stored), this.sendBatch(batch.slice(half), stored)]);
     } else {
-      this.counters.tracesFailed += batch.length;
-      this.logger.error(`${batch.length} trace(s) not delivered: ${outcome.message}`);
-      for (const p of batch) this.fail(p.rec, outcome.message);
+      this.giveUp(batch, outcome.message);
     }
   }
 

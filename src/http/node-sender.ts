@@ -1,4 +1,4 @@
-import type { Agent as HttpAgent, IncomingMessage, RequestOptions } from "node:http";
+import type { IncomingMessage, RequestOptions } from "node:http";
 import type { RequestBody, Sender } from "./sender.js";
 
 type HttpModule = typeof import("node:http");
@@ -16,14 +16,15 @@ export async function nodeSender(): Promise<{ send: Sender; close: () => void }>
   const http = (await import(/* @vite-ignore */ /* webpackIgnore: true */ HTTP)) as HttpModule;
   const https = (await import(/* @vite-ignore */ /* webpackIgnore: true */ HTTPS)) as HttpModule;
   const options = { keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_MILLIS, scheduling: "lifo" as const };
-  const agents = { "http:": new http.Agent(options), "https:": new https.Agent(options) };
+  const httpAgent = new http.Agent(options);
+  const httpsAgent = new https.Agent(options);
   const send: Sender = (url, init) =>
     new Promise((resolve, reject) => {
       const target = new URL(url);
       const isHttps = target.protocol === "https:";
       const headers: Record<string, string | number> = { ...init.headers };
       if (init.body !== undefined) headers["content-length"] = byteLength(init.body);
-      const request: RequestOptions = { method: init.method, headers, agent: (isHttps ? agents["https:"] : agents["http:"]) as HttpAgent };
+      const request: RequestOptions = { method: init.method, headers, agent: isHttps ? httpsAgent : httpAgent };
       const req = (isHttps ? https : http).request(target, request, (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -36,8 +37,8 @@ export async function nodeSender(): Promise<{ send: Sender; close: () => void }>
       req.end(init.body);
     });
   const close = () => {
-    agents["http:"].destroy();
-    agents["https:"].destroy();
+    httpAgent.destroy();
+    httpsAgent.destroy();
   };
   return { send, close };
 }
