@@ -36,15 +36,20 @@ server.tool("boom", async () => { throw new Error("stdio tool failed"); });
 await server.connect(new StdioServerTransport());
 `;
 
+/** The instrumented server above, in a child process of its own, reached over its stdio. */
+function serverProcess(): StdioClientTransport {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: ["--input-type=module", "-e", stdioServer],
+    cwd: packageRoot,
+    env: { PATH: process.env.PATH ?? "", SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url },
+    stderr: "pipe",
+  });
+}
+
 describe("MCP over stdio: the server in a child process", () => {
   it("traces the client's calls in the app's trace, and the server process's handlers under them (trace context in _meta)", async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ["--input-type=module", "-e", stdioServer],
-      cwd: packageRoot,
-      env: { PATH: process.env.PATH ?? "", SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url },
-      stderr: "pipe",
-    });
+    const transport = serverProcess();
     let stderr = "";
     transport.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -88,13 +93,7 @@ describe("MCP over stdio: the server in a child process", () => {
   });
 
   it("a request that carries no trace (an uninstrumented client) is a trace of its own on the server", async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ["--input-type=module", "-e", stdioServer],
-      cwd: packageRoot,
-      env: { PATH: process.env.PATH ?? "", SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url },
-      stderr: "pipe",
-    });
+    const transport = serverProcess();
     const client = new Client({ name: "plain-app", version: "1.0.0" });
     await client.connect(transport);
     expect(await client.callTool({ name: "lookup_order", arguments: { orderId: "P-1" } })).toEqual({ content: [{ type: "text", text: "order P-1 shipped" }] });
