@@ -1,6 +1,6 @@
-import { type Attributes, type Context, context, type Link, type SpanKind, trace, type Tracer } from "@opentelemetry/api";
+import { type Attributes, type Context, context, type HrTime, type Span } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider, type Sampler, SamplingDecision, type SamplingResult } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { type EvaltraceOptions, type ResolvedOptions, resolveOptions } from "./config.js";
 import { TraceAssembler } from "./export/trace-assembler.js";
 import { type ExporterStats, type FlushResult, TraceExporter } from "./export/trace-exporter.js";
@@ -8,6 +8,8 @@ import { KeyedTransport } from "./export/key-batches.js";
 import { installExitHooks } from "./lifecycle/exit-hooks.js";
 import { type Logger, safeLogger } from "./logger.js";
 import { registry } from "./registry.js";
+import type { ObservedSpan } from "./tracing/observed-span.js";
+import { type SpanSource, startObservedSpan } from "./tracing/observed-tracer.js";
 import { ownerOf } from "./tracing/span-data.js";
 
 /** Counters of the whole SDK: the exporter's plus what was dropped before export. */
@@ -36,11 +38,11 @@ export interface SdkStats extends ExporterStats {
 export class Runtime {
   readonly options: ResolvedOptions;
   readonly logger: Logger;
-  readonly tracer: Tracer;
   readonly assembler: TraceAssembler;
   readonly exporter: TraceExporter;
   readonly transport: KeyedTransport;
-  private readonly provider: BasicTracerProvider;
+  /** How observed spans reach the assembler, and how a new trace is admitted. */
+  private readonly spans: SpanSource;
   private shutdownPromise: Promise<FlushResult> | undefined;
 
   constructor(options: ResolvedOptions) {
@@ -62,12 +64,22 @@ export class Runtime {
     this.exporter = exporter;
     this.assembler = new TraceAssembler(exporter, options, this.logger);
     exporter.release = (rec) => this.assembler.release(rec);
-    this.provider = new BasicTracerProvider({
-      sampler: new EvaltraceSampler(this),
-      spanProcessors: [this.assembler],
-    });
-    this.tracer = this.provider.getTracer("evaltrace");
+    const assembler = this.assembler;
+    this.spans = {
+      onStart: (span: ObservedSpan, parentContext: Context) => assembler.onStart(span, parentContext),
+      onEnd: (span: ReadableSpan) => assembler.onEnd(span),
+      // A root is kept with probability sampleRate, and only while the assembler can hold another trace.
+      admitRoot: () => !this.isShutdown && (options.sampleRate >= 1 || Math.random() < options.sampleRate) && assembler.admitNewTrace(),
+    };
     if (options.enabled && options.apiKey) this.transport.warm();
+  }
+
+  /**
+   * Opens one of our spans under the span of `parentContext` (children follow their parent's
+   * sampling). Our spans go through no OpenTelemetry provider: only this runtime's assembler sees them.
+   */
+  startSpan(name: string, startTime: HrTime, attributes: Attributes, parentContext: Context): Span {
+    return startObservedSpan(name, startTime, attributes, parentContext, this.spans);
   }
 
   get isShutdown(): boolean {
@@ -127,28 +139,6 @@ export class Runtime {
     this.assembler.forceEndAll("shutdown");
     const left = Math.max(0, timeoutMillis - (clock.now() - started));
     return this.exporter.shutdown(left);
-  }
-}
-
-/**
- * Keeps or drops whole traces: a root is kept with probability `sampleRate` (and only while
- * the assembler can hold another trace); children follow their parent.
- */
-class EvaltraceSampler implements Sampler {
-  constructor(private readonly runtime: Runtime) {}
-
-  shouldSample(ctx: Context, _traceId: string, _name: string, _kind: SpanKind, _attrs: Attributes, _links: Link[]): SamplingResult {
-    const parent = trace.getSpanContext(ctx);
-    if (parent) {
-      return { decision: parent.traceFlags & 1 ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD };
-    }
-    const rt = this.runtime;
-    const keep = !rt.isShutdown && (rt.options.sampleRate >= 1 || Math.random() < rt.options.sampleRate) && rt.assembler.admitNewTrace();
-    return { decision: keep ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD };
-  }
-
-  toString(): string {
-    return `EvaltraceSampler{${this.runtime.options.sampleRate}}`;
   }
 }
 

@@ -159,7 +159,7 @@ export function start(
   const now = preciseNow();
   const parentStart = (parent as { startTime?: HrTime } | undefined)?.startTime;
   const startTime = parentStart && isLater(parentStart, now) ? parentStart : now;
-  const span = rt.tracer.startSpan(spanName, { startTime, attributes: TYPE_ATTRIBUTES[type] }, base);
+  const span = rt.startSpan(spanName, startTime, TYPE_ATTRIBUTES[type], base);
   const data: SpanData = { type, fields: { ...fields } };
   if (span.isRecording()) {
     if (rt.options.captureInputs && args.length > 0) {
@@ -176,7 +176,7 @@ export function start(
   return { span, data, ctx: shared && span.isRecording() ? trace.setSpan(ctx, span) : ctx };
 }
 
-/** The attribute that marks each type of span, made once (the tracer copies attributes, never keeps these). */
+/** The attribute that marks each type of span, made once: shared by the spans of the type (frozen; a span copies it on its first write). */
 const TYPE_ATTRIBUTES: Readonly<Record<SpanType, Attributes>> = Object.freeze({
   base: Object.freeze({ [SPAN_TYPE_ATTRIBUTE]: "base" }),
   llm: Object.freeze({ [SPAN_TYPE_ATTRIBUTE]: "llm" }),
