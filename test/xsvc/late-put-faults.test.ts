@@ -221,7 +221,9 @@ describe("a callee's late update, the service killed while it waits for the trac
     expect(arrivedDown).toBeGreaterThanOrEqual(2);
     expectOneTrace(run.ids, { tags: false });
     expect(stats()).toMatchObject({ tracesDelivered: 0, updatesDelivered: 1, updatesFailed: 0, updatesOrphaned: 0 });
-    expect(stats().retries).toBeGreaterThanOrEqual(onBun ? 2 : 3);
+    // On Bun the two arrivals while down can be one attempt of ours and fetch's own re-send of it
+    // (the restart may even answer that re-send): only the 404's retry is ours for certain there.
+    expect(stats().retries).toBeGreaterThanOrEqual(onBun ? 1 : 3);
   });
 });
 
