@@ -3,6 +3,8 @@ import type { RequestBody } from "../http/transport.js";
 import { redact } from "../logger.js";
 import type { TraceRecord } from "./trace-record.js";
 import type { WireTrace } from "./wire.js";
+import { ascii, type JsonBytes } from "./json-bytes.js";
+import { writeTrace } from "./wire-bytes.js";
 
 /**
  * A trace taken for a request: its wire object until a body is made from it, then nothing but
@@ -25,72 +27,101 @@ export interface EncodeOptions {
   maxBytes: number;
   /** Scrubbed from the text. */
   secrets: readonly (string | undefined)[];
-  /** Estimated bytes per span, to size the pieces stringified at once; updated from what is made. */
+  /** Estimated bytes per span (for the batches taken); updated from what is written. */
   spanBytes: { value: number };
-  /** After this `performance.now()`, the run ends with what it has (at least one piece). */
+  /** After this `performance.now()`, the run ends with what it has (at least one trace). */
   deadline: number;
+  /** Where the body is written. */
+  writer: JsonBytes;
 }
 
-/** A body made of the traces `batch[from, to)`. */
+/** A body made of the traces `batch[from, to)`, but for those that could not be written. */
 export interface EncodedRun {
   to: number;
   body: RequestBody;
+  /** Traces of `[from, to)` that could not be written (a bug of ours), with why; not in the body. */
+  failed: { p: PreparedTrace; err: unknown }[];
 }
 
 /**
  * The list form's body, `{"traces":[...]}`, for as many traces of `batch` from `from` on as fit
- * in `maxBytes` and in the time left. The wire objects are stringified a piece of several traces
- * at a time (about {@link PIECE_BYTES} of text): per trace, about half the time and allocation
- * of a call each, and no trace keeps a text of its own while its request is in flight. A piece
- * that would overflow the body is made again trace by trace, so a body never exceeds the limit
- * because of an estimate. Each piece is written straight into the body's buffer.
+ * in `maxBytes` and in the time left, written as bytes trace after trace (wire-bytes.ts): a trace
+ * that would overflow the body is taken back and left for the next. A trace that cannot be written
+ * is left out and reported, its batch-mates go. No trace keeps a text of its own while its
+ * request is in flight.
  */
 export function encodeRun(batch: PreparedTrace[], from: number, o: EncodeOptions): EncodedRun {
-  const pieces: string[] = [];
-  const lengths: number[] = [];
-  // `{"traces":` + pieces, each `[...]`, joined by overwriting a `]` with `,` + `}`.
-  let bytes = HEAD.length + 1;
+  const w = o.writer;
+  w.reset();
+  w.raw(HEAD);
+  const failed: { p: PreparedTrace; err: unknown }[] = [];
   let i = from;
-  let oneAtATime = false;
+  let written = 0;
+  let spans = 0;
   while (i < batch.length) {
-    let j = i + 1;
-    if (!oneAtATime && batch[i]!.wire !== undefined) {
-      let estimate = batch[i]!.spanCount * o.spanBytes.value;
-      while (j < batch.length && batch[j]!.wire !== undefined && estimate < PIECE_BYTES && j - i < MAX_PIECE_TRACES) {
-        estimate += batch[j]!.spanCount * o.spanBytes.value;
-        j++;
-      }
+    const p = batch[i]!;
+    const mark = w.pos;
+    if (written > 0) w.byte(0x2c);
+    try {
+      if (p.wire !== undefined) writeTrace(w, p.wire);
+      else w.json(p.json!);
+    } catch (err) {
+      w.pos = mark;
+      failed.push({ p, err });
+      i++;
+      continue;
     }
-    const text = pieceText(batch, i, j, o.secrets);
-    const length = utf8Length(text);
-    const added = pieces.length === 0 ? length : length - 1;
-    if (bytes + added > o.maxBytes) {
-      // Made again trace by trace: as many as fit go in this body.
-      if (j - i > 1) {
-        oneAtATime = true;
-        continue;
-      }
-      if (pieces.length > 0) break;
+    if (written > 0 && w.pos + 2 > o.maxBytes) {
+      w.pos = mark;
+      break;
     }
-    let spans = 0;
-    for (let k = i; k < j; k++) {
-      spans += batch[k]!.spanCount;
-      batch[k]!.wire = undefined;
-    }
-    if (spans > 0) o.spanBytes.value = Math.max(MIN_SPAN_BYTES, Math.ceil((o.spanBytes.value + length / spans) / 2));
-    pieces.push(text);
-    lengths.push(length);
-    bytes += added;
-    i = j;
-    if (performance.now() > o.deadline) break;
+    written++;
+    spans += p.spanCount;
+    i++;
+    if (written % 8 === 0 && performance.now() > o.deadline) break;
   }
-  return { to: i, body: join(pieces, lengths, bytes) };
+  w.byte(0x5d);
+  w.byte(0x7d);
+  const bytes = w.pos;
+  if (spans > 0) o.spanBytes.value = Math.max(MIN_SPAN_BYTES, Math.ceil((o.spanBytes.value + bytes / spans) / 2));
+  const body = hasSecret(w, o.secrets) ? redactedRun(batch, from, i, failed, o) : { to: i, body: w.copy(), failed };
+  for (let k = from; k < body.to; k++) batch[k]!.wire = undefined;
+  return body;
+}
+
+/** Whether a secret is in what was written. */
+function hasSecret(w: JsonBytes, secrets: readonly (string | undefined)[]): boolean {
+  for (const secret of secrets) if (secret && secret.length >= 4 && w.includes(secret, HEAD.length)) return true;
+  return false;
+}
+
+/**
+ * The run again as text, each trace's own scrubbed (rare: the app put the API key in a value):
+ * as many as still fit in `maxBytes` ("[REDACTED]" may be longer than the key).
+ */
+function redactedRun(batch: PreparedTrace[], from: number, to: number, failed: EncodedRun["failed"], o: EncodeOptions): EncodedRun {
+  const skip = new Set(failed.map((f) => f.p));
+  const texts: string[] = [];
+  let bytes = HEAD.length + 2;
+  let end = from;
+  for (; end < to; end++) {
+    const p = batch[end]!;
+    if (skip.has(p)) continue;
+    const text = traceText(p, o.secrets, o.writer);
+    const added = utf8Length(text) + (texts.length > 0 ? 1 : 0);
+    if (texts.length > 0 && bytes + added > o.maxBytes) break;
+    texts.push(text);
+    bytes += added;
+  }
+  return { to: end, body: `{"traces":[${texts.join(",")}]}`, failed: failed.filter((f) => batch.indexOf(f.p) < end) };
 }
 
 /** A trace's own JSON text (keys scrubbed), made on first use. */
-export function traceText(p: PreparedTrace, secrets: readonly (string | undefined)[]): string {
+export function traceText(p: PreparedTrace, secrets: readonly (string | undefined)[], w: JsonBytes): string {
   if (p.json === undefined) {
-    p.json = redact(JSON.stringify(p.wire), secrets);
+    w.reset();
+    writeTrace(w, p.wire!);
+    p.json = redact(w.text(), secrets);
     p.wire = undefined;
   }
   return p.json;
@@ -98,8 +129,8 @@ export function traceText(p: PreparedTrace, secrets: readonly (string | undefine
 
 /**
  * Gives each trace of a sent batch its own text again, from the body it went in (for a split or
- * the single-trace form, after the service refused the batch): the body is JSON made by
- * `JSON.stringify`, so parsing it and stringifying each trace gives back exactly what was sent.
+ * the single-trace form, after the service refused the batch): parsing the body keeps the order
+ * of its fields, so stringifying each trace gives back exactly the text that was sent.
  */
 export function recoverTraceTexts(batch: PreparedTrace[], body: RequestBody): void {
   if (batch.every((p) => p.json !== undefined)) return;
@@ -111,44 +142,9 @@ export function recoverTraceTexts(batch: PreparedTrace[], body: RequestBody): vo
 /** Estimated bytes of a span in a body before any was measured, and the least estimate. */
 export const INITIAL_SPAN_BYTES = 4096;
 const MIN_SPAN_BYTES = 128;
-/** Text stringified in one call: large enough to spread the call's cost, small enough to redo. */
-const PIECE_BYTES = 32 * 1024;
-const MAX_PIECE_TRACES = 64;
 
-const HEAD = '{"traces":';
-
-/** `[t1,t2,...]` for the traces `batch[from, to)`: one call for wire objects, else their texts. */
-function pieceText(batch: PreparedTrace[], from: number, to: number, secrets: readonly (string | undefined)[]): string {
-  if (to - from === 1) return `[${traceText(batch[from]!, secrets)}]`;
-  const wires: WireTrace[] = [];
-  for (let k = from; k < to; k++) wires.push(batch[k]!.wire!);
-  return redact(JSON.stringify(wires), secrets);
-}
+/** `{"traces":[` */
+const HEAD = ascii('{"traces":[');
 
 const utf8Length: (s: string) => number =
   typeof Buffer !== "undefined" ? (s) => Buffer.byteLength(s, "utf8") : (s) => new TextEncoder().encode(s).length;
-
-/** The body as text: the pieces' traces in one list. */
-function joinedText(pieces: string[]): string {
-  return `${HEAD}[${pieces.map((p) => p.slice(1, -1)).join(",")}]}`;
-}
-
-/**
- * `{"traces":` + the pieces + `}`, the pieces `[a,b]` `[c]` joined as `[a,b,c]`: each is written
- * where the one before ends, over its `]`, which then becomes `,`. Without `Buffer`, the text.
- */
-function join(pieces: string[], lengths: number[], bytes: number): RequestBody {
-  if (typeof Buffer === "undefined") return joinedText(pieces);
-  const buf = Buffer.allocUnsafe(bytes);
-  let at = buf.write(HEAD, 0, "latin1");
-  for (let k = 0; k < pieces.length; k++) {
-    if (k > 0) at--;
-    const written = buf.write(pieces[k]!, at, "utf8");
-    // Every byte is written when the lengths agree (they are measured the same way); else the text.
-    if (written !== lengths[k]) return joinedText(pieces);
-    if (k > 0) buf[at] = 0x2c; // ,
-    at += written;
-  }
-  buf[at] = 0x7d; // }
-  return buf;
-}

@@ -11,9 +11,11 @@ import { groupByKey, type KeyedTransport, keyRefusals } from "./key-batches.js";
 import { joinedRemotely, UnknownTraceRetry } from "./late-retry.js";
 import { isSettled, notify, readFields, type TraceRecord } from "./trace-record.js";
 import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
-import { encodeRun, INITIAL_SPAN_BYTES, type PreparedTrace, recoverTraceTexts, traceText } from "./batch-body.js";
+import { type EncodedRun, encodeRun, INITIAL_SPAN_BYTES, type PreparedTrace, recoverTraceTexts, traceText } from "./batch-body.js";
 import { forgetJsonText } from "./json-text.js";
-import { applyTestCase, fillRequired, NO_SPANS, shapeTraceValue, type SomeSpanLists, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
+import { JsonBytes } from "./json-bytes.js";
+import { writeUpdate } from "./wire-bytes.js";
+import { applyTestCase, fillRequired, HEAD, NO_SPANS, shapeTraceValue, type SomeSpanLists, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
 
 /** Counters of what the exporter did; all monotonic except the gauges `queued`, `inFlight`. */
 export interface ExporterStats {
@@ -126,6 +128,8 @@ export class TraceExporter {
   private carry: PreparedTrace | undefined;
   /** Bytes a span takes in a body, as measured lately: batches are taken by this estimate (batch-body.ts). */
   private readonly spanBytes = { value: INITIAL_SPAN_BYTES };
+  /** Where bodies are written (one at a time: each is copied out before anything awaits). */
+  private readonly writer = new JsonBytes();
   /**
    * Queued spans that make a batch worth sending before the interval: half a request's most
    * (measured in bench/: the spans of a batch in flight are fewer, and younger, when collected).
@@ -541,10 +545,8 @@ export class TraceExporter {
     const spanCount = spans.length;
     rec.spans = [];
     const wire: WireTrace = {
-      uuid: rec.uuid,
+      [HEAD]: { traceId: rec.traceId, start: root.startTime, end: endTime },
       name: f.name ?? rootWire?.name ?? root.name,
-      startTime: hrTimeToIso(root.startTime),
-      endTime: hrTimeToIso(endTime),
       status: root.status.code === 2 ? "ERRORED" : "SUCCESS",
       environment: f.environment ?? this.options.environment,
       baseSpans: lists.baseSpans ?? NO_SPANS,
@@ -596,16 +598,29 @@ export class TraceExporter {
     // As many requests as it takes to stay within maxRequestBytes (one, as a rule), one after
     // the other, each body made just before it goes.
     const secrets = [this.options.apiKey, batch[0]?.rec.apiKey];
+    const failed: EncodedRun["failed"] = [];
     for (let from = 0; from < batch.length; ) {
       const run = encodeRun(batch, from, {
         maxBytes: this.options.batch.maxRequestBytes,
         secrets,
         spanBytes: this.spanBytes,
         deadline: performance.now() + BATCH_BUILD_BUDGET_MILLIS,
+        writer: this.writer,
       });
-      const part = from === 0 && run.to === batch.length ? batch : batch.slice(from, run.to);
+      let part = from === 0 && run.to === batch.length ? batch : batch.slice(from, run.to);
       from = run.to;
+      if (run.failed.length > 0) {
+        failed.push(...run.failed);
+        part = part.filter((p) => !run.failed.some((f) => f.p === p));
+        if (part.length === 0) continue;
+      }
       await this.postBatch(part, run.body, maybeStored);
+    }
+    if (failed.length > 0) {
+      // Given up as a refused request's traces are: after this turn, so that a flush() called
+      // right after the span end that made the batch still waits for them, and reports them.
+      await undefined;
+      for (const { p, err } of failed) this.lose([p], err);
     }
     // On the next turn: p-queue counts this task as running until it has returned, so pumping
     // from here would see no free slot (and with concurrency 1, stall for good).
@@ -640,7 +655,7 @@ export class TraceExporter {
 
   /** One trace in the single-trace form of `POST /v1/traces`. */
   private async sendSingle(p: PreparedTrace, maybeStored: boolean): Promise<void> {
-    const outcome = await this.send("POST", "/v1/traces", traceText(p, [this.options.apiKey, p.rec.apiKey]), p.rec.apiKey);
+    const outcome = await this.send("POST", "/v1/traces", traceText(p, [this.options.apiKey, p.rec.apiKey], this.writer), p.rec.apiKey);
     if (outcome.ok || (outcome.status === 409 && (maybeStored || outcome.attempts > 1))) {
       this.counters.tracesDelivered++;
       this.delivered(p);
@@ -716,7 +731,10 @@ export class TraceExporter {
         continue;
       }
       const path = `/v1/traces/${encodeURIComponent(rec.uuid)}`;
-      const json = redact(JSON.stringify(body), [this.options.apiKey, rec.apiKey]);
+      const w = this.writer;
+      w.reset();
+      writeUpdate(w, body);
+      const json = redact(w.text(), [this.options.apiKey, rec.apiKey]);
       const outcome = await this.unknownTrace.put(rec, () => this.requests.add(() => this.send("PUT", path, json, rec.apiKey)));
       if (!outcome.ok && outcome.status !== undefined && putRefusals.has(outcome.status)) {
         const first = this.putSupported;

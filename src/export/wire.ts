@@ -1,5 +1,5 @@
 import { applyScopedWireDefaults } from "../tracing/scoped-defaults.js";
-import { SpanStatusCode } from "@opentelemetry/api";
+import { type HrTime, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanType } from "../tracing/fields.js";
 import { type JsonValue, toJsonValue } from "../tracing/serialize.js";
@@ -12,20 +12,40 @@ import { interpret } from "../semconv/interpret.js";
 import { providerName } from "../semconv/providers.js";
 import { llmInputMessages } from "./llm-input.js";
 import { forgetLogs } from "../semconv/log-records.js";
-import { hrTimeToIso } from "../tracing/time.js";
-import { spanUuid } from "./ids.js";
 import { jsonText } from "./json-text.js";
 
-/** A span as `POST /v1/traces` carries it (spec 2.5, wire-format "Span"). */
+/**
+ * Where the uuids and times of a wire span or trace come from: they are written into the body
+ * straight from these (wire-bytes.ts), never made as strings.
+ */
+export const HEAD: unique symbol = Symbol("evaltrace.wireHead");
+
+/** A span's ids and times: its `uuid`, `parentUuid`, `startTime` and `endTime` on the wire. */
+export interface SpanHead {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentId: string | undefined;
+  readonly start: HrTime;
+  readonly end: HrTime;
+}
+
+/** A trace's id and times: its `uuid`, `startTime` and `endTime` on the wire. */
+export interface TraceHead {
+  readonly traceId: string;
+  readonly start: HrTime;
+  readonly end: HrTime;
+}
+
+/**
+ * A span as `POST /v1/traces` carries it (spec 2.5, wire-format "Span"), but for `uuid`,
+ * `parentUuid`, `startTime` and `endTime`, which its {@link HEAD} gives.
+ */
 export interface WireSpan {
-  uuid: string;
+  [HEAD]: SpanHead;
   name: string;
   type: SpanType;
   status: "SUCCESS" | "ERRORED";
   error?: string;
-  startTime: string;
-  endTime: string;
-  parentUuid?: string;
   input?: JsonValue;
   output?: JsonValue;
   metadata?: { [key: string]: JsonValue };
@@ -43,11 +63,9 @@ export const spanListKeys = {
 
 export type SpanListKey = (typeof spanListKeys)[SpanType];
 
-/** A trace as `POST /v1/traces` carries it. */
+/** A trace as `POST /v1/traces` carries it, but for `uuid`, `startTime` and `endTime` ({@link HEAD}). */
 export type WireTrace = {
-  uuid: string;
-  startTime: string;
-  endTime: string;
+  [HEAD]: TraceHead;
   status: "SUCCESS" | "ERRORED";
   name?: string;
   input?: JsonValue;
@@ -85,16 +103,12 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
   const type: SpanType = data?.type ?? getForeignType(span) ?? mapped?.type ?? "base";
   const errored = span.status.code === SpanStatusCode.ERROR;
   const wire: WireSpan = {
-    uuid: spanUuid(ctx.traceId, ctx.spanId),
+    [HEAD]: { traceId: ctx.traceId, spanId: ctx.spanId, parentId: parentSpanIdOf(span), start: span.startTime, end: span.endTime },
     name: truncateString(typeof span.name === "string" ? span.name : String(span.name), MAX_NAME_CHARS),
     type,
     status: errored ? "ERRORED" : "SUCCESS",
-    startTime: hrTimeToIso(span.startTime),
-    endTime: hrTimeToIso(span.endTime),
   };
   if (errored) wire.error = errorText(span.status.message);
-  const parentId = parentSpanIdOf(span);
-  if (parentId) wire.parentUuid = spanUuid(ctx.traceId, parentId);
   if (data) {
     if (data.input !== undefined) {
       wire.input = type === "llm" ? (llmInputMessages(data.input, data.inputPinned ? 1 : (data.argumentCount ?? 1)) as unknown as JsonValue) : shapeValue(type, data.input);

@@ -1,0 +1,210 @@
+import type { HrTime } from "@opentelemetry/api";
+import { hrTimeToIso } from "../tracing/time.js";
+import { spanUuid, traceUuid } from "./ids.js";
+
+/**
+ * A growable byte buffer that JSON is written into as UTF-8, the way `JSON.stringify` writes it.
+ * Uuids and times go in as bytes straight from the hex ids and the `[seconds, nanos]` times: no
+ * string is made for them (on the export path those strings, and `JSON.stringify` copying them,
+ * cost more than the rest of a span's JSON). Anything unusual goes through the string formatters
+ * and `JSON.stringify`, so the text is always theirs.
+ */
+export class JsonBytes {
+  private buf: Uint8Array;
+  /** Bytes written so far. */
+  pos = 0;
+  private second = Number.NaN;
+  private secondText: Uint8Array = new Uint8Array(0);
+
+  constructor(private readonly initialBytes = 64 * 1024) {
+    this.buf = alloc(initialBytes);
+  }
+
+  /** Starts over (the buffer is kept, unless a large body grew it past {@link KEPT_BYTES}). */
+  reset(): void {
+    this.pos = 0;
+    if (this.buf.length > KEPT_BYTES) this.buf = alloc(this.initialBytes);
+  }
+
+  /** A copy of `[from, to)` of what was written. */
+  copy(from = 0, to = this.pos): Uint8Array {
+    const out = alloc(to - from);
+    out.set(this.buf.subarray(from, to));
+    return out;
+  }
+
+  /** `[from, to)` of what was written, as text. */
+  text(from = 0, to = this.pos): string {
+    return decoder.decode(this.buf.subarray(from, to));
+  }
+
+  /** Whether `needle`'s UTF-8 occurs in `[from, pos)`. */
+  includes(needle: string, from = 0): boolean {
+    const buf = this.buf;
+    if (isBuffer(buf)) return buf.subarray(0, this.pos).indexOf(needle, from, "utf8") >= 0;
+    return this.text(from).includes(needle);
+  }
+
+  /** One byte (ASCII). */
+  byte(c: number): void {
+    if (this.pos >= this.buf.length) this.grow(1);
+    this.buf[this.pos++] = c;
+  }
+
+  /** Bytes as they are (ASCII made with {@link ascii}). */
+  raw(bytes: Uint8Array): void {
+    if (this.pos + bytes.length > this.buf.length) this.grow(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
+  /** A string's JSON. */
+  string(s: string): void {
+    const n = s.length;
+    if (n <= SHORT_CHARS) {
+      // Most strings are short ASCII needing no escape: written char by char, quoted.
+      if (this.pos + n + 2 > this.buf.length) this.grow(n + 2);
+      const buf = this.buf;
+      let p = this.pos;
+      buf[p++] = 0x22;
+      for (let i = 0; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c < 0x20 || c >= 0x80 || c === 0x22 || c === 0x5c) {
+          this.json(JSON.stringify(s));
+          return;
+        }
+        buf[p++] = c;
+      }
+      buf[p++] = 0x22;
+      this.pos = p;
+      return;
+    }
+    this.json(ESCAPED.test(s) ? JSON.stringify(s) : `"${s}"`);
+  }
+
+  /** Any value's JSON; false (nothing written) where JSON leaves the value out (undefined, functions). */
+  value(v: unknown): boolean {
+    if (typeof v === "string") {
+      this.string(v);
+      return true;
+    }
+    const json = JSON.stringify(v) as string | undefined;
+    if (json === undefined) return false;
+    this.json(json);
+    return true;
+  }
+
+  /** JSON text as it is (UTF-8 encoded). */
+  json(text: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit; a large text is measured instead.
+    const most = text.length <= MEASURE_ABOVE_CHARS ? text.length * 3 : utf8Length(text);
+    if (this.pos + most > this.buf.length) this.grow(most);
+    this.pos += writeUtf8(this.buf, text, this.pos);
+  }
+
+  /** The service uuid of a trace (`spanId` undefined) or of a span, quoted. */
+  uuid(traceId: string, spanId?: string): void {
+    const plain = traceId.length === 32 && (spanId === undefined || (spanId.length === 16 && !traceId.endsWith(spanId)));
+    if (!plain || !this.uuidBytes(traceId, spanId)) this.string(spanId === undefined ? traceUuid(traceId) : spanUuid(traceId, spanId));
+  }
+
+  /** An ISO 8601 time with microseconds, quoted, as {@link hrTimeToIso} writes it. */
+  time(time: HrTime): void {
+    const [seconds, nanos] = time;
+    const micros = Math.floor(nanos / 1000);
+    if (!(micros >= 0 && micros < 1_000_000)) {
+      this.string(hrTimeToIso(time));
+      return;
+    }
+    if (seconds !== this.second) {
+      const prefix = hrTimeToIso([seconds, 0]).slice(0, -8);
+      this.secondText = ascii(prefix);
+      this.second = seconds;
+    }
+    const head = this.secondText;
+    if (this.pos + head.length + 10 > this.buf.length) this.grow(head.length + 10);
+    const buf = this.buf;
+    let p = this.pos;
+    buf[p++] = 0x22;
+    buf.set(head, p);
+    p += head.length;
+    buf[p++] = 0x2e; // .
+    let rest = micros;
+    for (let d = p + 5; d >= p; d--) {
+      buf[d] = 0x30 + (rest % 10);
+      rest = Math.floor(rest / 10);
+    }
+    p += 6;
+    buf[p++] = 0x5a; // Z
+    buf[p++] = 0x22;
+    this.pos = p;
+  }
+
+  /** 8-4-4-4-12 from the hex digits; false (nothing written) if a digit would need escaping. */
+  private uuidBytes(traceId: string, spanId: string | undefined): boolean {
+    if (this.pos + 38 > this.buf.length) this.grow(38);
+    const buf = this.buf;
+    const start = this.pos;
+    let p = start;
+    let bad = 0;
+    buf[p++] = 0x22;
+    const last = spanId ?? traceId;
+    const from = spanId === undefined ? 16 : 0;
+    for (let i = 0; i < 32; i++) {
+      if (i === 8 || i === 12 || i === 16 || i === 20) buf[p++] = 0x2d; // -
+      const c = i < 16 ? traceId.charCodeAt(i) : last.charCodeAt(i - 16 + from);
+      bad |= c < 0x20 || c >= 0x80 || c === 0x22 || c === 0x5c ? 1 : 0;
+      buf[p++] = c;
+    }
+    buf[p++] = 0x22;
+    if (bad) return false;
+    this.pos = p;
+    return true;
+  }
+
+  private grow(needed: number): void {
+    const next = alloc(Math.max(this.buf.length * 2, this.pos + needed));
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+  }
+}
+
+/** ASCII text as bytes (for the fixed pieces of JSON written with {@link JsonBytes.raw}). */
+export function ascii(text: string): Uint8Array {
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
+}
+
+/** Strings up to this long are written char by char. */
+const SHORT_CHARS = 256;
+/** Above this, a text's UTF-8 length is measured before it is written (not assumed 3x). */
+const MEASURE_ABOVE_CHARS = 64 * 1024;
+/** A buffer grown past this by a large body is let go afterwards. */
+const KEPT_BYTES = 1024 * 1024;
+
+/** Characters `JSON.stringify` escapes: quote, backslash, controls, surrogates (lone ones). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it looks for.
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
+
+function alloc(bytes: number): Uint8Array {
+  return NodeBuffer ? NodeBuffer.allocUnsafeSlow(bytes) : new Uint8Array(bytes);
+}
+
+/** Whether the buffer is a Node `Buffer` (it is, wherever there is one: {@link alloc}). */
+function isBuffer(buf: Uint8Array): buf is Buffer {
+  return NodeBuffer !== undefined && buf instanceof NodeBuffer;
+}
+
+function utf8Length(text: string): number {
+  return NodeBuffer ? NodeBuffer.byteLength(text, "utf8") : encoder.encode(text).length;
+}
+
+function writeUtf8(buf: Uint8Array, text: string, at: number): number {
+  if (isBuffer(buf)) return buf.write(text, at, "utf8");
+  return encoder.encodeInto(text, buf.subarray(at)).written;
+}

@@ -1,0 +1,202 @@
+import fc from "fast-check";
+import { describe, expect, it, vi } from "vitest";
+import { spanUuid, traceUuid } from "../../src/export/ids.js";
+import { JsonBytes } from "../../src/export/json-bytes.js";
+import { HEAD, type WireSpan, type WireTrace } from "../../src/export/wire.js";
+import { writeTrace, writeUpdate } from "../../src/export/wire-bytes.js";
+import { hrTimeToIso } from "../../src/tracing/time.js";
+
+// The body is written as bytes, uuids and times straight from the ids and times: every byte must
+// be what JSON.stringify writes of the strings the formatters make (the text sent before).
+
+const hex = (n: number) => fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: n, maxLength: n });
+const text = fc.oneof(
+  fc.string(),
+  fc.string({ unit: "binary" }),
+  fc.string({ unit: "binary", minLength: 250, maxLength: 300 }),
+  fc.constantFrom("", '"', "\\", "\u0000", "\u001f", "\u007f", "é", "\ud800", "\udc00x", "😀", "a\u2028b", "x".repeat(70_000), `${"é".repeat(30_000)}\ud800`),
+);
+
+function written(write: (w: JsonBytes) => void, w = new JsonBytes(16)): string {
+  w.reset();
+  write(w);
+  return w.text();
+}
+
+describe("JsonBytes: JSON.stringify's bytes", () => {
+  it("strings of any kind, short and long", () => {
+    fc.assert(fc.property(text, (s) => {
+        expect(written((w) => w.string(s))).toBe(JSON.stringify(s));
+      }));
+  });
+
+  it("any value; nothing for what JSON leaves out", () => {
+    fc.assert(fc.property(fc.anything({ withBoxedValues: true, withNullPrototype: true }), (v) => {
+        expect(written((w) => w.value(v))).toBe(JSON.stringify(v) ?? "");
+      }));
+    for (const v of [undefined, () => 1, Symbol("s")]) expect(written((w) => expect(w.value(v)).toBe(false))).toBe("");
+  });
+
+  it("uuids of traces and spans, whatever the ids (the formatters' text)", () => {
+    const ids = fc.oneof(hex(32), hex(16), hex(31), fc.string(), fc.constantFrom("", '"'.repeat(32), "é".repeat(32)));
+    fc.assert(
+      fc.property(hex(32), hex(16), (t, s) => {
+        expect(written((w) => w.uuid(t))).toBe(JSON.stringify(traceUuid(t)));
+        expect(written((w) => w.uuid(t, s))).toBe(JSON.stringify(spanUuid(t, s)));
+        // A span id equal to the trace id's last 16 digits: inverted, never the trace's uuid.
+        expect(written((w) => w.uuid(t, t.slice(16)))).toBe(JSON.stringify(spanUuid(t, t.slice(16))));
+      }),
+    );
+    fc.assert(
+      fc.property(ids, ids, (t, s) => {
+        expect(written((w) => w.uuid(t))).toBe(JSON.stringify(traceUuid(t)));
+        expect(written((w) => w.uuid(t, s))).toBe(JSON.stringify(spanUuid(t, s)));
+      }),
+    );
+  });
+
+  it("times, one writer across many seconds (the formatter's text); what the formatter cannot format throws as it does", () => {
+    const w = new JsonBytes(16);
+    const times = fc.tuple(fc.oneof(fc.integer({ min: 0, max: 4_102_444_800 }), fc.constantFrom(0, 1_790_000_000, 8_640_000_000_000)), fc.oneof(fc.integer({ min: 0, max: 999_999_999 }), fc.constantFrom(0, 999, 1000, 99_999_999, 100_000_000)));
+    fc.assert(fc.property(times, (t) => {
+        expect(written((x) => x.time(t), w)).toBe(JSON.stringify(hrTimeToIso(t)));
+      }), { numRuns: 500 });
+    for (const t of [[1_790_000_000, 1_000_000_000], [1_790_000_000, -1], [-1, 5_000]] as [number, number][]) {
+      expect(written((x) => x.time(t), w)).toBe(JSON.stringify(hrTimeToIso(t)));
+    }
+    expect(() => hrTimeToIso([Number.NaN, 0])).toThrow(RangeError);
+    expect(() => w.time([Number.NaN, 0])).toThrow(RangeError);
+  });
+
+  it("the same without Buffer (edge runtimes): a Uint8Array and TextEncoder", async () => {
+    vi.resetModules();
+    vi.stubGlobal("Buffer", undefined);
+    try {
+      const { JsonBytes: Edge } = await import("../../src/export/json-bytes.js");
+      const w = new Edge(16);
+      fc.assert(fc.property(text, fc.jsonValue(), (s, v) => {
+        const both = (x: JsonBytes) => {
+            x.string(s);
+            x.value(v);
+          };
+          expect(written(both, w as unknown as JsonBytes)).toBe(JSON.stringify(s) + JSON.stringify(v));
+      }));
+      w.reset();
+      w.string("a key svc_local_proj_SECRET inside");
+      expect(w.includes("svc_local_proj_SECRET")).toBe(true);
+      expect(w.includes("svc_local_proj_OTHER")).toBe(false);
+      expect(w.copy()).toBeInstanceOf(Uint8Array);
+    } finally {
+      vi.unstubAllGlobals();
+      vi.resetModules();
+    }
+  });
+
+  it("finds a secret only in what was written (not in what an earlier, longer body left)", () => {
+    const w = new JsonBytes(16);
+    w.string(`${"x".repeat(100)}the SECRET_KEY_1234`);
+    expect(w.includes("SECRET_KEY_1234")).toBe(true);
+    w.reset();
+    w.string("short");
+    expect(w.includes("SECRET_KEY_1234")).toBe(false);
+  });
+});
+
+/** The wire span with its head as strings, in the order the exporter's objects had them. */
+function spanWithStrings(s: WireSpan): Record<string, unknown> {
+  const h = s[HEAD];
+  const { name, type, status, error, ...rest } = s;
+  return {
+    uuid: spanUuid(h.traceId, h.spanId),
+    name,
+    type,
+    status,
+    startTime: hrTimeToIso(h.start),
+    endTime: hrTimeToIso(h.end),
+    ...(error !== undefined ? { error } : {}),
+    ...(h.parentId ? { parentUuid: spanUuid(h.traceId, h.parentId) } : {}),
+    ...("input" in rest ? { input: rest.input } : {}),
+    ...("output" in rest ? { output: rest.output } : {}),
+    ...rest,
+  };
+}
+
+const time = fc.tuple(fc.integer({ min: 1_700_000_000, max: 1_800_000_000 }), fc.integer({ min: 0, max: 999_999_999 }));
+const spanArb = (traceId: string) =>
+  fc
+    .record(
+      {
+        spanId: hex(16),
+        parentId: fc.option(hex(16), { nil: undefined }),
+        start: time,
+        end: time,
+        name: text,
+        type: fc.constantFrom("base", "llm", "retriever", "agent", "tool"),
+        status: fc.constantFrom("SUCCESS", "ERRORED"),
+        error: fc.option(text, { nil: undefined }),
+        input: fc.option(fc.jsonValue(), { nil: undefined }),
+        output: fc.option(fc.jsonValue(), { nil: undefined }),
+        extra: fc.dictionary(fc.constantFrom("model", "metadata", "toolsCalled", "inputTokenCount", "provider", "é key", '"quoted"'), fc.jsonValue()),
+      },
+      { requiredKeys: ["spanId", "start", "end", "name", "type", "status", "extra"] },
+    )
+    .map(({ spanId, parentId, start, end, extra, ...fields }) => {
+      const s = { [HEAD]: { traceId, spanId, parentId, start, end }, ...fields, ...extra } as unknown as WireSpan;
+      for (const k of Object.keys(s)) if ((s as Record<string, unknown>)[k] === undefined) delete (s as Record<string, unknown>)[k];
+      return s;
+    });
+
+const traceArb = hex(32).chain((traceId) =>
+  fc.record({
+    traceId: fc.constant(traceId),
+    start: time,
+    end: time,
+    name: text,
+    status: fc.constantFrom("SUCCESS", "ERRORED"),
+    environment: text,
+    baseSpans: fc.array(spanArb(traceId), { maxLength: 3 }),
+    llmSpans: fc.array(spanArb(traceId), { maxLength: 2 }),
+    toolSpans: fc.array(spanArb(traceId), { maxLength: 2 }),
+    input: fc.option(text, { nil: undefined }),
+    rest: fc.dictionary(fc.constantFrom("tags", "metadata", "threadId", "userId", "llmTestCase"), fc.jsonValue()),
+  }),
+);
+
+describe("writeTrace and writeUpdate: the text JSON.stringify made of the wire objects", () => {
+  it("any trace", () => {
+    const w = new JsonBytes(64);
+    fc.assert(
+      fc.property(traceArb, (t) => {
+        const lists = { baseSpans: t.baseSpans, llmSpans: t.llmSpans, retrieverSpans: [], agentSpans: [], toolSpans: t.toolSpans };
+        const wire = { [HEAD]: { traceId: t.traceId, start: t.start, end: t.end }, name: t.name, status: t.status, environment: t.environment, ...lists, ...(t.input !== undefined ? { input: t.input } : {}), ...t.rest } as unknown as WireTrace;
+        const expected = {
+          uuid: traceUuid(t.traceId),
+          name: t.name,
+          startTime: hrTimeToIso(t.start),
+          endTime: hrTimeToIso(t.end),
+          status: t.status,
+          environment: t.environment,
+          baseSpans: t.baseSpans.map(spanWithStrings),
+          llmSpans: t.llmSpans.map(spanWithStrings),
+          retrieverSpans: [],
+          agentSpans: [],
+          toolSpans: t.toolSpans.map(spanWithStrings),
+          ...(t.input !== undefined ? { input: t.input } : {}),
+          ...t.rest,
+        };
+        expect(written((x) => writeTrace(x, wire), w)).toBe(JSON.stringify(expected));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a late update's body", () => {
+    fc.assert(
+      fc.property(hex(32).chain((id) => fc.tuple(fc.array(spanArb(id), { maxLength: 3 }), fc.option(text, { nil: undefined }), fc.jsonValue())), ([spans, output, metadata]) => {
+        const body = { llmSpans: spans, endTime: "2026-01-02T03:04:05.000006Z", output, metadata, tags: ["a", '"b"'] };
+        const expected = { llmSpans: spans.map(spanWithStrings), endTime: body.endTime, output, metadata, tags: body.tags };
+        expect(written((x) => writeUpdate(x, body))).toBe(JSON.stringify(expected));
+      }),
+    );
+  });
+});
