@@ -1,3 +1,4 @@
+import type { HrTime } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import PQueue from "p-queue";
 import type { Clock, TimerHandle } from "../clock.js";
@@ -15,7 +16,7 @@ import { type EncodedRun, encodeRun, INITIAL_SPAN_BYTES, type PreparedTrace, rec
 import { forgetJsonText } from "./json-text.js";
 import { JsonBytes } from "./json-bytes.js";
 import { writeUpdate } from "./wire-bytes.js";
-import { applyTestCase, fillRequired, HEAD, NO_SPANS, shapeTraceValue, type SomeSpanLists, spanListKeys, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
+import { applyTestCase, fillRequired, HEAD, NO_SPANS, shapeTraceValue, spanListKeys, type TraceHead, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
 
 /** Counters of what the exporter did; all monotonic except the gauges `queued`, `inFlight`. */
 export interface ExporterStats {
@@ -524,37 +525,42 @@ export class TraceExporter {
     // count goes into its metadata, which then must exist.
     const f = rec.droppedSpans > 0 ? rec.fields : readFields(rec);
     const rootData = getSpanData(root);
-    const lists: SomeSpanLists = {};
+    // Every field the trace always has is made here, the lists empty: filling them in below
+    // neither reshapes the object nor makes a separate object of lists.
+    const wire: WireTrace = {
+      [HEAD]: NO_HEAD,
+      name: f.name ?? root.name,
+      status: root.status.code === 2 ? "ERRORED" : "SUCCESS",
+      environment: f.environment ?? this.options.environment,
+      baseSpans: NO_SPANS,
+      llmSpans: NO_SPANS,
+      retrieverSpans: NO_SPANS,
+      agentSpans: NO_SPANS,
+      toolSpans: NO_SPANS,
+      input: undefined,
+      output: undefined,
+    };
     let endTime = root.endTime;
     let rootWire: WireSpan | undefined;
     resolveParents(rec, rec.spans);
     const spans = rec.open > 0 ? holdBack(rec, rec.spans) : rec.spans;
     for (let i = 0; i < spans.length; i++) {
       const span = spans[i]!;
-      const wire = toWireSpan(span);
-      this.fillRequired(wire);
-      if (isUnfinished(span)) markUnfinished(wire);
-      if (span === root) rootWire = wire;
+      const spanWire = toWireSpan(span);
+      this.fillRequired(spanWire);
+      if (isUnfinished(span)) markUnfinished(spanWire);
+      if (span === root) rootWire = spanWire;
       // A list of exactly one for the first span of a type (push would make room for 17).
-      const key = spanListKeys[wire.type];
-      const list = lists[key];
-      if (list) list.push(wire);
-      else lists[key] = [wire];
+      const key = spanListKeys[spanWire.type];
+      const list = wire[key];
+      if (list === NO_SPANS) wire[key] = [spanWire];
+      else list.push(spanWire);
       if (isLater(span.endTime, endTime)) endTime = span.endTime;
     }
     const spanCount = spans.length;
     rec.spans = [];
-    const wire: WireTrace = {
-      [HEAD]: { traceId: rec.traceId, start: root.startTime, end: endTime },
-      name: f.name ?? rootWire?.name ?? root.name,
-      status: root.status.code === 2 ? "ERRORED" : "SUCCESS",
-      environment: f.environment ?? this.options.environment,
-      baseSpans: lists.baseSpans ?? NO_SPANS,
-      llmSpans: lists.llmSpans ?? NO_SPANS,
-      retrieverSpans: lists.retrieverSpans ?? NO_SPANS,
-      agentSpans: lists.agentSpans ?? NO_SPANS,
-      toolSpans: lists.toolSpans ?? NO_SPANS,
-    };
+    wire[HEAD] = { traceId: rec.traceId, start: root.startTime, end: endTime };
+    if (f.name === undefined && rootWire) wire.name = rootWire.name;
     // Spans of other instrumentations carry no span data: their mapped fields stand in.
     const input = f.input ?? rootData?.input ?? rootWire?.input;
     const output = f.output ?? rootData?.output ?? rootWire?.output;
@@ -833,6 +839,9 @@ function hasOwnKeys(obj: object): boolean {
   for (const key in obj) if (Object.hasOwn(obj, key)) return true;
   return false;
 }
+
+/** A trace's head until its spans are read (replaced before it is written). */
+const NO_HEAD: TraceHead = Object.freeze({ traceId: "", start: [0, 0] as HrTime, end: [0, 0] as HrTime });
 
 function markUnfinished(wire: WireSpan): void {
   wire.metadata = { ...wire.metadata, [UNFINISHED_SPAN_KEY]: true };

@@ -15,6 +15,7 @@ import {
 import { type InstrumentationScope, isAttributeValue, isTimeInput, millisToHrTime, sanitizeAttributes } from "@opentelemetry/core";
 import { emptyResource, type Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
+import { SPAN_DATA, SPAN_OWNER, type SpanData } from "./span-data.js";
 import { preciseNow } from "./time.js";
 
 /** What hears of an observed span's start and end: the runtime's trace assembler. */
@@ -26,6 +27,8 @@ const SCOPE: InstrumentationScope = Object.freeze({ name: "evaltrace" });
 const RESOURCE: Resource = emptyResource();
 const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[];
 const NO_EVENTS: TimedEvent[] = Object.freeze([]) as unknown as TimedEvent[];
+/** `endTime` until the span ends (the SDK's too is `[0, 0]`). */
+const NOT_ENDED: HrTime = Object.freeze([0, 0]) as unknown as HrTime;
 const UNSET: SpanStatus = Object.freeze({ code: SpanStatusCode.UNSET });
 /** The SDK's default span limits: what an app writes to our span in a loop stays bounded (events drop the oldest). */
 const MAX_ATTRIBUTES = 128;
@@ -42,17 +45,35 @@ const MAX_LINKS = 128;
  * `recordException` and `end` behave as on the SDK's span.
  */
 export class ObservedSpan implements Span, ReadableSpan {
-  readonly kind = SpanKind.INTERNAL;
-  readonly resource = RESOURCE;
-  readonly instrumentationScope = SCOPE;
-  readonly droppedAttributesCount = 0;
-  readonly droppedEventsCount = 0;
-  readonly droppedLinksCount = 0;
-  endTime: HrTime = [0, 0];
+  endTime: HrTime = NOT_ENDED;
   ended = false;
   status: SpanStatus = UNSET;
   links: Link[] = NO_LINKS;
   events: TimedEvent[] = NO_EVENTS;
+  // Set on every span of ours right after it starts (span-data.ts): declared here, so that
+  // setting them neither reshapes the span nor allocates room for them.
+  [SPAN_DATA]: SpanData | undefined = undefined;
+  [SPAN_OWNER]: object | undefined = undefined;
+
+  // What is the same for every span of ours is read from the prototype, not stored in each.
+  get kind(): SpanKind {
+    return SpanKind.INTERNAL;
+  }
+  get resource(): Resource {
+    return RESOURCE;
+  }
+  get instrumentationScope(): InstrumentationScope {
+    return SCOPE;
+  }
+  get droppedAttributesCount(): number {
+    return 0;
+  }
+  get droppedEventsCount(): number {
+    return 0;
+  }
+  get droppedLinksCount(): number {
+    return 0;
+  }
 
   constructor(
     public name: string,

@@ -25,17 +25,17 @@ export interface SpanData {
 
 // A symbol-keyed property on the span itself: cheaper than a WeakMap, and gone with the span.
 // Symbol.for: the ESM and CommonJS copies of the package must read what the other wrote.
-const DATA = Symbol.for("evaltrace.spanData");
+export const SPAN_DATA: unique symbol = Symbol.for("evaltrace.spanData") as typeof SPAN_DATA;
 
 /** Attribute that marks our spans and carries their type for any other OTel exporter. */
 export const SPAN_TYPE_ATTRIBUTE = "evaltrace.span.type";
 
 export function setSpanData(span: Span | object, data: SpanData): void {
-  (span as { [DATA]?: SpanData })[DATA] = data;
+  (span as { [SPAN_DATA]?: SpanData })[SPAN_DATA] = data;
 }
 
 export function getSpanData(span: Span | object): SpanData | undefined {
-  return (span as { [DATA]?: SpanData })[DATA];
+  return (span as { [SPAN_DATA]?: SpanData })[SPAN_DATA];
 }
 
 const PARENT = Symbol.for("evaltrace.parentOverride");
@@ -71,19 +71,19 @@ export function getForeignEvaluation(span: object): ForeignEvaluation | undefine
   return (span as { [EVAL]?: ForeignEvaluation })[EVAL];
 }
 
-const OWNER = Symbol.for("evaltrace.owner");
+export const SPAN_OWNER: unique symbol = Symbol.for("evaltrace.owner") as typeof SPAN_OWNER;
 
 /**
  * Marks the runtime that records a span: its descendants go to the same runtime, even after a
  * `configure()` replaced it, so that a running trace is never split between two.
  */
 export function setOwner(span: object, owner: object): void {
-  (span as { [OWNER]?: object })[OWNER] = owner;
+  (span as { [SPAN_OWNER]?: object })[SPAN_OWNER] = owner;
 }
 
 /** The runtime that records a span, when it is one of ours. */
 export function ownerOf(span: object): object | undefined {
-  return (span as { [OWNER]?: object })[OWNER];
+  return (span as { [SPAN_OWNER]?: object })[SPAN_OWNER];
 }
 
 const DECISION = Symbol.for("evaltrace.foreignType");
