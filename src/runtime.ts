@@ -9,7 +9,7 @@ import { installExitHooks } from "./lifecycle/exit-hooks.js";
 import { type Logger, safeLogger } from "./logger.js";
 import { registry } from "./registry.js";
 import type { ObservedSpan } from "./tracing/observed-span.js";
-import { type SpanSource, startObservedSpan } from "./tracing/observed-tracer.js";
+import { type ParentSpan, type SpanSource, startObservedSpan } from "./tracing/observed-tracer.js";
 import { ownerOf } from "./tracing/span-data.js";
 
 /** Counters of the whole SDK: the exporter's plus what was dropped before export. */
@@ -66,7 +66,7 @@ export class Runtime {
     exporter.release = (rec) => this.assembler.release(rec);
     const assembler = this.assembler;
     this.spans = {
-      onStart: (span: ObservedSpan, parentContext: Context) => assembler.onStart(span, parentContext),
+      onStart: (span: ObservedSpan, parentContext: Context, parent: ParentSpan) => assembler.onStart(span, parentContext, parent),
       onEnd: (span: ReadableSpan) => assembler.onEnd(span),
       // A root is kept with probability sampleRate, and only while the assembler can hold another trace.
       admitRoot: () => !this.isShutdown && (options.sampleRate >= 1 || Math.random() < options.sampleRate) && assembler.admitNewTrace(),
@@ -78,8 +78,8 @@ export class Runtime {
    * Opens one of our spans under the span of `parentContext` (children follow their parent's
    * sampling). Our spans go through no OpenTelemetry provider: only this runtime's assembler sees them.
    */
-  startSpan(name: string, startTime: HrTime, attributes: Attributes, parentContext: Context): Span {
-    return startObservedSpan(name, startTime, attributes, parentContext, this.spans);
+  startSpan(name: string, startTime: HrTime, attributes: Attributes, parentContext: Context, parent?: ParentSpan): Span {
+    return startObservedSpan(name, startTime, attributes, parentContext, this.spans, parent);
   }
 
   get isShutdown(): boolean {

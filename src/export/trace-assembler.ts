@@ -6,6 +6,7 @@ import { isReportableCount, type Logger } from "../logger.js";
 import type { TraceUpdate } from "../tracing/fields.js";
 import type { JsonValue } from "../tracing/serialize.js";
 import { getSpanData, parentSpanIdOf, setParentOverride } from "../tracing/span-data.js";
+import type { ParentSpan } from "../tracing/observed-tracer.js";
 import { anchorTraceState, joinRemoteParent } from "../tracing/remote-parent.js";
 import { preciseNow } from "../tracing/time.js";
 import { joinedRemotely } from "./late-retry.js";
@@ -122,7 +123,8 @@ export class TraceAssembler implements SpanProcessor {
     return this.records.size;
   }
 
-  onStart(span: Span, parentContext: Context): void {
+  /** A span started (under `parent`, by default the span of `parentContext`: see ParentSpan). */
+  onStart(span: Span, parentContext: Context, parentSpan?: ParentSpan): void {
     const { traceId } = span.spanContext();
     if (this.discardedIds.has(traceId)) return;
     // Our own spans name themselves in what is propagated; a span under a remote evaltrace
@@ -130,7 +132,7 @@ export class TraceAssembler implements SpanProcessor {
     if (span.instrumentationScope.name === "evaltrace") anchorTraceState(span);
     const remote = span.parentSpanContext?.isRemote === true && joinRemoteParent(span);
     let rec = this.records.get(traceId);
-    const parent = rec === undefined || this.dropped !== undefined ? parentOf(span, parentContext) : undefined;
+    const parent = rec === undefined || this.dropped !== undefined ? parentOf(span, parentContext, parentSpan) : undefined;
     // A child of a dropped span has nowhere to hang: dropped with it.
     if (parent && this.dropped?.has(parent)) this.dropped.add(span);
     if (!rec) {
@@ -501,8 +503,9 @@ export class TraceAssembler implements SpanProcessor {
 }
 
 /** The parent span object from the start context, when it is there. */
-function parentOf(span: Span, parentContext: Context): object | undefined {
-  return parentSpanIdOf(span) ? otelTrace.getSpan(parentContext) : undefined;
+function parentOf(span: Span, parentContext: Context, parentSpan: ParentSpan): object | undefined {
+  if (!parentSpanIdOf(span)) return undefined;
+  return parentSpan === undefined ? otelTrace.getSpan(parentContext) : (parentSpan ?? undefined);
 }
 
 /** Orders spans so that each comes after its parent when both are in the list. */

@@ -151,15 +151,14 @@ export function start(
   const active = parentContext ?? context.active();
   const shared = rt.options.otelContext === "shared" && (found ? found.shared : sharesOtelContext());
   const parent = found && found.shared === shared ? found.parent : parentFor(active, shared);
-  // A root: the active context without its span (a context with none already is that: not copied).
-  const activeSpan = trace.getSpan(active);
-  const base = parent ? (activeSpan === parent ? active : trace.setSpan(active, parent)) : activeSpan === undefined ? active : trace.deleteSpan(active);
   const spanName = truncateString(typeof name === "string" ? name : String(name), MAX_NAME_CHARS) || "anonymous";
   // Never before a parent of another instrumentation (whose clock may differ by a hair).
   const now = preciseNow();
   const parentStart = (parent as { startTime?: HrTime } | undefined)?.startTime;
   const startTime = parentStart && isLater(parentStart, now) ? parentStart : now;
-  const span = rt.startSpan(spanName, startTime, TYPE_ATTRIBUTES[type], base);
+  // The parent is given, not put in a context for the span to find (a root: none, whatever span
+  // of another instrumentation the context holds).
+  const span = rt.startSpan(spanName, startTime, TYPE_ATTRIBUTES[type], active, parent ?? null);
   const data: SpanData = { type, fields: { ...fields } };
   if (span.isRecording()) {
     if (rt.options.captureInputs && args.length > 0) {
