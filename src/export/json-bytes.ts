@@ -53,9 +53,13 @@ export class JsonBytes {
 
   /** Bytes as they are (ASCII made with {@link ascii}). */
   raw(bytes: Uint8Array): void {
-    if (this.pos + bytes.length > this.buf.length) this.grow(bytes.length);
-    this.buf.set(bytes, this.pos);
-    this.pos += bytes.length;
+    const n = bytes.length;
+    if (this.pos + n > this.buf.length) this.grow(n);
+    // Byte by byte: for the few bytes of a key, cheaper than a call of `set`.
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) buf[p++] = bytes[i]!;
+    this.pos = p;
   }
 
   /** A string's JSON. */
@@ -126,13 +130,12 @@ export class JsonBytes {
     const buf = this.buf;
     let p = this.pos;
     buf[p++] = 0x22;
-    buf.set(head, p);
-    p += head.length;
+    for (let i = 0; i < head.length; i++) buf[p++] = head[i]!;
     buf[p++] = 0x2e; // .
     let rest = micros;
     for (let d = p + 5; d >= p; d--) {
       buf[d] = 0x30 + (rest % 10);
-      rest = Math.floor(rest / 10);
+      rest = (rest / 10) | 0;
     }
     p += 6;
     buf[p++] = 0x5a; // Z
@@ -144,20 +147,21 @@ export class JsonBytes {
   private uuidBytes(traceId: string, spanId: string | undefined): boolean {
     if (this.pos + 38 > this.buf.length) this.grow(38);
     const buf = this.buf;
-    const start = this.pos;
-    let p = start;
-    let bad = 0;
-    buf[p++] = 0x22;
     const last = spanId ?? traceId;
     const from = spanId === undefined ? 16 : 0;
-    for (let i = 0; i < 32; i++) {
-      if (i === 8 || i === 12 || i === 16 || i === 20) buf[p++] = 0x2d; // -
-      const c = i < 16 ? traceId.charCodeAt(i) : last.charCodeAt(i - 16 + from);
-      bad |= c < 0x20 || c >= 0x80 || c === 0x22 || c === 0x5c ? 1 : 0;
-      buf[p++] = c;
-    }
+    let p = this.pos;
     buf[p++] = 0x22;
-    if (bad) return false;
+    p = digitsInto(buf, p, traceId, 0, 8);
+    buf[p++] = 0x2d; // -
+    p = digitsInto(buf, p, traceId, 8, 12);
+    buf[p++] = 0x2d;
+    p = digitsInto(buf, p, traceId, 12, 16);
+    buf[p++] = 0x2d;
+    p = digitsInto(buf, p, last, from, from + 4);
+    buf[p++] = 0x2d;
+    p = digitsInto(buf, p, last, from + 4, from + 16);
+    if (p < 0) return false;
+    buf[p++] = 0x22;
     this.pos = p;
     return true;
   }
@@ -167,6 +171,20 @@ export class JsonBytes {
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
   }
+}
+
+/**
+ * Copies `s[from, to)` to `buf` at `p` (each char one byte); returns where it ended, or -1 (from
+ * then on) if a char is not plain printable ASCII (it would need an escape or more bytes).
+ */
+function digitsInto(buf: Uint8Array, p: number, s: string, from: number, to: number): number {
+  if (p < 0) return p;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c >= 0x7f || c === 0x22 || c === 0x5c) return -1;
+    buf[p++] = c;
+  }
+  return p;
 }
 
 /** ASCII text as bytes (for the fixed pieces of JSON written with {@link JsonBytes.raw}). */

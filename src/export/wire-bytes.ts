@@ -1,3 +1,4 @@
+import type { HrTime } from "@opentelemetry/api";
 import { ascii, type JsonBytes } from "./json-bytes.js";
 import { HEAD, type SpanListKey, type WireSpan, type WireTrace } from "./wire.js";
 
@@ -13,10 +14,7 @@ export function writeTrace(w: JsonBytes, t: WireTrace): void {
   w.raw(OPEN_UUID);
   w.uuid(head.traceId);
   field(w, NAME, t.name);
-  w.raw(START);
-  w.time(head.start);
-  w.raw(END);
-  w.time(head.end);
+  times(w, head);
   field(w, STATUS, t.status);
   field(w, ENVIRONMENT, t.environment);
   for (let i = 0; i < LISTS.length; i++) {
@@ -68,10 +66,7 @@ function writeSpan(w: JsonBytes, s: WireSpan): void {
   field(w, NAME, s.name);
   field(w, TYPE, s.type);
   field(w, STATUS, s.status);
-  w.raw(START);
-  w.time(head.start);
-  w.raw(END);
-  w.time(head.end);
+  times(w, head);
   field(w, ERROR, s.error);
   if (head.parentId) {
     w.raw(PARENT);
@@ -81,6 +76,14 @@ function writeSpan(w: JsonBytes, s: WireSpan): void {
   field(w, OUTPUT, s.output);
   rest(w, s, SPAN_FIELDS);
   w.byte(0x7d);
+}
+
+/** `,"startTime":...,"endTime":...` */
+function times(w: JsonBytes, head: { readonly start: HrTime; readonly end: HrTime }): void {
+  w.raw(START);
+  w.time(head.start);
+  w.raw(END);
+  w.time(head.end);
 }
 
 /** `,"key":` + the value's JSON, unless JSON leaves the value out. */
