@@ -149,20 +149,19 @@ export class JsonBytes {
     const buf = this.buf;
     const last = spanId ?? traceId;
     const from = spanId === undefined ? 16 : 0;
-    let p = this.pos;
-    buf[p++] = 0x22;
-    p = digitsInto(buf, p, traceId, 0, 8);
-    buf[p++] = 0x2d; // -
-    p = digitsInto(buf, p, traceId, 8, 12);
-    buf[p++] = 0x2d;
-    p = digitsInto(buf, p, traceId, 12, 16);
-    buf[p++] = 0x2d;
-    p = digitsInto(buf, p, last, from, from + 4);
-    buf[p++] = 0x2d;
-    p = digitsInto(buf, p, last, from + 4, from + 16);
-    if (p < 0) return false;
-    buf[p++] = 0x22;
-    this.pos = p;
+    const start = this.pos;
+    buf[start] = 0x22;
+    // Written in place, dashes at 9, 14, 19 and 24; given up on the first char that is not plain.
+    const ok =
+      digitsInto(buf, start + 1, traceId, 0, 8) &&
+      digitsInto(buf, start + 10, traceId, 8, 12) &&
+      digitsInto(buf, start + 15, traceId, 12, 16) &&
+      digitsInto(buf, start + 20, last, from, from + 4) &&
+      digitsInto(buf, start + 25, last, from + 4, from + 16);
+    if (!ok) return false;
+    buf[start + 9] = buf[start + 14] = buf[start + 19] = buf[start + 24] = 0x2d; // -
+    buf[start + 37] = 0x22;
+    this.pos = start + 38;
     return true;
   }
 
@@ -174,17 +173,17 @@ export class JsonBytes {
 }
 
 /**
- * Copies `s[from, to)` to `buf` at `p` (each char one byte); returns where it ended, or -1 (from
- * then on) if a char is not plain printable ASCII (it would need an escape or more bytes).
+ * Copies `s[from, to)` to `buf` at `at` (each char one byte); false if a char is not plain
+ * printable ASCII (it would need an escape or more bytes).
  */
-function digitsInto(buf: Uint8Array, p: number, s: string, from: number, to: number): number {
-  if (p < 0) return p;
+function digitsInto(buf: Uint8Array, at: number, s: string, from: number, to: number): boolean {
+  let p = at;
   for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i);
-    if (c < 0x20 || c >= 0x7f || c === 0x22 || c === 0x5c) return -1;
+    if (c < 0x20 || c >= 0x7f || c === 0x22 || c === 0x5c) return false;
     buf[p++] = c;
   }
-  return p;
+  return true;
 }
 
 /** ASCII text as bytes (for the fixed pieces of JSON written with {@link JsonBytes.raw}). */

@@ -47,6 +47,17 @@ describe("JsonBytes: JSON.stringify's bytes", () => {
         expect(written((w) => w.uuid(t, t.slice(16)))).toBe(JSON.stringify(spanUuid(t, t.slice(16))));
       }),
     );
+    // Ids with a char that is not a plain hex digit, anywhere: the writer gives up where it meets
+    // it and the formatter's text goes instead, whole.
+    const w = new JsonBytes(16);
+    for (const bad of ['"', "é", "\\", "\u0000", "\u007f"]) {
+      for (let at = 0; at < 32; at++) {
+        const t = `${"a".repeat(at)}${bad}${"b".repeat(31 - at)}`;
+        expect(written((x) => x.uuid(t, "0123456789abcdef"), w)).toBe(JSON.stringify(spanUuid(t, "0123456789abcdef")));
+        expect(written((x) => x.uuid(t), w)).toBe(JSON.stringify(traceUuid(t)));
+        if (at >= 16) expect(written((x) => x.uuid("f".repeat(32), t.slice(16)), w)).toBe(JSON.stringify(spanUuid("f".repeat(32), t.slice(16))));
+      }
+    }
     fc.assert(
       fc.property(ids, ids, (t, s) => {
         expect(written((w) => w.uuid(t))).toBe(JSON.stringify(traceUuid(t)));
