@@ -661,7 +661,16 @@ export class TraceExporter {
 
   /** One trace in the single-trace form of `POST /v1/traces`. */
   private async sendSingle(p: PreparedTrace, maybeStored: boolean): Promise<void> {
-    const outcome = await this.send("POST", "/v1/traces", traceText(p, [this.options.apiKey, p.rec.apiKey], this.writer), p.rec.apiKey);
+    let text: string;
+    try {
+      text = traceText(p, [this.options.apiKey, p.rec.apiKey], this.writer);
+    } catch (err) {
+      // Given up alone, as in the list form: the batch's other traces go.
+      await undefined;
+      this.lose([p], err);
+      return;
+    }
+    const outcome = await this.send("POST", "/v1/traces", text, p.rec.apiKey);
     if (outcome.ok || (outcome.status === 409 && (maybeStored || outcome.attempts > 1))) {
       this.counters.tracesDelivered++;
       this.delivered(p);

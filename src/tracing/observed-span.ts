@@ -182,7 +182,8 @@ export class ObservedSpan implements Span, ReadableSpan {
 /** A time the app passed (HrTime, epoch milliseconds or a Date), or now. */
 function toHrTime(time: TimeInput | undefined): HrTime {
   if (time === undefined) return preciseNow();
-  if (Array.isArray(time)) return time;
+  // A copy: the span's times are read when it is sent, and the app may reuse its array.
+  if (Array.isArray(time)) return [time[0], time[1]];
   if (time instanceof Date) return millisToHrTime(time.getTime());
   // A number at most performance.now() is a performance timestamp, as the SDK reads it.
   return typeof time === "number" ? millisToHrTime(time <= performance.now() ? performance.timeOrigin + time : time) : preciseNow();

@@ -116,6 +116,15 @@ describe("an observed span, as an app or another instrumentation uses it", () =>
     expect(at(performance.now())).toBeCloseTo(now, 0);
   });
 
+  it("keeps its own copy of an end time the app passed as an array (the app may reuse it; the span is sent later)", () => {
+    const span = lone();
+    const time: [number, number] = [200, 5];
+    span.end(time);
+    time[0] = 1;
+    time[1] = 2;
+    expect(span.endTime).toEqual([200, 5]);
+  });
+
   it("makes valid random ids", () => {
     const ids = new Set(Array.from({ length: 10_000 }, newSpanId));
     expect(ids.size).toBe(10_000);
