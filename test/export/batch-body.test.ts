@@ -4,8 +4,8 @@ import { waitUntil } from "../helpers/manual-clock.js";
 import { postedTraces, type Recorder, startRecorder } from "../helpers/recorder.js";
 import { configureForTest } from "../helpers/sdk.js";
 
-// The list form's body is stringified a piece of several traces at a time and written as bytes:
-// text of every width (and the API key, scrubbed) must arrive exactly, in valid JSON bodies.
+// The list form's body is written as JSON bytes trace after trace (uuids and times from the ids
+// and times): text of every width (and the API key, scrubbed) must arrive exactly, in valid JSON.
 
 let recorder: Recorder | undefined;
 afterEach(async () => {
@@ -52,7 +52,7 @@ describe("the list-form body", () => {
   });
 });
 
-describe("bodies made a piece of several traces at a time", () => {
+describe("bodies made trace after trace within maxRequestBytes", () => {
   it("traces far larger than the sizes seen so far still go out within maxRequestBytes, each once, byte-exact", async () => {
     recorder = await startRecorder();
     const maxRequestBytes = 64 * 1024;
