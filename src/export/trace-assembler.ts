@@ -1,14 +1,14 @@
-import type { Context } from "@opentelemetry/api";
+import type { Context, HrTime } from "@opentelemetry/api";
 import type { Clock, TimerHandle } from "../clock.js";
 import { trace as otelTrace } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { isReportableCount, type Logger } from "../logger.js";
 import type { TraceUpdate } from "../tracing/fields.js";
 import type { JsonValue } from "../tracing/serialize.js";
-import { getSpanData, parentSpanIdOf, setParentOverride } from "../tracing/span-data.js";
+import { getSpanData, parentSpanIdOf, sentStartOf, setParentOverride, setStartFloor } from "../tracing/span-data.js";
 import type { ParentSpan } from "../tracing/observed-tracer.js";
 import { anchorTraceState, joinRemoteParent } from "../tracing/remote-parent.js";
-import { preciseNow } from "../tracing/time.js";
+import { isLater, preciseNow } from "../tracing/time.js";
 import { joinedRemotely } from "./late-retry.js";
 import type { TraceExporter } from "./trace-exporter.js";
 import { MAX_REMEMBERED_TRACES, RecentTraces } from "./recent-traces.js";
@@ -135,6 +135,8 @@ export class TraceAssembler implements SpanProcessor {
     const parent = rec === undefined || this.dropped !== undefined ? parentOf(span, parentContext, parentSpan) : undefined;
     // A child of a dropped span has nowhere to hang: dropped with it.
     if (parent && this.dropped?.has(parent)) this.dropped.add(span);
+    // Another instrumentation's clock may put its span before its parent (ours start with theirs).
+    if (span.instrumentationScope.name !== "evaltrace") floorStart(span, parent ?? parentOf(span, parentContext, parentSpan));
     if (!rec) {
       rec = newTraceRecord(traceId, this.limits.clock.now());
       const key = this.traceKeys.get(traceId);
@@ -503,6 +505,14 @@ export class TraceAssembler implements SpanProcessor {
 }
 
 /** The parent span object from the start context, when it is there. */
+/** Marks a span that says it started before its parent to be sent as starting with it. */
+function floorStart(span: Span, parent: object | undefined): void {
+  const parentStart = (parent as { startTime?: HrTime } | undefined)?.startTime;
+  if (!Array.isArray(parentStart)) return;
+  const floor = sentStartOf(parent as { startTime: HrTime });
+  if (isLater(floor, span.startTime)) setStartFloor(span, floor);
+}
+
 function parentOf(span: Span, parentContext: Context, parentSpan: ParentSpan): object | undefined {
   if (!parentSpanIdOf(span)) return undefined;
   return parentSpan === undefined ? otelTrace.getSpan(parentContext) : (parentSpan ?? undefined);

@@ -3,7 +3,8 @@ import { type HrTime, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanType } from "../tracing/fields.js";
 import { type JsonValue, toJsonValue } from "../tracing/serialize.js";
-import { type ForeignEvaluation, getForeignEvaluation, getForeignType, getSpanData, parentSpanIdOf } from "../tracing/span-data.js";
+import { type ForeignEvaluation, getForeignEvaluation, getForeignType, getSpanData, parentSpanIdOf, sentStartOf } from "../tracing/span-data.js";
+import { isLater } from "../tracing/time.js";
 import { MAX_ERROR_CHARS, MAX_NAME_CHARS, truncateString } from "../tracing/string-limits.js";
 import { buildTestCase } from "../tracing/test-case.js";
 import { checkField, spanFieldRules } from "../tracing/validate-fields.js";
@@ -103,7 +104,7 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
   const type: SpanType = data?.type ?? getForeignType(span) ?? mapped?.type ?? "base";
   const errored = span.status.code === SpanStatusCode.ERROR;
   const wire: WireSpan = {
-    [HEAD]: { traceId: ctx.traceId, spanId: ctx.spanId, parentId: parentSpanIdOf(span), start: span.startTime, end: span.endTime },
+    [HEAD]: headOf(span, ctx.traceId, ctx.spanId),
     name: truncateString(typeof span.name === "string" ? span.name : String(span.name), MAX_NAME_CHARS),
     type,
     status: errored ? "ERRORED" : "SUCCESS",
@@ -140,6 +141,13 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
     wire.agentHandoffs ??= [];
   }
   return wire;
+}
+
+/** A span's ids and times as sent: never starting before its parent, never ending before it starts. */
+function headOf(span: ReadableSpan, traceId: string, spanId: string): SpanHead {
+  const start = sentStartOf(span);
+  const end = start !== span.startTime && isLater(start, span.endTime) ? start : span.endTime;
+  return { traceId, spanId, parentId: parentSpanIdOf(span), start, end };
 }
 
 /** Test-case fields the service reads flat on a span or trace, beside `llmTestCase`. */

@@ -1,4 +1,4 @@
-import type { Span } from "@opentelemetry/api";
+import type { HrTime, Span } from "@opentelemetry/api";
 import type { SpanType } from "./fields.js";
 import type { JsonValue } from "./serialize.js";
 
@@ -53,6 +53,22 @@ export function parentSpanIdOf(span: { parentSpanContext?: { spanId: string } | 
   const override = (span as { [PARENT]?: string | null })[PARENT];
   if (override !== undefined) return override ?? undefined;
   return span.parentSpanContext?.spanId;
+}
+
+const START_FLOOR = Symbol.for("evaltrace.startFloor");
+
+/**
+ * Marks a span of another instrumentation that says it started before its parent (a clock of
+ * whole milliseconds, as LangChain's runs have): it is sent as starting with its parent, as the
+ * service requires (spec 4.6 rule 4). The span itself is left as it is.
+ */
+export function setStartFloor(span: object, parentStart: HrTime): void {
+  (span as { [START_FLOOR]?: HrTime })[START_FLOOR] = parentStart;
+}
+
+/** When a span is sent as starting: its own start, or its parent's where that is later. */
+export function sentStartOf(span: { startTime: HrTime }): HrTime {
+  return (span as { [START_FLOOR]?: HrTime })[START_FLOOR] ?? span.startTime;
 }
 
 const EVAL = Symbol.for("evaltrace.evaluation");
