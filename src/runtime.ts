@@ -75,8 +75,8 @@ export class Runtime {
   }
 
   /**
-   * Opens one of our spans under the span of `parentContext` (children follow their parent's
-   * sampling). Our spans go through no OpenTelemetry provider: only this runtime's assembler sees them.
+   * Opens one of our spans under `parent` (by default the span of `parentContext`; children follow
+   * their parent's sampling). Our spans go through no OpenTelemetry provider: only this runtime's assembler sees them.
    */
   startSpan(name: string, startTime: HrTime, attributes: Attributes, parentContext: Context, parent?: ParentSpan): Span {
     return startObservedSpan(name, startTime, attributes, parentContext, this.spans, parent);

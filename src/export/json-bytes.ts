@@ -26,16 +26,16 @@ export class JsonBytes {
     if (this.buf.length > KEPT_BYTES) this.buf = alloc(this.initialBytes);
   }
 
-  /** A copy of `[from, to)` of what was written. */
-  copy(from = 0, to = this.pos): Uint8Array {
-    const out = alloc(to - from);
-    out.set(this.buf.subarray(from, to));
+  /** A copy of what was written. */
+  copy(): Uint8Array {
+    const out = alloc(this.pos);
+    out.set(this.buf.subarray(0, this.pos));
     return out;
   }
 
-  /** `[from, to)` of what was written, as text. */
-  text(from = 0, to = this.pos): string {
-    return decoder.decode(this.buf.subarray(from, to));
+  /** What was written from `from` on, as text. */
+  text(from = 0): string {
+    return decoder.decode(this.buf.subarray(from, this.pos));
   }
 
   /** Whether `needle`'s UTF-8 occurs in `[from, pos)`. */

@@ -129,14 +129,15 @@ export class TraceAssembler implements SpanProcessor {
     if (this.discardedIds.has(traceId)) return;
     // Our own spans name themselves in what is propagated; a span under a remote evaltrace
     // caller's span joins the caller's trace (remote-parent.ts).
-    if (span.instrumentationScope.name === "evaltrace") anchorTraceState(span);
+    const ours = span.instrumentationScope.name === "evaltrace";
+    if (ours) anchorTraceState(span);
     const remote = span.parentSpanContext?.isRemote === true && joinRemoteParent(span);
     let rec = this.records.get(traceId);
-    const parent = rec === undefined || this.dropped !== undefined ? parentOf(span, parentContext, parentSpan) : undefined;
+    const parent = rec === undefined || this.dropped !== undefined || !ours ? parentOf(span, parentContext, parentSpan) : undefined;
     // A child of a dropped span has nowhere to hang: dropped with it.
     if (parent && this.dropped?.has(parent)) this.dropped.add(span);
     // Another instrumentation's clock may put its span before its parent (ours start with theirs).
-    if (span.instrumentationScope.name !== "evaltrace") floorStart(span, parent ?? parentOf(span, parentContext, parentSpan));
+    if (!ours) floorStart(span, parent);
     if (!rec) {
       rec = newTraceRecord(traceId, this.limits.clock.now());
       const key = this.traceKeys.get(traceId);
@@ -504,7 +505,6 @@ export class TraceAssembler implements SpanProcessor {
   }
 }
 
-/** The parent span object from the start context, when it is there. */
 /** Marks a span that says it started before its parent to be sent as starting with it. */
 function floorStart(span: Span, parent: object | undefined): void {
   const parentStart = (parent as { startTime?: HrTime } | undefined)?.startTime;
@@ -513,6 +513,7 @@ function floorStart(span: Span, parent: object | undefined): void {
   if (isLater(floor, span.startTime)) setStartFloor(span, floor);
 }
 
+/** The parent span object (given, or from the start context), when there is one. */
 function parentOf(span: Span, parentContext: Context, parentSpan: ParentSpan): object | undefined {
   if (!parentSpanIdOf(span)) return undefined;
   return parentSpan === undefined ? otelTrace.getSpan(parentContext) : (parentSpan ?? undefined);

@@ -8,7 +8,6 @@ import { describeError, type JsonValue } from "./serialize.js";
 import { applyScopedDefaults } from "./scoped-defaults.js";
 import { setOwner, setSpanData, SPAN_TYPE_ATTRIBUTE, type SpanData } from "./span-data.js";
 import { MAX_NAME_CHARS, truncateString } from "./string-limits.js";
-import { ObservedSpan } from "./observed-span.js";
 import { isLater, preciseNow } from "./time.js";
 import { routeTrace } from "./trace-key.js";
 import { warnFieldOnce } from "./field-warnings.js";
@@ -195,13 +194,8 @@ export function end(rt: Runtime, span: Span, data: SpanData, output: unknown, er
       const out = capture(rt, output);
       if (out !== undefined) data.output = out;
     }
-    // Our span takes the time itself, never before its start.
-    if (span instanceof ObservedSpan) span.end();
-    else {
-      const now = preciseNow();
-      const started = (span as { startTime?: HrTime }).startTime;
-      span.end(started && isLater(started, now) ? started : now);
-    }
+    // Every recording span here is ours (rt.startSpan): it takes the time itself, never before its start.
+    span.end();
   } catch (err) {
     rt.logger.error(`could not end span: ${describeError(err)}`);
   }

@@ -18,8 +18,8 @@ export interface SpanSource extends SpanSink {
 export type ParentSpan = Span | null | undefined;
 
 /**
- * Opens an observed span under `parent` (by default the span of `parentContext`), as OpenTelemetry's tracer would with
- * our sampler: a root is recorded if `admitRoot()` says so, a child follows its parent's sampled
+ * Opens an observed span under `parentSpan` (by default the span of `parentContext`), as
+ * OpenTelemetry's tracer would with our sampler: a root is recorded if `admitRoot()` says so, a child follows its parent's sampled
  * flag, and a context that suppresses tracing (an exporter's own request) gets a non-recording
  * span. A span not recorded still carries ids, so what runs inside it propagates a context.
  */
