@@ -34,11 +34,15 @@ export async function startBridge() {
   };
 }
 
-/** The stored spans of a trace as an indented outline `type name`, children in start order. */
+/**
+ * The stored spans of a trace as an indented outline `type name`, children in start order. Some
+ * instrumentations stamp starts in whole milliseconds (LangChain's run.start_time), so two
+ * siblings that ran one after the other can share a start: then the one that ended first ran first.
+ */
 export function outline(t: StoredTrace): string[] {
   const lines: string[] = [];
-  const children = (parent: string | undefined) =>
-    t.spans.filter((s) => (s.parentUuid ?? undefined) === parent).sort((a, b) => String(a.startTime).localeCompare(String(b.startTime)));
+  const byStartThenEnd = (a: StoredSpan, b: StoredSpan) => String(a.startTime).localeCompare(String(b.startTime)) || String(a.endTime).localeCompare(String(b.endTime));
+  const children = (parent: string | undefined) => t.spans.filter((s) => (s.parentUuid ?? undefined) === parent).sort(byStartThenEnd);
   const walk = (s: StoredSpan, depth: number) => {
     lines.push(`${"  ".repeat(depth)}${s.type} ${s.name}`);
     for (const c of children(s.uuid)) walk(c, depth + 1);
