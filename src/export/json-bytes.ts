@@ -92,10 +92,102 @@ export class JsonBytes {
       this.string(v);
       return true;
     }
+    // Plain data (what capture makes) is written here; anything else as JSON.stringify writes it.
+    const mark = this.pos;
+    if (this.plain(v, 0)) return true;
+    this.pos = mark;
     const json = JSON.stringify(v) as string | undefined;
     if (json === undefined) return false;
     this.json(json);
     return true;
+  }
+
+  /**
+   * Writes strings, numbers, booleans, null, and arrays and plain objects of them, as
+   * `JSON.stringify` does; false (part written) on anything else: an object of another kind or
+   * with a `toJSON`, a bigint, nesting deeper than {@link PLAIN_DEPTH} (a cycle).
+   */
+  private plain(v: unknown, depth: number): boolean {
+    switch (typeof v) {
+      case "string":
+        this.string(v);
+        return true;
+      case "number":
+        this.number(v);
+        return true;
+      case "boolean":
+        this.raw(v ? TRUE : FALSE);
+        return true;
+      case "object": {
+        if (v === null) {
+          this.raw(NULL);
+          return true;
+        }
+        if (depth >= PLAIN_DEPTH || (v as { toJSON?: unknown }).toJSON !== undefined) return false;
+        const proto = Object.getPrototypeOf(v) as unknown;
+        if (proto === Array.prototype) return this.plainArray(v as unknown[], depth + 1);
+        return (proto === Object.prototype || proto === null) && this.plainObject(v as Record<string, unknown>, depth + 1);
+      }
+      default:
+        return false;
+    }
+  }
+
+  private plainArray(a: unknown[], depth: number): boolean {
+    this.byte(0x5b);
+    for (let i = 0; i < a.length; i++) {
+      if (i > 0) this.byte(0x2c);
+      const item = a[i];
+      if (item === undefined || typeof item === "function" || typeof item === "symbol") this.raw(NULL);
+      else if (!this.plain(item, depth)) return false;
+    }
+    this.byte(0x5d);
+    return true;
+  }
+
+  private plainObject(o: Record<string, unknown>, depth: number): boolean {
+    this.byte(0x7b);
+    let first = true;
+    for (const key in o) {
+      if (!Object.hasOwn(o, key)) continue;
+      const item = o[key];
+      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      if (!first) this.byte(0x2c);
+      first = false;
+      this.string(key);
+      this.byte(0x3a);
+      if (!this.plain(item, depth)) return false;
+    }
+    this.byte(0x7d);
+    return true;
+  }
+
+  /** A number's JSON: its shortest text, `null` when not finite. */
+  private number(n: number): void {
+    if (Number.isInteger(n) && n < 1e15 && n > -1e15) {
+      if (this.pos + 17 > this.buf.length) this.grow(17);
+      const buf = this.buf;
+      let rest = n;
+      if (rest < 0) {
+        buf[this.pos++] = 0x2d;
+        rest = -rest;
+      }
+      // Digits from the right, then the run reversed in place (-0 is 0 here, as JSON writes it).
+      const from = this.pos;
+      let p = from;
+      do {
+        buf[p++] = 0x30 + (rest % 10);
+        rest = Math.floor(rest / 10);
+      } while (rest > 0);
+      for (let i = from, j = p - 1; i < j; i++, j--) {
+        const c = buf[i]!;
+        buf[i] = buf[j]!;
+        buf[j] = c;
+      }
+      this.pos = p;
+      return;
+    }
+    this.json(Number.isFinite(n) ? String(n) : "null");
   }
 
   /** JSON text as it is (UTF-8 encoded). */
@@ -193,6 +285,11 @@ export function ascii(text: string): Uint8Array {
   return out;
 }
 
+/** Nesting written by {@link JsonBytes.plain} before it leaves the value to `JSON.stringify`. */
+const PLAIN_DEPTH = 64;
+const TRUE = ascii("true");
+const FALSE = ascii("false");
+const NULL = ascii("null");
 /** Strings up to this long are written char by char. */
 const SHORT_CHARS = 256;
 /** Above this, a text's UTF-8 length is measured before it is written (not assumed 3x). */

@@ -1,4 +1,5 @@
 import { type Context, context, createContextKey, type Span, trace } from "@opentelemetry/api";
+import { LinkedContext } from "./linked-context.js";
 import { joinableRemoteParent, remoteAnchor } from "./remote-parent.js";
 import { ownerOf } from "./span-data.js";
 
@@ -14,9 +15,9 @@ export function currentObservedSpan(ctx: Context = context.active()): Span | und
   return ctx.getValue(OBSERVED_SPAN) as Span | undefined;
 }
 
-/** A context whose current observed span is `span`. */
+/** A context whose current observed span is `span` (linked to `ctx`, not a copy of it). */
 export function withObservedSpan(ctx: Context, span: Span): Context {
-  return ctx.setValue(OBSERVED_SPAN, span);
+  return new LinkedContext(ctx, OBSERVED_SPAN, span);
 }
 
 /** A context with no current observed span: what runs in it starts from its own active span. */

@@ -37,6 +37,34 @@ describe("JsonBytes: JSON.stringify's bytes", () => {
     for (const v of [undefined, () => 1, Symbol("s")]) expect(written((w) => expect(w.value(v)).toBe(false))).toBe("");
   });
 
+  it("plain data written by hand, the rest by JSON.stringify: the same text either way", () => {
+    const numbers = fc.oneof(fc.double(), fc.integer(), fc.maxSafeInteger(), fc.constantFrom(-0, 1e15, -1e15, 1e15 - 1, 1 - 1e15, 1e21, 0.1, 5e-324, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY));
+    fc.assert(fc.property(numbers, (n) => {
+        expect(written((w) => w.value(n))).toBe(JSON.stringify(n));
+        expect(written((w) => w.value([n, { n }]))).toBe(JSON.stringify([n, { n }]));
+      }), { numRuns: 500 });
+    const plain = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: "small" }, fc.string(), numbers, fc.boolean(), fc.constant(null), fc.constantFrom(undefined, () => 1, Symbol("s")), tie("array"), tie("object")),
+      array: fc.array(tie("value"), { maxLength: 5 }),
+      object: fc.dictionary(fc.string(), tie("value"), { maxKeys: 5 }),
+    }));
+    fc.assert(fc.property(plain.value, (v) => {
+        expect(written((w) => w.value(v))).toBe(JSON.stringify(v) ?? "");
+      }), { numRuns: 500 });
+    class Special extends Array<number> {}
+    const getter = { get x() { return 1; }, y: 2 };
+    const withToJson = { a: 1, toJSON: () => "mine" };
+    let deep: unknown = "bottom";
+    for (let i = 0; i < 200; i++) deep = i % 2 ? [deep] : { d: deep };
+    // biome-ignore lint/suspicious/noSparseArray: a hole is what is tested.
+    const odd = [[, 1], Special.from([1, 2]), Object.create({ inherited: 1 }), getter, withToJson, { nested: [withToJson] }, new Date(0), Object.assign(Object.create(null), { a: [1] }), deep, { [Symbol("s")]: 1, k: 1 }, { 2: "b", 1: "a", z: 0 }];
+    for (const v of odd) expect(written((w) => w.value(v))).toBe(JSON.stringify(v));
+    const cycle: { self?: unknown } = {};
+    cycle.self = [cycle];
+    expect(() => new JsonBytes(16).value(cycle)).toThrow(TypeError);
+    expect(() => new JsonBytes(16).value({ n: 1n })).toThrow(TypeError);
+  });
+
   it("uuids of traces and spans, whatever the ids (the formatters' text)", () => {
     const ids = fc.oneof(hex(32), hex(16), hex(31), fc.string(), fc.constantFrom("", '"'.repeat(32), "é".repeat(32)));
     fc.assert(
