@@ -100,21 +100,23 @@ class HeldTrace implements TraceRecord {
   spanCount = 0;
   root?: ReadableSpan = undefined;
   sentEndTime?: HrTime = undefined;
-  late?: LateUpdate = undefined;
   putInFlight = false;
   busy = false;
-  waiters?: Set<() => void> = undefined;
-  failure?: string = undefined;
-  partLost?: string = undefined;
-  neededParents?: Set<string> = undefined;
   droppedSpans = 0;
   droppedReported = 0;
-  held?: ReadableSpan[] = undefined;
-  pendingRoot?: { span: ReadableSpan; markBase: () => void } = undefined;
-  transparent?: Map<string, string | null> = undefined;
-  private madeFields: TraceFields | undefined = undefined;
   /** The open spans: none, one, a few (an array) or many (a set); see open-spans.ts. */
   open_: OpenSpans = undefined;
+  // Set on few traces (late spans, waiters, limits, bridged roots): declared, not made, so that
+  // the many records that never have them are that much smaller while they wait to be sent.
+  declare late?: LateUpdate;
+  declare waiters?: Set<() => void>;
+  declare failure?: string;
+  declare partLost?: string;
+  declare neededParents?: Set<string>;
+  declare held?: ReadableSpan[];
+  declare pendingRoot?: { span: ReadableSpan; markBase: () => void };
+  declare transparent?: Map<string, string | null>;
+  declare private madeFields: TraceFields | undefined;
 
   constructor(
     readonly traceId: string,
