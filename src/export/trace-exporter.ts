@@ -526,9 +526,9 @@ export class TraceExporter {
     const f = rec.droppedSpans > 0 ? rec.fields : readFields(rec);
     const rootData = getSpanData(root);
     // Every field the trace always has is made here, the lists empty: filling them in below
-    // neither reshapes the object nor makes a separate object of lists.
+    // neither reshapes the object nor makes a separate object of lists. The symbol comes last:
+    // V8 keeps in the object itself only the fields a literal names before a computed key.
     const wire: WireTrace = {
-      [HEAD]: NO_HEAD,
       name: f.name ?? root.name,
       status: root.status.code === 2 ? "ERRORED" : "SUCCESS",
       environment: f.environment ?? this.options.environment,
@@ -539,6 +539,7 @@ export class TraceExporter {
       toolSpans: NO_SPANS,
       input: undefined,
       output: undefined,
+      [HEAD]: NO_HEAD,
     };
     let endTime = root.endTime;
     let rootWire: WireSpan | undefined;

@@ -103,16 +103,17 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
   if (!data) forgetLogs(ctx.spanId);
   const type: SpanType = data?.type ?? getForeignType(span) ?? mapped?.type ?? "base";
   const errored = span.status.code === SpanStatusCode.ERROR;
-  // Made with the fields written by name, unset ones undefined (left out of the JSON): a span's
-  // usual fields then fit in the object itself, with no property store grown as they are set.
+  // Made with the fields written by name, unset ones undefined (left out of the JSON), and the
+  // symbol last (V8 keeps in the object itself only the fields a literal names before a computed
+  // key): a span's usual fields fit in the object, with no property store grown as they are set.
   const wire: WireSpan = {
-    [HEAD]: headOf(span, ctx.traceId, ctx.spanId),
     name: truncateString(typeof span.name === "string" ? span.name : String(span.name), MAX_NAME_CHARS),
     type,
     status: errored ? "ERRORED" : "SUCCESS",
     error: errored ? errorText(span.status.message) : undefined,
     input: undefined,
     output: undefined,
+    [HEAD]: headOf(span, ctx.traceId, ctx.spanId),
   };
   if (data) {
     if (data.input !== undefined) {

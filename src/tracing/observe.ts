@@ -159,7 +159,8 @@ export function start(
   // The parent is given, not put in a context for the span to find (a root: none, whatever span
   // of another instrumentation the context holds).
   const span = rt.startSpan(spanName, startTime, TYPE_ATTRIBUTES[type], active, parent ?? null);
-  const data: SpanData = { type, fields: { ...fields } };
+  // The fields most spans get, made unset: set later, they fit in the object itself.
+  const data: SpanData = { type, fields: { ...fields }, input: undefined, argumentCount: undefined, output: undefined, ended: undefined };
   if (span.isRecording()) {
     if (rt.options.captureInputs && args.length > 0) {
       const input = args.length === 1 ? capture(rt, args[0]) : captureArguments(rt, args);
