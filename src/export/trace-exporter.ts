@@ -97,9 +97,13 @@ export function noWorkYet(): Omit<ExporterStats, "queued" | "inFlight"> {
   };
 }
 
-/** A flush in progress: the records it still waits for, and how to wake it. */
+/**
+ * A flush in progress: it waits for the records that were busy when it looked (those that
+ * became busy at or before `seq`, see `busy()`): `left` of them are still to settle.
+ */
 interface FlushWaiter {
-  waiting: Set<TraceRecord>;
+  seq: number;
+  left: number;
   wake: () => void;
 }
 
@@ -146,6 +150,8 @@ export class TraceExporter {
   private flushing = 0;
   /** Records with work not yet done, for flush(). */
   private readonly unsettled = new Set<TraceRecord>();
+  /** Counts records becoming busy: each gets the count as its `busyAt`, for the flushes. */
+  private busySeq = 0;
   private readonly evaluations = new Set<Promise<EvaluationOutcome>>();
   /** Flushes in progress: the records each still waits for, and how to wake it. */
   private readonly flushes = new Set<FlushWaiter>();
@@ -261,13 +267,16 @@ export class TraceExporter {
    * rejects.
    */
   async flush(timeoutMillis = this.options.flushTimeoutMillis, drain = false): Promise<FlushResult> {
-    const records = new Set(this.unsettled);
+    // An array, not a set: a flush of many traces (a serverless handler's, a benchmark's) pays
+    // no hashing for them; only a draining flush, which adds what finishes meanwhile, keeps a set.
+    const records = [...this.unsettled];
+    let seen: Set<TraceRecord> | undefined;
     let evaluations = [...this.evaluations];
     this.flushing++;
     this.pump();
     let timer: TimerHandle | undefined;
     let timedOut = false;
-    const entry: FlushWaiter = { waiting: new Set(), wake: () => {} };
+    const entry: FlushWaiter = { seq: 0, left: 0, wake: () => {} };
     const timeout = new Promise<void>((resolve) => {
       const expire = () => {
         timedOut = true;
@@ -280,18 +289,26 @@ export class TraceExporter {
     });
     try {
       for (;;) {
-        entry.waiting = new Set();
-        for (const r of records) if (!isSettled(r)) entry.waiting.add(r);
-        if (entry.waiting.size === 0 && evaluations.length === 0) break;
+        // Every busy record is waited for (all of them are in `records`): one that is settled
+        // already but was not told so is settled now, so that each one left wakes this once.
+        for (const r of this.unsettled) if (isSettled(r)) this.settleIfIdle(r);
+        entry.seq = this.busySeq;
+        entry.left = this.unsettled.size;
+        if (entry.left === 0 && evaluations.length === 0) break;
         const settledAll = new Promise<void>((resolve) => {
           entry.wake = resolve;
-          if (entry.waiting.size === 0) resolve();
+          if (entry.left === 0) resolve();
           else this.flushes.add(entry);
         });
         await Promise.race([Promise.all([settledAll, ...evaluations]), timeout]);
         this.flushes.delete(entry);
         if (timedOut || !drain) break;
-        for (const r of this.unsettled) records.add(r);
+        seen ??= new Set(records);
+        for (const r of this.unsettled) {
+          if (seen.has(r)) continue;
+          seen.add(r);
+          records.push(r);
+        }
         evaluations = [...this.evaluations];
         this.pump();
       }
@@ -300,7 +317,7 @@ export class TraceExporter {
       this.flushes.delete(entry);
       if (timer !== undefined) this.clock.clearTimeout(timer);
     }
-    const all = [...records].filter((r) => !r.discarded || r.phase !== "failed");
+    const all = records.filter((r) => !r.discarded || r.phase !== "failed");
     const notDelivered = all.filter((r) => r.phase === "failed" || r.partLost !== undefined).map((r) => r.uuid);
     const pending = all.filter((r) => !isSettled(r)).map((r) => r.uuid);
     const delivered = all.length - notDelivered.length - pending.length;
@@ -382,6 +399,7 @@ export class TraceExporter {
   private busy(rec: TraceRecord): void {
     if (rec.busy) return;
     rec.busy = true;
+    rec.busyAt = ++this.busySeq;
     this.unsettled.add(rec);
   }
 
@@ -389,7 +407,7 @@ export class TraceExporter {
     if (rec.busy && isSettled(rec)) {
       rec.busy = false;
       this.unsettled.delete(rec);
-      for (const f of this.flushes) if (f.waiting.delete(rec) && f.waiting.size === 0) f.wake();
+      for (const f of this.flushes) if (rec.busyAt <= f.seq && --f.left === 0) f.wake();
     }
     notify(rec);
     this.release(rec);

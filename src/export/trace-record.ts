@@ -55,6 +55,8 @@ export interface TraceRecord {
   putInFlight: boolean;
   /** True from hand-off to the exporter until everything about the trace was sent or given up. */
   busy: boolean;
+  /** When it last became busy, in the exporter's count of records becoming busy (for flushes). */
+  busyAt: number;
   /** Woken whenever something about this trace was sent or given up; made on first wait. */
   waiters?: Set<() => void>;
   /** Why the trace failed, when it did. */
@@ -102,6 +104,7 @@ class HeldTrace implements TraceRecord {
   sentEndTime?: HrTime = undefined;
   putInFlight = false;
   busy = false;
+  busyAt = 0;
   droppedSpans = 0;
   droppedReported = 0;
   /** The open spans: none, one, a few (an array) or many (a set); see open-spans.ts. */
