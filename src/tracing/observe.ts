@@ -207,18 +207,19 @@ function settle(rt: Runtime, span: Span, data: SpanData, ctx: ReturnType<typeof 
     end(rt, span, data, result, undefined, false);
     return result;
   }
-  let tag: string;
+  let tag: unknown;
   let then: unknown;
   try {
-    tag = Object.prototype.toString.call(result);
+    // The tag Object.prototype.toString would name it by, without making that string.
+    tag = (result as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag];
     then = (result as { then?: unknown }).then;
   } catch {
     // A hostile return value (a revoked proxy, a throwing getter): not ours to inspect.
     end(rt, span, data, "[uninspectable value]", undefined, false);
     return result;
   }
-  if (tag === "[object AsyncGenerator]" || tag === "[object Generator]") {
-    return wrapIterator(rt, span, data, ctx, result as AsyncGenerator & Generator, tag === "[object AsyncGenerator]");
+  if (tag === "AsyncGenerator" || tag === "Generator") {
+    return wrapIterator(rt, span, data, ctx, result as AsyncGenerator & Generator, tag === "AsyncGenerator");
   }
   if (typeof then !== "function") {
     end(rt, span, data, result, undefined, false);
