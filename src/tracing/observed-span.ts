@@ -155,15 +155,22 @@ export class ObservedSpan implements Span, ReadableSpan {
   }
 
   recordException(exception: Exception, time?: TimeInput): void {
-    const attributes: Attributes = {};
-    if (typeof exception === "string") attributes["exception.message"] = exception;
-    else if (exception) {
-      const type = exception.code !== undefined && exception.code !== null ? String(exception.code) : exception.name;
-      if (type) attributes["exception.type"] = type;
-      if (exception.message) attributes["exception.message"] = exception.message;
-      if (exception.stack) attributes["exception.stacktrace"] = exception.stack;
+    // As the SDK's span: the type is a truthy code, else the name; an exception with neither a
+    // type nor a message is not recorded. Unlike it, a value whose reading throws is not either.
+    try {
+      const attributes: Attributes = {};
+      if (typeof exception === "string") attributes["exception.message"] = exception;
+      else if (exception) {
+        if (exception.code) attributes["exception.type"] = String(exception.code);
+        else if (exception.name) attributes["exception.type"] = exception.name;
+        if (exception.message) attributes["exception.message"] = exception.message;
+        if (exception.stack) attributes["exception.stacktrace"] = exception.stack;
+      }
+      if (attributes["exception.type"] || attributes["exception.message"]) this.addEvent("exception", attributes, time);
+      else diag.warn("evaltrace: an exception with neither a type nor a message was not recorded");
+    } catch {
+      diag.warn("evaltrace: an exception that could not be read was not recorded");
     }
-    this.addEvent("exception", attributes, time);
   }
 
   end(endTime?: TimeInput): void {

@@ -1,6 +1,7 @@
 // Our spans are not the OTel SDK's: what an app or another instrumentation does with the active
 // span (trace.getActiveSpan()) must behave as on an SDK span, and never throw.
-import { context, type Span, SpanStatusCode, trace, TraceFlags } from "@opentelemetry/api";
+import { context, type Exception, type Span, SpanStatusCode, trace, TraceFlags } from "@opentelemetry/api";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { suppressTracing } from "@opentelemetry/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
@@ -84,6 +85,41 @@ describe("an observed span, as an app or another instrumentation uses it", () =>
     expect(span.events[0]).toMatchObject({ name: "exception", time: [103, 0], attributes: { "exception.type": "7", "exception.message": "bad" } });
     expect(span.events[0]!.attributes!["exception.stacktrace"]).toContain("TypeError");
     expect(span.events[1]!.attributes).toEqual({ "exception.message": "plain" });
+  });
+
+  it("records what the SDK's span records of any exception, and nothing of one it cannot read", () => {
+    const sdkTracer = new BasicTracerProvider().getTracer("compare");
+    const hostile = Object.defineProperty({}, "message", {
+      get() {
+        throw new Error("getter");
+      },
+    });
+    const cases: unknown[] = [
+      new TypeError("bad"),
+      Object.assign(new Error("m"), { code: 0 }),
+      Object.assign(new Error("m"), { code: "E_X" }),
+      { code: 7 },
+      { name: "OnlyName" },
+      { message: "only message" },
+      { stack: "only a stack" },
+      {},
+      { message: "" },
+      "",
+      "plain",
+      null,
+      undefined,
+    ];
+    for (const exception of cases) {
+      const ours = lone();
+      const theirs = sdkTracer.startSpan("s");
+      ours.recordException(exception as Exception, [103, 0]);
+      theirs.recordException(exception as Exception, [103, 0]);
+      const events = (theirs as unknown as { events: { name: string; attributes?: object }[] }).events;
+      expect(ours.events.map((e) => [e.name, e.attributes]), String(exception)).toEqual(events.map((e) => [e.name, e.attributes]));
+    }
+    const span = lone();
+    expect(() => span.recordException(hostile as Exception)).not.toThrow();
+    expect(span.events).toHaveLength(0);
   });
 
   it("ends once, never before its start, then ignores every change", () => {
