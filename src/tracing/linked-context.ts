@@ -3,6 +3,11 @@ import type { Context } from "@opentelemetry/api";
 /** Links a lookup may walk before a context is flattened into a copy of its own. */
 const MAX_LINKS = 8;
 
+// Symbol.for: the ESM and CommonJS copies of the package link to each other's contexts, and
+// must see each other's links to keep every chain short.
+const LINKS = Symbol.for("evaltrace.linkedContext.links");
+const FLAT = Symbol.for("evaltrace.linkedContext.flat");
+
 /**
  * An OpenTelemetry context that is its parent plus one value, without copying the parent.
  * OpenTelemetry's own context copies its parent's map and makes three closures on every
@@ -12,7 +17,7 @@ const MAX_LINKS = 8;
  */
 export class LinkedContext implements Context {
   private readonly parent: Context;
-  private readonly links: number;
+  readonly [LINKS]: number;
   private flat: Context | undefined;
 
   constructor(
@@ -20,12 +25,13 @@ export class LinkedContext implements Context {
     private readonly key: symbol,
     private readonly value: unknown,
   ) {
-    if (parent instanceof LinkedContext && parent.links >= MAX_LINKS) {
-      this.parent = parent.flatten();
-      this.links = 0;
+    const links = linksOf(parent);
+    if (links !== undefined && links >= MAX_LINKS) {
+      this.parent = flatten(parent);
+      this[LINKS] = 0;
     } else {
       this.parent = parent;
-      this.links = parent instanceof LinkedContext ? parent.links + 1 : 0;
+      this[LINKS] = links === undefined ? 0 : links + 1;
     }
   }
 
@@ -38,15 +44,24 @@ export class LinkedContext implements Context {
   }
 
   deleteValue(key: symbol): Context {
-    return this.flatten().deleteValue(key);
+    return this[FLAT]().deleteValue(key);
   }
 
   /** The same values in a context of the parent's kind (made once). */
-  private flatten(): Context {
-    if (this.flat === undefined) {
-      const parent = this.parent instanceof LinkedContext ? this.parent.flatten() : this.parent;
-      this.flat = parent.setValue(this.key, this.value);
-    }
+  [FLAT](): Context {
+    this.flat ??= flatten(this.parent).setValue(this.key, this.value);
     return this.flat;
   }
+}
+
+/** How many links a linked context (of either copy of the package) stands on; undefined for any other context. */
+function linksOf(ctx: Context): number | undefined {
+  const links = (ctx as { [LINKS]?: unknown })[LINKS];
+  return typeof links === "number" ? links : undefined;
+}
+
+/** A context with no links: a linked one flattened, any other as it is. */
+function flatten(ctx: Context): Context {
+  const flat = (ctx as { [FLAT]?: unknown })[FLAT];
+  return typeof flat === "function" ? (flat as () => Context).call(ctx) : ctx;
 }

@@ -52,4 +52,24 @@ describe("LinkedContext", () => {
       walk.mockRestore();
     }
   });
+
+  it("keeps chains short across the ESM and CommonJS copies of the package, which link to each other's contexts", async () => {
+    // A second copy of the module, as the other module format loads it: its own class.
+    const copy: string = "../../src/tracing/linked-context.js?copy";
+    const other = (await import(copy)) as typeof import("../../src/tracing/linked-context.js");
+    expect(other.LinkedContext).not.toBe(LinkedContext);
+    let ctx: Context = ROOT_CONTEXT.setValue(keys[0]!, "root");
+    for (let i = 0; i < 10_000; i++) ctx = i % 2 ? new LinkedContext(ctx, keys[1]!, i) : new other.LinkedContext(ctx, keys[1]!, i);
+    const ours = vi.spyOn(LinkedContext.prototype, "getValue");
+    const theirs = vi.spyOn(other.LinkedContext.prototype, "getValue");
+    try {
+      expect(ctx.getValue(keys[0]!)).toBe("root");
+      expect(ours.mock.calls.length + theirs.mock.calls.length).toBeLessThanOrEqual(10);
+      expect(ctx.deleteValue(keys[1]!).getValue(keys[0]!)).toBe("root");
+    } finally {
+      ours.mockRestore();
+      theirs.mockRestore();
+    }
+  });
 });
+
