@@ -105,7 +105,8 @@ export class JsonBytes {
   /**
    * Writes strings, numbers, booleans, null, and arrays and plain objects of them, as
    * `JSON.stringify` does; false (part written) on anything else: an object of another kind or
-   * with a `toJSON`, a bigint, nesting deeper than {@link PLAIN_DEPTH} (a cycle).
+   * with a `toJSON`, a bigint, nesting deeper than {@link PLAIN_DEPTH} (a cycle). What it read
+   * before giving up (a getter) is read again by `JSON.stringify`.
    */
   private plain(v: unknown, depth: number): boolean {
     switch (typeof v) {
@@ -124,8 +125,9 @@ export class JsonBytes {
           return true;
         }
         if (depth >= PLAIN_DEPTH || (v as { toJSON?: unknown }).toJSON !== undefined) return false;
+        // An array is what JSON.stringify takes for one, whatever its prototype; an object only a plain one.
+        if (Array.isArray(v)) return this.plainArray(v, depth + 1);
         const proto = Object.getPrototypeOf(v) as unknown;
-        if (proto === Array.prototype) return this.plainArray(v as unknown[], depth + 1);
         return (proto === Object.prototype || proto === null) && this.plainObject(v as Record<string, unknown>, depth + 1);
       }
       default:
@@ -138,7 +140,7 @@ export class JsonBytes {
     for (let i = 0; i < a.length; i++) {
       if (i > 0) this.byte(0x2c);
       const item = a[i];
-      if (item === undefined || typeof item === "function" || typeof item === "symbol") this.raw(NULL);
+      if (item === undefined || typeof item === "symbol" || isBareFunction(item)) this.raw(NULL);
       else if (!this.plain(item, depth)) return false;
     }
     this.byte(0x5d);
@@ -151,7 +153,7 @@ export class JsonBytes {
     for (const key in o) {
       if (!Object.hasOwn(o, key)) continue;
       const item = o[key];
-      if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+      if (item === undefined || typeof item === "symbol" || isBareFunction(item)) continue;
       if (!first) this.byte(0x2c);
       first = false;
       this.string(key);
@@ -262,6 +264,11 @@ export class JsonBytes {
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
   }
+}
+
+/** A function JSON leaves out (one with a `toJSON` is written as that returns: left to JSON.stringify). */
+function isBareFunction(v: unknown): boolean {
+  return typeof v === "function" && (v as { toJSON?: unknown }).toJSON === undefined;
 }
 
 /**

@@ -56,8 +56,10 @@ describe("JsonBytes: JSON.stringify's bytes", () => {
     const withToJson = { a: 1, toJSON: () => "mine" };
     let deep: unknown = "bottom";
     for (let i = 0; i < 200; i++) deep = i % 2 ? [deep] : { d: deep };
+    const fnWithToJson = Object.assign(() => 1, { toJSON: () => "fn" });
+    const asArrays = [Object.setPrototypeOf([1, 2], null), Object.setPrototypeOf([1, 2], Object.prototype), new Proxy([1, 2], { getPrototypeOf: () => Object.prototype })];
     // biome-ignore lint/suspicious/noSparseArray: a hole is what is tested.
-    const odd = [[, 1], Special.from([1, 2]), Object.create({ inherited: 1 }), getter, withToJson, { nested: [withToJson] }, new Date(0), Object.assign(Object.create(null), { a: [1] }), deep, { [Symbol("s")]: 1, k: 1 }, { 2: "b", 1: "a", z: 0 }];
+    const odd = [{ a: fnWithToJson, b: () => 1 }, [fnWithToJson, () => 1], Object.setPrototypeOf({ a: 1 }, Array.prototype), ...asArrays, [, 1], Special.from([1, 2]), Object.create({ inherited: 1 }), getter, withToJson, { nested: [withToJson] }, new Date(0), Object.assign(Object.create(null), { a: [1] }), deep, { [Symbol("s")]: 1, k: 1 }, { 2: "b", 1: "a", z: 0 }];
     for (const v of odd) expect(written((w) => w.value(v))).toBe(JSON.stringify(v));
     const cycle: { self?: unknown } = {};
     cycle.self = [cycle];
