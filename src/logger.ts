@@ -20,11 +20,16 @@ export function consoleLogger(level: LogLevel = "warn"): Logger {
   return { debug: write("debug"), info: write("info"), warn: write("warn"), error: write("error") };
 }
 
+/** Whether a secret is scrubbed from what is sent and logged: one of 4+ characters. */
+export function isScrubbed(secret: string | undefined): secret is string {
+  return secret !== undefined && secret.length >= 4;
+}
+
 /** Replaces every occurrence of each secret (4+ characters) in `text` with `[REDACTED]`. */
 export function redact(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret && secret.length >= 4 && out.includes(secret)) out = out.split(secret).join("[REDACTED]");
+    if (isScrubbed(secret) && out.includes(secret)) out = out.split(secret).join("[REDACTED]");
   }
   return out;
 }

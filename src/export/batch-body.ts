@@ -1,9 +1,9 @@
 import type { HrTime } from "@opentelemetry/api";
 import type { RequestBody } from "../http/transport.js";
-import { redact } from "../logger.js";
+import { isScrubbed, redact } from "../logger.js";
 import type { TraceRecord } from "./trace-record.js";
 import type { WireTrace } from "./wire.js";
-import { ascii, type JsonBytes } from "./json-bytes.js";
+import { ascii, type JsonBytes, utf8Length } from "./json-bytes.js";
 import { writeTrace } from "./wire-bytes.js";
 
 /**
@@ -91,7 +91,7 @@ export function encodeRun(batch: PreparedTrace[], from: number, o: EncodeOptions
 
 /** Whether a secret is in what was written. */
 function hasSecret(w: JsonBytes, secrets: readonly (string | undefined)[]): boolean {
-  for (const secret of secrets) if (secret && secret.length >= 4 && w.includes(secret, HEAD.length)) return true;
+  for (const secret of secrets) if (isScrubbed(secret) && w.includes(secret, HEAD.length)) return true;
   return false;
 }
 
@@ -146,5 +146,3 @@ const MIN_SPAN_BYTES = 128;
 /** `{"traces":[` */
 const HEAD = ascii('{"traces":[');
 
-const utf8Length: (s: string) => number =
-  typeof Buffer !== "undefined" ? (s) => Buffer.byteLength(s, "utf8") : (s) => new TextEncoder().encode(s).length;

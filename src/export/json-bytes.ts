@@ -321,7 +321,8 @@ function isBuffer(buf: Uint8Array): buf is Buffer {
   return NodeBuffer !== undefined && buf instanceof NodeBuffer;
 }
 
-function utf8Length(text: string): number {
+/** The bytes of a text in UTF-8. */
+export function utf8Length(text: string): number {
   return NodeBuffer ? NodeBuffer.byteLength(text, "utf8") : encoder.encode(text).length;
 }
 
