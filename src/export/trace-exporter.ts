@@ -7,6 +7,7 @@ import type { RequestBody, TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger, redact } from "../logger.js";
 import { getSpanData, parentSpanIdOf, setParentOverride } from "../tracing/span-data.js";
 import { hrTimeToIso, isLater } from "../tracing/time.js";
+import { BusyList } from "./busy-list.js";
 import { Fifo } from "./fifo.js";
 import { groupByKey, type KeyedTransport, keyRefusals } from "./key-batches.js";
 import { joinedRemotely, UnknownTraceRetry } from "./late-retry.js";
@@ -121,6 +122,7 @@ const BATCH_BUILD_BUDGET_MILLIS = 1;
 
 const defer: (fn: () => void) => void =
   typeof globalThis.setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
+const nextTurn = (): Promise<void> => new Promise((resolve) => defer(resolve));
 
 /**
  * Batches finished traces into `POST /v1/traces` requests in the list form, sends what arrives
@@ -149,7 +151,7 @@ export class TraceExporter {
   private forcedPending = false;
   private flushing = 0;
   /** Records with work not yet done, for flush(). */
-  private readonly unsettled = new Set<TraceRecord>();
+  private readonly unsettled = new BusyList();
   /** Counts records becoming busy: each gets the count as its `busyAt`, for the flushes. */
   private busySeq = 0;
   private readonly evaluations = new Set<Promise<EvaluationOutcome>>();
@@ -480,7 +482,9 @@ export class TraceExporter {
       const partialOk = force || this.flushing > 0 || this.stopped;
       if (partialOk || this.queuedSpans >= this.sendAt || this.carry) {
         const batch = this.takeBatch();
-        if (batch.length > 0) void this.requests.add(() => this.sendBatch(batch)).catch((err: unknown) => this.lose(batch, err));
+        // Its body is written on the next turn: building the batch and encoding it are each up
+        // to BATCH_BUILD_BUDGET_MILLIS, and the app's loop should wait for one of them at a time.
+        if (batch.length > 0) void this.requests.add(() => nextTurn().then(() => this.sendBatch(batch))).catch((err: unknown) => this.lose(batch, err));
         if (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt)) {
           if (partialOk) this.forcedPending = true;
           this.schedulePump();
