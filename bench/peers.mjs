@@ -11,7 +11,9 @@
 //   receiver has every span) is the fair figure, and the ratios are of totals.
 //   C: end to end, workload A in waves of 25 concurrent traces with the loop turning between
 //   waves: spans/s delivered (until the receiver has the last one), p99 event-loop delay, peak
-//   RSS growth, bytes/span on the wire; each in a fresh process, median of the runs.
+//   RSS growth, bytes/span on the wire; each in a fresh process, median of the runs (three, as a
+//   run lasts under half a second: one run's p99 rests on a handful of turns, and its RSS
+//   growth on whether V8 grew its heap before the run ended).
 // Ratios are to raw OTel with the OTLP/HTTP JSON exporter, measured in the same run.
 import { execFileSync, fork } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -26,7 +28,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 5));
 const TRACES = Number(process.env.BENCH_TRACES ?? (quick ? 1000 : 3000));
 const SYNC_CALLS = Number(process.env.BENCH_SYNC_CALLS ?? (quick ? 5000 : 20_000));
 const C_TRACES = Number(process.env.BENCH_C_TRACES ?? (quick ? 5000 : 20_000));
-const C_RUNS = Number(process.env.BENCH_C_RUNS ?? 1);
+const C_RUNS = Number(process.env.BENCH_C_RUNS ?? (quick ? 1 : 3));
 const C_DEADLINE_MS = Number(process.env.BENCH_C_DEADLINE_MS ?? 15_000);
 const FLOOR = "raw OTel + OTLP";
 const ALL = [

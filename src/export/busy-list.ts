@@ -36,6 +36,14 @@ export class BusyList implements Iterable<TraceRecord> {
     this.count--;
   }
 
+  /** The records, newest first, in an array of their own (what a flush takes; no iterator). */
+  toArray(): TraceRecord[] {
+    const out = new Array<TraceRecord>(this.count);
+    let i = 0;
+    for (let rec = this.head; rec !== undefined; rec = rec.busyNext) out[i++] = rec;
+    return out;
+  }
+
   /** The records, newest first. The one being visited may be deleted meanwhile; no other may. */
   *[Symbol.iterator](): IterableIterator<TraceRecord> {
     for (let rec = this.head; rec !== undefined; ) {

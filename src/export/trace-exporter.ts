@@ -271,7 +271,7 @@ export class TraceExporter {
   async flush(timeoutMillis = this.options.flushTimeoutMillis, drain = false): Promise<FlushResult> {
     // An array, not a set: a flush of many traces (a serverless handler's, a benchmark's) pays
     // no hashing for them; only a draining flush, which adds what finishes meanwhile, keeps a set.
-    const records = [...this.unsettled];
+    const records = this.unsettled.toArray();
     let seen: Set<TraceRecord> | undefined;
     let evaluations = [...this.evaluations];
     this.flushing++;
@@ -293,7 +293,7 @@ export class TraceExporter {
       for (;;) {
         // Every busy record is waited for (all of them are in `records`): one that is settled
         // already but was not told so is settled now, so that each one left wakes this once.
-        for (const r of this.unsettled) if (isSettled(r)) this.settleIfIdle(r);
+        for (const r of this.unsettled.toArray()) if (isSettled(r)) this.settleIfIdle(r);
         entry.seq = this.busySeq;
         entry.left = this.unsettled.size;
         if (entry.left === 0 && evaluations.length === 0) break;

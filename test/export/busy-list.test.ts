@@ -57,3 +57,17 @@ describe("BusyList: the exporter's busy records, linked through the records", ()
     expect(ids(list)).toEqual([2]);
   });
 });
+
+describe("BusyList.toArray", () => {
+  it("gives every record once, newest first, and is not changed by later deletes", () => {
+    const list = new BusyList();
+    const records = [rec(1), rec(2), rec(3)];
+    for (const r of records) list.add(r);
+    const arr = list.toArray();
+    expect(arr).toEqual([records[2], records[1], records[0]]);
+    list.delete(records[1]!);
+    expect(arr).toHaveLength(3);
+    expect(list.toArray()).toEqual([records[2], records[0]]);
+    expect(new BusyList().toArray()).toEqual([]);
+  });
+});
