@@ -7,7 +7,6 @@ import type { RequestBody, TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger, redact } from "../logger.js";
 import { getSpanData, parentSpanIdOf, setParentOverride } from "../tracing/span-data.js";
 import { hrTimeToIso, isLater } from "../tracing/time.js";
-import { BusyList } from "./busy-list.js";
 import { Fifo } from "./fifo.js";
 import { groupByKey, type KeyedTransport, keyRefusals } from "./key-batches.js";
 import { joinedRemotely, UnknownTraceRetry } from "./late-retry.js";
@@ -122,7 +121,6 @@ const BATCH_BUILD_BUDGET_MILLIS = 1;
 
 const defer: (fn: () => void) => void =
   typeof globalThis.setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
-const nextTurn = (): Promise<void> => new Promise((resolve) => defer(resolve));
 
 /**
  * Batches finished traces into `POST /v1/traces` requests in the list form, sends what arrives
@@ -151,7 +149,7 @@ export class TraceExporter {
   private forcedPending = false;
   private flushing = 0;
   /** Records with work not yet done, for flush(). */
-  private readonly unsettled = new BusyList();
+  private readonly unsettled = new Set<TraceRecord>();
   /** Counts records becoming busy: each gets the count as its `busyAt`, for the flushes. */
   private busySeq = 0;
   private readonly evaluations = new Set<Promise<EvaluationOutcome>>();
@@ -271,7 +269,7 @@ export class TraceExporter {
   async flush(timeoutMillis = this.options.flushTimeoutMillis, drain = false): Promise<FlushResult> {
     // An array, not a set: a flush of many traces (a serverless handler's, a benchmark's) pays
     // no hashing for them; only a draining flush, which adds what finishes meanwhile, keeps a set.
-    const records = this.unsettled.toArray();
+    const records = [...this.unsettled];
     let seen: Set<TraceRecord> | undefined;
     let evaluations = [...this.evaluations];
     this.flushing++;
@@ -293,7 +291,7 @@ export class TraceExporter {
       for (;;) {
         // Every busy record is waited for (all of them are in `records`): one that is settled
         // already but was not told so is settled now, so that each one left wakes this once.
-        for (const r of this.unsettled.toArray()) if (isSettled(r)) this.settleIfIdle(r);
+        for (const r of this.unsettled) if (isSettled(r)) this.settleIfIdle(r);
         entry.seq = this.busySeq;
         entry.left = this.unsettled.size;
         if (entry.left === 0 && evaluations.length === 0) break;
@@ -482,9 +480,7 @@ export class TraceExporter {
       const partialOk = force || this.flushing > 0 || this.stopped;
       if (partialOk || this.queuedSpans >= this.sendAt || this.carry) {
         const batch = this.takeBatch();
-        // Its body is written on the next turn: building the batch and encoding it are each up
-        // to BATCH_BUILD_BUDGET_MILLIS, and the app's loop should wait for one of them at a time.
-        if (batch.length > 0) void this.requests.add(() => nextTurn().then(() => this.sendBatch(batch))).catch((err: unknown) => this.lose(batch, err));
+        if (batch.length > 0) void this.requests.add(() => this.sendBatch(batch)).catch((err: unknown) => this.lose(batch, err));
         if (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt)) {
           if (partialOk) this.forcedPending = true;
           this.schedulePump();

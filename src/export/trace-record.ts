@@ -57,9 +57,6 @@ export interface TraceRecord {
   busy: boolean;
   /** When it last became busy, in the exporter's count of records becoming busy (for flushes). */
   busyAt: number;
-  /** Its neighbours in the exporter's list of busy records while it is busy (busy-list.ts). */
-  busyPrev: TraceRecord | undefined;
-  busyNext: TraceRecord | undefined;
   /** Woken whenever something about this trace was sent or given up; made on first wait. */
   waiters?: Set<() => void>;
   /** Why the trace failed, when it did. */
@@ -108,8 +105,6 @@ class HeldTrace implements TraceRecord {
   putInFlight = false;
   busy = false;
   busyAt = 0;
-  busyPrev: TraceRecord | undefined = undefined;
-  busyNext: TraceRecord | undefined = undefined;
   droppedSpans = 0;
   droppedReported = 0;
   /** The open spans: none, one, a few (an array) or many (a set); see open-spans.ts. */
