@@ -8,7 +8,9 @@
 //   The split is each SDK's own, not a like-for-like: raw OTel's BatchSpanProcessor serializes
 //   and sends a batch from span.end() every 512 spans, so part of its export lands in "in-call";
 //   evaltrace exports after the root returns. The total (in-call + export, everything until the
-//   receiver has every span) is the fair figure, and the ratios are of totals.
+//   receiver has every span) is the fair figure, and the ratios are of totals. Rounds run in three
+//   processes per subject, one after the other: a process that is unlucky (how it was scheduled,
+//   what its heap became) is so in every round it runs.
 //   C: end to end, workload A in waves of 25 concurrent traces with the loop turning between
 //   waves: spans/s delivered (until the receiver has the last one), p99 event-loop delay, peak
 //   RSS growth, bytes/span on the wire; each in a fresh process, median of the runs (three, as a
@@ -24,7 +26,11 @@ import { median, startReceiver, table } from "./common.mjs";
 import { builds, subjectEnv } from "./subjects.mjs";
 
 const quick = process.env.BENCH_QUICK === "1";
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 5));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3));
+/** Processes per subject for A and B, one after the other, each running ROUNDS rounds after WARM_ROUNDS. */
+const AB_PROCS = Number(process.env.BENCH_AB_PROCS ?? (quick ? 1 : 3));
+/** Rounds a process runs before it is measured: the first one after a single warm-up round still ran 2-3x slower (JIT, heap growth). */
+const WARM_ROUNDS = 2;
 const TRACES = Number(process.env.BENCH_TRACES ?? (quick ? 1000 : 3000));
 const SYNC_CALLS = Number(process.env.BENCH_SYNC_CALLS ?? (quick ? 5000 : 20_000));
 const C_TRACES = Number(process.env.BENCH_C_TRACES ?? (quick ? 5000 : 20_000));
@@ -111,35 +117,41 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
   const flags = {};
   const flag = (n, why) => (flags[n] ??= why);
 
-  // Workloads A and B: one long-lived process per subject, rounds interleaved.
-  const procs = {};
-  for (const n of names) {
-    try {
-      procs[n] = await spawnSubject(n, receiver.url);
-    } catch (err) {
-      flag(n, `did not start: ${String(err.message).slice(0, 200)}`);
-    }
-  }
+  // Workloads A and B: AB_PROCS groups of processes, one process per subject in each, rounds
+  // interleaved. A process keeps its luck (where the scheduler put it, what its heap became) in
+  // every round it runs, so the rounds of one process are not independent: the median is taken
+  // over the rounds of several.
   const rounds = Object.fromEntries(names.map((n) => [n, []]));
   const lastDelivery = {};
-  for (let round = 0; round <= ROUNDS; round++) {
+  for (let group = 0; group < AB_PROCS; group++) {
+    const procs = {};
     for (const n of names) {
-      if (!procs[n] || flags[n]?.startsWith("did not")) continue;
+      if (flags[n]?.startsWith("did not") || flags[n]?.startsWith("failed")) continue;
       try {
-        const r = await procs[n].ask({ cmd: "ab", traces: TRACES, calls: SYNC_CALLS });
-        if (round > 0) rounds[n].push(r); // round 0 warms up
-        lastDelivery[n] = r;
-        if (n !== "bare" && (r.a.late || r.b.late || r.delivered < r.expected)) {
-          flag(n, `delivered ${r.delivered} of ${r.expected} spans${r.a.late || r.b.late ? ` (its flush took over ${process.env.BENCH_FLUSH_DEADLINE_MS ?? 10_000} ms)` : ""}`);
-        }
+        procs[n] = await spawnSubject(n, receiver.url);
       } catch (err) {
-        flag(n, `failed: ${String(err.message).slice(0, 300)}`);
+        flag(n, `did not start: ${String(err.message).slice(0, 200)}`);
       }
-      process.stdout.write(".");
     }
+    for (let round = 0; round < WARM_ROUNDS + ROUNDS; round++) {
+      for (const n of names) {
+        if (!procs[n] || flags[n]?.startsWith("did not")) continue;
+        try {
+          const r = await procs[n].ask({ cmd: "ab", traces: TRACES, calls: SYNC_CALLS });
+          if (round >= WARM_ROUNDS) rounds[n].push({ ...r, process: group, round });
+          lastDelivery[n] = r;
+          if (n !== "bare" && (r.a.late || r.b.late || r.delivered < r.expected)) {
+            flag(n, `delivered ${r.delivered} of ${r.expected} spans${r.a.late || r.b.late ? ` (its flush took over ${process.env.BENCH_FLUSH_DEADLINE_MS ?? 10_000} ms)` : ""}`);
+          }
+        } catch (err) {
+          flag(n, `failed: ${String(err.message).slice(0, 300)}`);
+        }
+        process.stdout.write(".");
+      }
+    }
+    await Promise.all(Object.values(procs).map((p) => p.stop()));
   }
   console.log("");
-  await Promise.all(Object.values(procs).map((p) => p.stop()));
 
   // Workload C: a fresh process per run.
   const cRuns = Object.fromEntries(names.filter((n) => n !== "bare").map((n) => [n, []]));
@@ -190,12 +202,28 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
     };
   }
   const floor = figures[FLOOR];
+  // A ratio to raw OTel is the median of the rounds' ratios, each round's against raw OTel's
+  // round run right before it (same process group, same round): a slow spell of the machine
+  // slows both, and cancels.
+  const pairedRatio = (n, w) => {
+    const total = (r, bare) => r[w].inCall - bare[w].inCall + r[w].export;
+    const ratios = [];
+    for (const r of rounds[n]) {
+      const same = (x) => x.process === r.process && x.round === r.round;
+      const raw = rounds[FLOOR].find(same);
+      const bare = rounds.bare?.find(same);
+      if (!raw || !bare) continue;
+      const floorNs = total(raw, bare);
+      if (floorNs > 0) ratios.push(total(r, bare) / floorNs);
+    }
+    return ratios.length ? Number(median(ratios).toFixed(2)) : null;
+  };
   const rows = [];
-  const out = { rounds: ROUNDS, traces: TRACES, syncCalls: SYNC_CALLS, cTraces: C_TRACES, cRuns: C_RUNS, subjects: {} };
+  const out = { rounds: ROUNDS, abProcesses: AB_PROCS, traces: TRACES, syncCalls: SYNC_CALLS, cTraces: C_TRACES, cRuns: C_RUNS, subjects: {} };
   for (const [n, f] of Object.entries(figures)) {
     const r = {
-      A: ratio(f.A.totalNs, floor.A.totalNs),
-      B: ratio(f.B.totalNs, floor.B.totalNs),
+      A: pairedRatio(n, "a"),
+      B: pairedRatio(n, "b"),
       C: ratio(f.C.spansPerSecond, floor.C.spansPerSecond),
       rss: ratio(f.C.rssGrowthMB, floor.C.rssGrowthMB),
     };
@@ -214,6 +242,8 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
     });
     out.subjects[n] = {
       ...f,
+      // Each measured round's totals (ns/span, bare app not subtracted) and the process it ran in.
+      rounds: rounds[n].map((r) => ({ process: r.process, a: Math.round(r.a.inCall + r.a.export), b: Math.round(r.b.inCall + r.b.export) })),
       ratioToRawOtel: {
         totalCpuA: r.A,
         totalCpuB: r.B,
@@ -225,7 +255,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
   }
   table(rows);
   console.log(
-    `(CPU time per span of the subject's process, median of ${ROUNDS} interleaved rounds of ${TRACES} traces (A) and ${SYNC_CALLS} calls (B), bare app subtracted;` +
+    `(CPU time per span of the subject's process, median of ${AB_PROCS * ROUNDS} interleaved rounds (${ROUNDS} in each of ${AB_PROCS} processes) of ${TRACES} traces (A) and ${SYNC_CALLS} calls (B), bare app subtracted;` +
       " in-call/export is each SDK's own split (raw OTel exports from span.end() every 512 spans): compare totals;" +
       ` C: ${C_TRACES * 3} spans, median of ${C_RUNS} fresh process(es). Ratios to ${FLOOR} in this run.)`,
   );
