@@ -16,6 +16,10 @@
 //   RSS growth, bytes/span on the wire; each in a fresh process, median of the runs (three, as a
 //   run lasts under half a second: one run's p99 rests on a handful of turns, and its RSS
 //   growth on whether V8 grew its heap before the run ended).
+//   D: workload A at a fixed offered load (D_RATE spans/s, in C's warm process after it): p99
+//   event-loop delay and CPU use at the same load for every subject, as a server under steady
+//   traffic sees them. C's p99 is over each subject's own pace, so a slower SDK, which spreads
+//   the same export turns over a longer run, shows fewer late turns in its 99th percentile.
 // Ratios are to raw OTel with the OTLP/HTTP JSON exporter, measured in the same run.
 import { execFileSync, fork } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
@@ -36,6 +40,9 @@ const SYNC_CALLS = Number(process.env.BENCH_SYNC_CALLS ?? (quick ? 5000 : 20_000
 const C_TRACES = Number(process.env.BENCH_C_TRACES ?? (quick ? 5000 : 20_000));
 const C_RUNS = Number(process.env.BENCH_C_RUNS ?? (quick ? 1 : 3));
 const C_DEADLINE_MS = Number(process.env.BENCH_C_DEADLINE_MS ?? 15_000);
+/** Workload D: the offered load (spans/s; a quarter of what raw OTel sustains here) and how long. */
+const D_RATE = Number(process.env.BENCH_D_RATE ?? 40_000);
+const D_MS = Number(process.env.BENCH_D_MS ?? (quick ? 500 : 1500));
 const FLOOR = "raw OTel + OTLP";
 const ALL = [
   "bare",
@@ -155,6 +162,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
 
   // Workload C: a fresh process per run.
   const cRuns = Object.fromEntries(names.filter((n) => n !== "bare").map((n) => [n, []]));
+  const dRuns = Object.fromEntries(names.filter((n) => n !== "bare").map((n) => [n, []]));
   for (let run = 0; run < C_RUNS; run++) {
     for (const n of Object.keys(cRuns)) {
       if (flags[n]?.startsWith("did not") || flags[n]?.startsWith("failed")) continue;
@@ -164,6 +172,11 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
         const { c } = await p.ask({ cmd: "c", traces: C_TRACES, deadlineMs: C_DEADLINE_MS });
         cRuns[n].push(c);
         if (c.delivered < c.spans) flag(n, `workload C: delivered ${c.delivered} of ${c.spans} spans within ${C_DEADLINE_MS / 1000} s`);
+        if (!flags[n]) {
+          const { d } = await p.ask({ cmd: "d", spansPerSecond: D_RATE, ms: D_MS, deadlineMs: C_DEADLINE_MS });
+          dRuns[n].push(d);
+          if (!d.delivered) flag(n, `workload D: not every span delivered within ${C_DEADLINE_MS / 1000} s`);
+        }
       } catch (err) {
         flag(n, `workload C failed: ${String(err.message).slice(0, 300)}`);
       } finally {
@@ -187,6 +200,8 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
     const bEx = m(n, (r) => r.b.export);
     const cs = cRuns[n] ?? [];
     const cm = (f) => (cs.length ? median(cs.map(f)) : Number.NaN);
+    const ds = dRuns[n] ?? [];
+    const dm = (f) => (ds.length ? median(ds.map(f)) : Number.NaN);
     figures[n] = {
       A: { inCallNs: aIn, exportNs: aEx, totalNs: aIn + aEx },
       B: { inCallNs: bIn, exportNs: bEx, totalNs: bIn + bEx },
@@ -197,6 +212,12 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
         bytesPerSpan: cm((c) => c.bytesPerSpan ?? Number.NaN),
         cpuNsPerSpan: cm((c) => c.cpuNsPerSpan),
         runs: cs,
+      },
+      D: {
+        offeredSpansPerSecond: D_RATE,
+        p99LoopDelayMs: dm((d) => d.p99LoopDelayMs),
+        cpuPercent: dm((d) => d.cpuPercent),
+        runs: ds,
       },
       flagged: flags[n] ?? null,
     };
@@ -226,6 +247,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
       B: pairedRatio(n, "b"),
       C: ratio(f.C.spansPerSecond, floor.C.spansPerSecond),
       rss: ratio(f.C.rssGrowthMB, floor.C.rssGrowthMB),
+      dCpu: ratio(f.D.cpuPercent, floor.D.cpuPercent),
     };
     rows.push({
       subject: f.flagged ? `${n} (!)` : n,
@@ -239,17 +261,21 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
       "C p99 ms": `${f.C.p99LoopDelayMs}`,
       "C RSS MB": `${f.C.rssGrowthMB} (${r.rss}x)`,
       "bytes/span": `${f.C.bytesPerSpan}`,
+      [`D p99 ms @${D_RATE / 1000}k/s`]: `${f.D.p99LoopDelayMs}`,
+      "D CPU %": `${f.D.cpuPercent} (${r.dCpu}x)`,
     });
     out.subjects[n] = {
       ...f,
       // Each measured round's totals (ns/span, bare app not subtracted) and the process it ran in.
-      rounds: rounds[n].map((r) => ({ process: r.process, a: Math.round(r.a.inCall + r.a.export), b: Math.round(r.b.inCall + r.b.export) })),
+      rounds: rounds[n].map((r) => ({ process: r.process, round: r.round, a: Math.round(r.a.inCall + r.a.export), b: Math.round(r.b.inCall + r.b.export) })),
       ratioToRawOtel: {
         totalCpuA: r.A,
         totalCpuB: r.B,
         spansPerSecondC: r.C,
         p99LoopDelayAddedMs: Number((f.C.p99LoopDelayMs - floor.C.p99LoopDelayMs).toFixed(2)),
         rssGrowthC: r.rss,
+        p99LoopDelayAddedMsD: Number((f.D.p99LoopDelayMs - floor.D.p99LoopDelayMs).toFixed(2)),
+        cpuD: r.dCpu,
       },
     };
   }
@@ -257,7 +283,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
   console.log(
     `(CPU time per span of the subject's process, median of ${AB_PROCS * ROUNDS} interleaved rounds (${ROUNDS} in each of ${AB_PROCS} processes) of ${TRACES} traces (A) and ${SYNC_CALLS} calls (B), bare app subtracted;` +
       " in-call/export is each SDK's own split (raw OTel exports from span.end() every 512 spans): compare totals;" +
-      ` C: ${C_TRACES * 3} spans, median of ${C_RUNS} fresh process(es). Ratios to ${FLOOR} in this run.)`,
+      ` C: ${C_TRACES * 3} spans, median of ${C_RUNS} fresh process(es); D: ${D_RATE} spans/s offered for ${D_MS / 1000} s in C's process after it, CPU % of one core. Ratios to ${FLOOR} in this run.)`,
   );
   for (const [n, why] of Object.entries(flags)) console.log(`(!) ${n}: ${why} — flagged, not ranked`);
   out.flagged = flags;

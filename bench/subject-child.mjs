@@ -147,6 +147,60 @@ async function roundC(traces, deadlineMs) {
   };
 }
 
+/**
+ * Workload D: workload A at a fixed offered load (waves of 25 traces due every so often, fired
+ * from a 1 ms timer), as a server under steady traffic: p99 event-loop delay and CPU use at the
+ * same load for every subject (C's p99 is over each subject's own pace: a slower SDK spreads the
+ * same export turns over a longer run). Run in C's process, after C (warm).
+ */
+async function roundD(spansPerSecond, ms, deadlineMs) {
+  const waveEveryMs = (1000 * 75) / spansPerSecond;
+  await flushWithin(FLUSH_DEADLINE_MS);
+  globalThis.gc?.();
+  await sleep(50);
+  let fired = 0;
+  let pending = 0;
+  let maxPending = 0;
+  const h = monitorEventLoopDelay({ resolution: 1 });
+  h.enable();
+  const t0 = performance.now();
+  const cpu0 = cpuNs();
+  await new Promise((resolve) => {
+    const timer = setInterval(() => {
+      const now = performance.now();
+      if (now - t0 >= ms) {
+        clearInterval(timer);
+        resolve();
+        return;
+      }
+      while (t0 + fired * waveEveryMs <= now) {
+        fired++;
+        for (let j = 0; j < 25; j++) {
+          pending++;
+          app.agent(`steady ${fired}.${j}`).then(() => pending--);
+        }
+        maxPending = Math.max(maxPending, pending);
+      }
+    }, 1);
+  });
+  const wall = performance.now() - t0;
+  const cpu = cpuNs() - cpu0;
+  h.disable();
+  expected += fired * 75;
+  const flushed = await flushWithin(deadlineMs);
+  const got = await awaitDelivery(deadlineMs);
+  return {
+    spans: fired * 75,
+    offeredSpansPerSecond: spansPerSecond,
+    flushed,
+    delivered: got.spans >= expected,
+    // Traces started and not yet ended at the worst moment: a subject that cannot keep up piles them up.
+    maxPendingTraces: maxPending,
+    p99LoopDelayMs: Number((h.percentile(99) / 1e6).toFixed(2)),
+    cpuPercent: Number(((100 * cpu) / (wall * 1e6)).toFixed(1)),
+  };
+}
+
 process.on("message", async (msg) => {
   try {
     if (msg.cmd === "exit") process.exit(0);
@@ -162,6 +216,8 @@ process.on("message", async (msg) => {
       process.send({ ok: true, a, b, expected, delivered: got.spans, bytes: got.bytes });
     } else if (msg.cmd === "c") {
       process.send({ ok: true, c: await roundC(msg.traces, msg.deadlineMs) });
+    } else if (msg.cmd === "d") {
+      process.send({ ok: true, d: await roundD(msg.spansPerSecond, msg.ms, msg.deadlineMs) });
     }
   } catch (err) {
     process.send({ ok: false, error: String(err?.stack ?? err) });
