@@ -185,7 +185,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
         cRuns[n].push(c);
         if (c.delivered < c.spans) flag(n, `workload C: delivered ${c.delivered} of ${c.spans} spans within ${C_DEADLINE_MS / 1000} s`);
         // Not for a subject that cannot sustain the load (it would pile up for the deadline's length).
-        if (!flags[n] && !once.has(n) && c.spansPerSecond > 2 * D_RATE) {
+        if (!flags[n] && !once.has(n) && c.spansPerSecond > D_RATE) {
           const { d } = await p.ask({ cmd: "d", spansPerSecond: D_RATE, ms: D_MS, deadlineMs: C_DEADLINE_MS });
           dRuns[n].push(d);
           if (!d.delivered) flag(n, `workload D: not every span delivered within ${C_DEADLINE_MS / 1000} s`);
