@@ -133,7 +133,6 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
   // every round it runs, so the rounds of one process are not independent: the median is taken
   // over the rounds of several.
   const rounds = Object.fromEntries(names.map((n) => [n, []]));
-  const lastDelivery = {};
   /** Subjects measured once: flagged, or more than OUT_OF_RACE times raw OTel's A in the first process (their rank is not in question). */
   const once = new Set();
   for (let group = 0; group < AB_PROCS; group++) {
@@ -153,7 +152,6 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
         try {
           const r = await procs[n].ask({ cmd: "ab", traces: TRACES, calls: SYNC_CALLS });
           if (round >= WARM_ROUNDS) rounds[n].push({ ...r, process: group, round });
-          lastDelivery[n] = r;
           if (n !== "bare" && (r.a.late || r.b.late || r.delivered < r.expected)) {
             flag(n, `delivered ${r.delivered} of ${r.expected} spans${r.a.late || r.b.late ? ` (its flush took over ${process.env.BENCH_FLUSH_DEADLINE_MS ?? 10_000} ms)` : ""}`);
           }

@@ -47,6 +47,10 @@ async function awaitDelivery(ms) {
 // Chunks of 1,000 traces (or calls): the chunk's calls are timed as in-call cost, the flush
 // after it as export cost (no timer or I/O callback runs inside a chunk, so no export does).
 const CHUNK = 1000;
+/** Spans in a trace of workload A (agent, llm, tool). */
+const SPANS_PER_TRACE = 3;
+/** Traces started together in workloads C and D. */
+const WAVE = 25;
 const C_PRODUCE_BUDGET_MS = Number(process.env.BENCH_C_PRODUCE_BUDGET_MS ?? 15_000);
 const FLUSH_DEADLINE_MS = Number(process.env.BENCH_FLUSH_DEADLINE_MS ?? 10_000);
 /** A round of a slow subject stops after this much time: per-span figures are of what it did. */
@@ -69,12 +73,12 @@ async function roundA(traces) {
       await Promise.all(wave);
     }
     const t1 = cpuNs();
-    expected += CHUNK * 3;
+    expected += CHUNK * SPANS_PER_TRACE;
     late ||= (await flushWithin(FLUSH_DEADLINE_MS)) === "late";
     call += t1 - t0;
     exp += cpuNs() - t1;
   }
-  return { inCall: call / (done * 3), export: exp / (done * 3), late };
+  return { inCall: call / (done * SPANS_PER_TRACE), export: exp / (done * SPANS_PER_TRACE), late };
 }
 
 async function roundB(calls) {
@@ -101,7 +105,7 @@ async function roundB(calls) {
 /** Workload C: workload A in waves of 25 concurrent traces, the loop turning between waves as a server's would. */
 async function roundC(traces, deadlineMs) {
   // Warm up (JIT, connections), then measure from a collected heap.
-  for (let i = 0; i < 500; i += 25) await Promise.all(Array.from({ length: 25 }, (_, j) => app.agent(`warm ${i + j}`)));
+  for (let i = 0; i < 500; i += WAVE) await Promise.all(Array.from({ length: WAVE }, (_, j) => app.agent(`warm ${i + j}`)));
   expected += 1500;
   await flushWithin(FLUSH_DEADLINE_MS);
   await awaitDelivery(FLUSH_DEADLINE_MS);
@@ -118,20 +122,20 @@ async function roundC(traces, deadlineMs) {
   // A slow subject produces for at most C_PRODUCE_BUDGET_MS: its figures are of what it produced.
   const stop = t0 + C_PRODUCE_BUDGET_MS;
   let produced = 0;
-  for (let i = 0; i < traces && performance.now() < stop; i += 25) {
-    produced += 25;
+  for (let i = 0; i < traces && performance.now() < stop; i += WAVE) {
+    produced += WAVE;
     const wave = [];
-    for (let j = 0; j < 25; j++) wave.push(app.agent(`question ${i + j}`));
+    for (let j = 0; j < WAVE; j++) wave.push(app.agent(`question ${i + j}`));
     await Promise.all(wave);
     await tick();
   }
   const producedAt = performance.now();
-  expected += produced * 3;
+  expected += produced * SPANS_PER_TRACE;
   const flushed = await flushWithin(deadlineMs);
   const got = await awaitDelivery(Math.max(0, deadlineMs - (performance.now() - producedAt)));
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuNs() - cpu0;
-  const spansProduced = produced * 3;
+  const spansProduced = produced * SPANS_PER_TRACE;
   h.disable();
   clearInterval(sampler);
   const spans = got.spans - before.spans;
@@ -154,7 +158,8 @@ async function roundC(traces, deadlineMs) {
  * same export turns over a longer run). Run in C's process, after C (warm).
  */
 async function roundD(spansPerSecond, ms, deadlineMs) {
-  const waveEveryMs = (1000 * 75) / spansPerSecond;
+  const waveSpans = WAVE * SPANS_PER_TRACE;
+  const waveEveryMs = (1000 * waveSpans) / spansPerSecond;
   await flushWithin(FLUSH_DEADLINE_MS);
   globalThis.gc?.();
   await sleep(50);
@@ -175,7 +180,7 @@ async function roundD(spansPerSecond, ms, deadlineMs) {
       }
       while (t0 + fired * waveEveryMs <= now) {
         fired++;
-        for (let j = 0; j < 25; j++) {
+        for (let j = 0; j < WAVE; j++) {
           pending++;
           app.agent(`steady ${fired}.${j}`).then(() => pending--);
         }
@@ -186,11 +191,11 @@ async function roundD(spansPerSecond, ms, deadlineMs) {
   const wall = performance.now() - t0;
   const cpu = cpuNs() - cpu0;
   h.disable();
-  expected += fired * 75;
+  expected += fired * waveSpans;
   const flushed = await flushWithin(deadlineMs);
   const got = await awaitDelivery(deadlineMs);
   return {
-    spans: fired * 75,
+    spans: fired * waveSpans,
     offeredSpansPerSecond: spansPerSecond,
     flushed,
     delivered: got.spans >= expected,
