@@ -11,6 +11,7 @@ import { anchorTraceState, joinRemoteParent } from "../tracing/remote-parent.js"
 import { isLater, preciseNow } from "../tracing/time.js";
 import { joinedRemotely } from "./late-retry.js";
 import type { TraceExporter } from "./trace-exporter.js";
+import { ChurnMap } from "./churn-map.js";
 import { MAX_REMEMBERED_TRACES, RecentTraces } from "./recent-traces.js";
 import { addOpenSpan, clearOpenSpans, endOpenSpan, newTraceRecord, notify, type TraceRecord, waitFor } from "./trace-record.js";
 import { TRUNCATED_KEY, UNFINISHED_SPAN_KEY, UNFINISHED_SPANS_KEY, unfinishedView } from "./unfinished.js";
@@ -38,7 +39,7 @@ export type ForceEndReason = "maxTraceDurationMillis" | "deliver" | "shutdown" |
  * at most `maxTraceDurationMillis`: a trace whose spans never end is sent with them marked.
  */
 export class TraceAssembler implements SpanProcessor {
-  private readonly records = new Map<string, TraceRecord>();
+  private readonly records = new ChurnMap<string, TraceRecord>();
   /** Spans beyond maxSpansPerTrace, dropped. */
   droppedSpans = 0;
   /** Traces not recorded because maxOpenTraces traces were open. */

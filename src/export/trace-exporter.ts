@@ -7,6 +7,7 @@ import type { RequestBody, TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger, redact } from "../logger.js";
 import { getSpanData, parentSpanIdOf, setParentOverride } from "../tracing/span-data.js";
 import { hrTimeToIso, isLater } from "../tracing/time.js";
+import { ChurnMap } from "./churn-map.js";
 import { Fifo } from "./fifo.js";
 import { groupByKey, type KeyedTransport, keyRefusals } from "./key-batches.js";
 import { joinedRemotely, UnknownTraceRetry } from "./late-retry.js";
@@ -149,7 +150,7 @@ export class TraceExporter {
   private forcedPending = false;
   private flushing = 0;
   /** Records with work not yet done, for flush(). */
-  private readonly unsettled = new Set<TraceRecord>();
+  private readonly unsettled = new ChurnMap<TraceRecord, true>();
   /** Counts records becoming busy: each gets the count as its `busyAt`, for the flushes. */
   private busySeq = 0;
   private readonly evaluations = new Set<Promise<EvaluationOutcome>>();
@@ -269,7 +270,7 @@ export class TraceExporter {
   async flush(timeoutMillis = this.options.flushTimeoutMillis, drain = false): Promise<FlushResult> {
     // An array, not a set: a flush of many traces (a serverless handler's, a benchmark's) pays
     // no hashing for them; only a draining flush, which adds what finishes meanwhile, keeps a set.
-    const records = [...this.unsettled];
+    const records = [...this.unsettled.keys()];
     let seen: Set<TraceRecord> | undefined;
     let evaluations = [...this.evaluations];
     this.flushing++;
@@ -291,7 +292,7 @@ export class TraceExporter {
       for (;;) {
         // Every busy record is waited for (all of them are in `records`): one that is settled
         // already but was not told so is settled now, so that each one left wakes this once.
-        for (const r of this.unsettled) if (isSettled(r)) this.settleIfIdle(r);
+        for (const r of this.unsettled.keys()) if (isSettled(r)) this.settleIfIdle(r);
         entry.seq = this.busySeq;
         entry.left = this.unsettled.size;
         if (entry.left === 0 && evaluations.length === 0) break;
@@ -304,7 +305,7 @@ export class TraceExporter {
         this.flushes.delete(entry);
         if (timedOut || !drain) break;
         seen ??= new Set(records);
-        for (const r of this.unsettled) {
+        for (const r of this.unsettled.keys()) {
           if (seen.has(r)) continue;
           seen.add(r);
           records.push(r);
@@ -353,7 +354,7 @@ export class TraceExporter {
       }
       if (left.length > 0) this.logger.error(`${left.length} trace(s) not delivered: the SDK was shut down before they could be sent`);
       // Anything else still unsettled (a request being aborted) cannot be delivered either.
-      for (const rec of this.unsettled) {
+      for (const rec of this.unsettled.keys()) {
         if (!result.pending.includes(rec.uuid) && !result.notDelivered.includes(rec.uuid)) result.pending.push(rec.uuid);
       }
       for (const rec of left) {
@@ -400,7 +401,7 @@ export class TraceExporter {
     if (rec.busy) return;
     rec.busy = true;
     rec.busyAt = ++this.busySeq;
-    this.unsettled.add(rec);
+    this.unsettled.set(rec, true);
   }
 
   private settleIfIdle(rec: TraceRecord): void {

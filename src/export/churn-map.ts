@@ -1,0 +1,92 @@
+/**
+ * A `Map` for entries that come and go quickly (a record per trace while it is being sent),
+ * kept as two generations of plain maps that are replaced as entries come in.
+ *
+ * Why not one long-lived `Map`: V8 keeps a map's entries in a table it replaces when the map
+ * grows, shrinks or fills with deleted entries, and the table it replaced still points at the
+ * entries it held (and at the next table). Once a table of a long-lived map has been promoted to
+ * the old generation, every minor GC until the next full one treats what it points at as alive:
+ * entries long deleted, and everything they reach, are copied and then promoted. Measured on
+ * workload B (one-span traces, the map filled and emptied once per chunk of 1,000): 11 MB
+ * promoted per 60,000 traces against 2.7 MB with the map replaced, and minor GC pauses twice as
+ * long. Here no map lives for more than about {@link ROTATE_AFTER} insertions, or past the moment
+ * it empties, so its tables die young with the entries.
+ *
+ * Values must not be `undefined` (a lookup tells absence by it). Iteration visits the older
+ * generation first, so entries come in insertion order; entries added while iterating may or
+ * may not be visited, as with a `Map`.
+ */
+export class ChurnMap<K, V> {
+  /** Entries added since the last rotation. */
+  private young = new Map<K, V>();
+  /** Entries of earlier generations still present (most are deleted before a rotation). */
+  private old = new Map<K, V>();
+  /** Insertions of new keys since the last rotation. */
+  private added = 0;
+
+  get size(): number {
+    return this.young.size + this.old.size;
+  }
+
+  get(key: K): V | undefined {
+    const value = this.young.get(key);
+    return value !== undefined || this.old.size === 0 ? value : this.old.get(key);
+  }
+
+  has(key: K): boolean {
+    return this.young.has(key) || (this.old.size > 0 && this.old.has(key));
+  }
+
+  set(key: K, value: V): void {
+    if (this.old.size > 0 && this.old.has(key)) {
+      this.old.set(key, value);
+      return;
+    }
+    const before = this.young.size;
+    this.young.set(key, value);
+    if (this.young.size > before && ++this.added >= ROTATE_AFTER) this.rotate();
+  }
+
+  delete(key: K): boolean {
+    if (this.young.delete(key)) {
+      // Empty: a fresh map, so that no table of this one outlives its entries.
+      if (this.young.size === 0 && this.old.size === 0) this.young = new Map();
+      return true;
+    }
+    return this.old.size > 0 && this.old.delete(key);
+  }
+
+  /** Keys in insertion order. */
+  *keys(): IterableIterator<K> {
+    const { old, young } = this;
+    if (old.size > 0) yield* old.keys();
+    yield* young.keys();
+  }
+
+  /** Values in insertion order. */
+  *values(): IterableIterator<V> {
+    const { old, young } = this;
+    if (old.size > 0) yield* old.values();
+    yield* young.values();
+  }
+
+  /**
+   * Starts a new young generation. The entries still in the old one (usually none: they were
+   * deleted meanwhile) go first into a new map, ahead of the young ones, keeping the order.
+   * Neither retired map is changed, so an iteration in progress goes on over what it started on.
+   */
+  private rotate(): void {
+    this.added = 0;
+    if (this.old.size === 0) {
+      this.old = this.young;
+    } else {
+      const merged = new Map(this.old);
+      for (const [key, value] of this.young) merged.set(key, value);
+      this.old = merged;
+    }
+    this.young = new Map();
+  }
+}
+
+/** Insertions after which the young generation becomes the old one. */
+export const ROTATE_AFTER = 1024;
