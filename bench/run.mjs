@@ -1,6 +1,6 @@
 // npm run bench: each benchmark in a process of its own (so one's heap cannot skew the other's
 // memory and GC figures); prints their tables and writes bench/results.json.
-//   node bench/run.mjs [peers|throughput|overhead|profile|all] [--quick] [--profile]
+//   node bench/run.mjs [peers|throughput|overhead|profile|gc|all] [--quick] [--profile]
 // --quick: fewer rounds and spans (a minute or two); --profile: a CPU profile of evaltrace's
 // workload C, summarized as its top self-time functions.
 import { execFileSync } from "node:child_process";
@@ -31,8 +31,9 @@ for (const [name, title] of [
   ["throughput", "End to end through the real exporter; 1,000,000 spans with memory bounded by the queue"],
   ["overhead", "Per-span overhead against raw OTel with a discarding exporter"],
   ["profile", "Profile of evaltrace (workload C)"],
+  ["gc", "Garbage collection per subject (workloads B and C)"],
 ]) {
-  if (which === "all" ? name === "overhead" || name === "profile" : which !== name) continue;
+  if (which === "all" ? name === "overhead" || name === "profile" || name === "gc" : which !== name) continue;
   console.log(`\n== ${title} ==`);
   const out = join(dir, `${name}.json`);
   execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--one", name, ...args.filter((a) => a === "--profile")], { stdio: "inherit", env: { ...env, BENCH_OUT: out } });
