@@ -1,7 +1,7 @@
 // One subject running one workload under `node --trace-gc-nvp`, driven by bench/gc.mjs: prints
 // its pid (the receiver child traces its GCs too), runs the workload, flushes after each chunk.
-//   B: chunks of 1,000 one-span calls, each followed by a flush (as workload B).
-//   C: agent traces in waves of 25, the loop turning between waves (as workload C).
+//   B: chunks of 1,000 one-span calls, each followed by a flush (as workload B; count a multiple of 1,000).
+//   C: agent traces in waves of 25, the loop turning between waves (as workload C; count a multiple of 25).
 import { subjectEnv, subjects } from "./subjects.mjs";
 
 Object.assign(process.env, subjectEnv);

@@ -9,11 +9,17 @@ import { fileURLToPath } from "node:url";
 import { startReceiver, table } from "./common.mjs";
 import { builds } from "./subjects.mjs";
 
-const B_CALLS = Number(process.env.BENCH_GC_B_CALLS ?? 60_000);
-const C_TRACES = Number(process.env.BENCH_GC_C_TRACES ?? 20_000);
+// Whole chunks and waves (gc-child.mjs runs B in chunks of 1,000 calls, C in waves of 25 traces
+// of 3 spans), so that the per-span figures divide by what ran.
+const B_CALLS = Math.max(1, Math.round(Number(process.env.BENCH_GC_B_CALLS ?? 60_000) / 1000)) * 1000;
+const C_TRACES = Math.max(1, Math.round(Number(process.env.BENCH_GC_C_TRACES ?? 20_000) / 25)) * 25;
+const SPANS_PER_C_TRACE = 3;
 const NAMES = ["raw OTel + OTLP", "evaltrace", ...Object.keys(builds).map((b) => `evaltrace@${b}`)];
 
-/** The `--trace-gc-nvp` lines of one process, summed. */
+/**
+ * The `--trace-gc-nvp` lines of one process, summed: bytes promoted by its minor GCs (the young
+ * objects that outlived one), the minor GCs and their pauses, and its full GCs (`gc=mc`).
+ */
 export function sumGcTrace(text, pid) {
   const out = { scavenges: 0, scavengeMs: 0, maxScavengeMs: 0, promotedBytes: 0, fullGcs: 0 };
   for (const line of text.split("\n")) {
@@ -24,7 +30,7 @@ export function sumGcTrace(text, pid) {
       out.scavengeMs += field("pause");
       out.maxScavengeMs = Math.max(out.maxScavengeMs, field("pause"));
       out.promotedBytes += field("promoted");
-    } else if (/ gc=(mc|mmc|ms) /.test(line)) out.fullGcs++;
+    } else if (line.includes(" gc=mc ")) out.fullGcs++;
   }
   return out;
 }
@@ -38,7 +44,7 @@ export async function gc() {
     for (const name of NAMES) {
       for (const [workload, count, spansPer] of [
         ["B", B_CALLS, 1],
-        ["C", C_TRACES, 3],
+        ["C", C_TRACES, SPANS_PER_C_TRACE],
       ]) {
         const run = spawnSync(process.execPath, ["--trace-gc-nvp", child, name, workload, receiver.url, String(count)], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
         const pid = /PID (\d+)/.exec(run.stdout)?.[1];
@@ -57,13 +63,13 @@ export async function gc() {
           fullGcs: s.fullGcs,
         };
         (results[name] ??= {})[workload] = r;
-        rows.push({ subject: name, workload, spans: r.spans, "promoted KB/1k spans": r.promotedKBPer1kSpans, scavenges: r.scavenges, "scavenge ms/1k spans": r.scavengeMsPer1kSpans, "max scavenge ms": r.maxScavengeMs, "full GCs": r.fullGcs });
+        rows.push({ subject: name, workload, spans: r.spans, "promoted by minor GCs, KB/1k spans": r.promotedKBPer1kSpans, scavenges: r.scavenges, "scavenge ms/1k spans": r.scavengeMsPer1kSpans, "max scavenge ms": r.maxScavengeMs, "full GCs": r.fullGcs });
       }
     }
   } finally {
     await receiver.stop();
   }
   table(rows);
-  console.log("(one process per subject and workload, under --trace-gc-nvp; B: 60,000 one-span calls flushed every 1,000; C: 20,000 agent traces in waves of 25. Figures include the process's start-up, about 2.5 MB promoted.)");
+  console.log(`(one process per subject and workload, under --trace-gc-nvp; B: ${B_CALLS} one-span calls flushed every 1,000; C: ${C_TRACES} agent traces in waves of 25. Figures include the process's start-up, about 2.5 MB promoted.)`);
   return results;
 }

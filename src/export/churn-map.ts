@@ -12,11 +12,12 @@
  * long. Here no map lives for more than about {@link ROTATE_AFTER} insertions, or past the moment
  * it empties, so its tables die young with the entries.
  *
- * Values must not be `undefined` (a lookup tells absence by it). Iteration visits the older
- * generation first, so entries come in insertion order; entries added while iterating may or
- * may not be visited, as with a `Map`.
+ * Values cannot be `undefined` (a lookup tells absence by it). Iteration visits the older
+ * generation first, so entries come in insertion order. An entry deleted while iterating is not
+ * visited after its deletion, as with a `Map`; unlike a `Map`, one added while iterating may be
+ * missed (a rotation may have moved the iteration's maps aside).
  */
-export class ChurnMap<K, V> {
+export class ChurnMap<K, V extends NonNullable<unknown> | null> {
   /** Entries added since the last rotation. */
   private young = new Map<K, V>();
   /** Entries of earlier generations still present (most are deleted before a rotation). */
@@ -56,24 +57,23 @@ export class ChurnMap<K, V> {
     return this.old.size > 0 && this.old.delete(key);
   }
 
-  /** Keys in insertion order. */
+  /** Keys in insertion order (those deleted meanwhile skipped). */
   *keys(): IterableIterator<K> {
     const { old, young } = this;
-    if (old.size > 0) yield* old.keys();
-    yield* young.keys();
+    for (const key of old.keys()) if (this.has(key)) yield key;
+    for (const key of young.keys()) if (this.has(key)) yield key;
   }
 
-  /** Values in insertion order. */
+  /** Values in insertion order (those of keys deleted meanwhile skipped). */
   *values(): IterableIterator<V> {
-    const { old, young } = this;
-    if (old.size > 0) yield* old.values();
-    yield* young.values();
+    for (const key of this.keys()) yield this.get(key) as V;
   }
 
   /**
    * Starts a new young generation. The entries still in the old one (usually none: they were
    * deleted meanwhile) go first into a new map, ahead of the young ones, keeping the order.
-   * Neither retired map is changed, so an iteration in progress goes on over what it started on.
+   * Neither retired map is changed afterwards: an iteration in progress goes on over the maps it
+   * started on, skipping what was deleted since.
    */
   private rotate(): void {
     this.added = 0;

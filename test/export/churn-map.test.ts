@@ -90,4 +90,47 @@ describe("ChurnMap", () => {
       expect(churn.get(0)).toBeUndefined();
     }
   });
+
+  it("replaces its maps every ROTATE_AFTER insertions and when emptied (what keeps its tables young)", () => {
+    const churn = new ChurnMap<number, string>();
+    const inner = churn as unknown as { young: Map<number, string>; old: Map<number, string> };
+    const first = inner.young;
+    for (let i = 0; i < ROTATE_AFTER - 1; i++) churn.set(i, "v");
+    expect(inner.young).toBe(first);
+    churn.set(ROTATE_AFTER, "v");
+    // The young map became the old one, and a fresh one takes new entries.
+    expect(inner.old).toBe(first);
+    expect(inner.young).not.toBe(first);
+    const second = inner.young;
+    churn.set(-1, "v");
+    for (const key of [...churn.keys()]) churn.delete(key);
+    expect(churn.size).toBe(0);
+    expect(inner.young).not.toBe(second);
+    expect(inner.young.size).toBe(0);
+  });
+
+  it("skips entries deleted while iterating, across a rotation that merges leftovers", () => {
+    const churn = new ChurnMap<string, number>();
+    churn.set("a", 1);
+    churn.set("b", 2);
+    churn.set("c", 3);
+    for (let i = 0; i < ROTATE_AFTER; i++) churn.set(`t${i}`, i); // "a", "b", "c" left in the old map
+    const seen: string[] = [];
+    for (const key of churn.keys()) {
+      seen.push(key);
+      if (key === "a") {
+        churn.delete("b");
+        // A rotation with leftovers while iterating: the loop goes on over the maps it started on.
+        for (let i = 0; i < ROTATE_AFTER; i++) churn.set(`u${i}`, i);
+        churn.delete("c");
+        churn.delete(`t${ROTATE_AFTER - 1}`);
+      }
+    }
+    expect(seen).not.toContain("b");
+    expect(seen).not.toContain("c");
+    expect(seen).not.toContain(`t${ROTATE_AFTER - 1}`);
+    expect(seen[0]).toBe("a");
+    expect(new Set(seen).size).toBe(seen.length);
+    expect([...churn.values()]).toEqual([...churn.keys()].map((k) => churn.get(k)));
+  });
 });
