@@ -7,13 +7,12 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { startReceiver, table } from "./common.mjs";
-import { builds } from "./subjects.mjs";
+import { builds, CHUNK, SPANS_PER_TRACE, WAVE } from "./subjects.mjs";
 
-// Whole chunks and waves (gc-child.mjs runs B in chunks of 1,000 calls, C in waves of 25 traces
-// of 3 spans), so that the per-span figures divide by what ran.
-const B_CALLS = Math.max(1, Math.round(Number(process.env.BENCH_GC_B_CALLS ?? 60_000) / 1000)) * 1000;
-const C_TRACES = Math.max(1, Math.round(Number(process.env.BENCH_GC_C_TRACES ?? 20_000) / 25)) * 25;
-const SPANS_PER_C_TRACE = 3;
+// Whole chunks and waves (gc-child.mjs runs B in chunks, C in waves), so that the per-span
+// figures divide by what ran.
+const B_CALLS = Math.max(1, Math.round(Number(process.env.BENCH_GC_B_CALLS ?? 60_000) / CHUNK)) * CHUNK;
+const C_TRACES = Math.max(1, Math.round(Number(process.env.BENCH_GC_C_TRACES ?? 20_000) / WAVE)) * WAVE;
 const NAMES = ["raw OTel + OTLP", "evaltrace", ...Object.keys(builds).map((b) => `evaltrace@${b}`)];
 
 /**
@@ -24,15 +23,20 @@ export function sumGcTrace(text, pid) {
   const out = { scavenges: 0, scavengeMs: 0, maxScavengeMs: 0, promotedBytes: 0, fullGcs: 0 };
   for (const line of text.split("\n")) {
     if (!line.startsWith(`[${pid}:`)) continue;
-    const field = (k) => Number(new RegExp(` ${k}=([0-9.]+)`).exec(line)?.[1] ?? 0);
     if (line.includes(" gc=s ")) {
+      const pause = nvpField(line, "pause");
       out.scavenges++;
-      out.scavengeMs += field("pause");
-      out.maxScavengeMs = Math.max(out.maxScavengeMs, field("pause"));
-      out.promotedBytes += field("promoted");
+      out.scavengeMs += pause;
+      out.maxScavengeMs = Math.max(out.maxScavengeMs, pause);
+      out.promotedBytes += nvpField(line, "promoted");
     } else if (line.includes(" gc=mc ")) out.fullGcs++;
   }
   return out;
+}
+
+/** A numeric `key=value` field of a `--trace-gc-nvp` line (0 when absent). */
+function nvpField(line, key) {
+  return Number(new RegExp(` ${key}=([0-9.]+)`).exec(line)?.[1] ?? 0);
 }
 
 export async function gc() {
@@ -44,7 +48,7 @@ export async function gc() {
     for (const name of NAMES) {
       for (const [workload, count, spansPer] of [
         ["B", B_CALLS, 1],
-        ["C", C_TRACES, SPANS_PER_C_TRACE],
+        ["C", C_TRACES, SPANS_PER_TRACE],
       ]) {
         const run = spawnSync(process.execPath, ["--trace-gc-nvp", child, name, workload, receiver.url, String(count)], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
         const pid = /PID (\d+)/.exec(run.stdout)?.[1];
@@ -70,6 +74,6 @@ export async function gc() {
     await receiver.stop();
   }
   table(rows);
-  console.log(`(one process per subject and workload, under --trace-gc-nvp; B: ${B_CALLS} one-span calls flushed every 1,000; C: ${C_TRACES} agent traces in waves of 25. Figures include the process's start-up, about 2.5 MB promoted.)`);
+  console.log(`(one process per subject and workload, under --trace-gc-nvp; B: ${B_CALLS} one-span calls flushed every ${CHUNK}; C: ${C_TRACES} agent traces in waves of ${WAVE}. Figures include the process's start-up, about 2.5 MB promoted.)`);
   return results;
 }

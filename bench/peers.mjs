@@ -29,7 +29,7 @@ import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { median, startReceiver, table } from "./common.mjs";
-import { builds, subjectEnv } from "./subjects.mjs";
+import { builds, SPANS_PER_TRACE, subjectEnv } from "./subjects.mjs";
 
 const quick = process.env.BENCH_QUICK === "1";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 3));
@@ -294,7 +294,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
   console.log(
     `(CPU time per span of the subject's process, median of ${AB_PROCS * ROUNDS} interleaved rounds (${ROUNDS} in each of ${AB_PROCS} processes) of ${TRACES} traces (A) and ${SYNC_CALLS} calls (B), bare app subtracted;` +
       " in-call/export is each SDK's own split (raw OTel exports from span.end() every 512 spans): compare totals;" +
-      ` C: ${C_TRACES * 3} spans, median of ${C_RUNS} fresh process(es); D: ${D_RATE} spans/s offered for ${D_MS / 1000} s in C's process after it, CPU % of one core. Ratios to ${FLOOR} in this run.)`,
+      ` C: ${C_TRACES * SPANS_PER_TRACE} spans, median of ${C_RUNS} fresh process(es); D: ${D_RATE} spans/s offered for ${D_MS / 1000} s in C's process after it, CPU % of one core. Ratios to ${FLOOR} in this run.)`,
   );
   for (const [n, why] of Object.entries(flags)) console.log(`(!) ${n}: ${why} — flagged, not ranked`);
   out.flagged = flags;

@@ -2,7 +2,7 @@
 // over IPC: `init` sets the subject up against its prefix on the receiver, `ab` runs one round
 // of workloads A and B, `c` runs workload C (end to end). Answers with the figures measured.
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { subjects } from "./subjects.mjs";
+import { CHUNK, SPANS_PER_TRACE, subjects, WAVE } from "./subjects.mjs";
 
 let app;
 let base;
@@ -44,13 +44,8 @@ async function awaitDelivery(ms) {
   }
 }
 
-// Chunks of 1,000 traces (or calls): the chunk's calls are timed as in-call cost, the flush
-// after it as export cost (no timer or I/O callback runs inside a chunk, so no export does).
-const CHUNK = 1000;
-/** Spans in a trace of workload A (agent, llm, tool). */
-const SPANS_PER_TRACE = 3;
-/** Traces started together in workloads C and D. */
-const WAVE = 25;
+/** Traces run before workload C is measured. */
+const C_WARM_TRACES = 500;
 const C_PRODUCE_BUDGET_MS = Number(process.env.BENCH_C_PRODUCE_BUDGET_MS ?? 15_000);
 const FLUSH_DEADLINE_MS = Number(process.env.BENCH_FLUSH_DEADLINE_MS ?? 10_000);
 /** A round of a slow subject stops after this much time: per-span figures are of what it did. */
@@ -58,6 +53,8 @@ const ROUND_BUDGET_MS = Number(process.env.BENCH_ROUND_BUDGET_MS ?? 2500);
 /** Once a flush missed its deadline, later ones are not waited for (the subject is flagged anyway). */
 let gaveUp = false;
 
+// Chunks of CHUNK traces (or calls): the chunk's calls are timed as in-call cost, the flush
+// after it as export cost (no timer or I/O callback runs inside a chunk, so no export does).
 async function roundA(traces) {
   let call = 0;
   let exp = 0;
@@ -105,8 +102,8 @@ async function roundB(calls) {
 /** Workload C: workload A in waves of 25 concurrent traces, the loop turning between waves as a server's would. */
 async function roundC(traces, deadlineMs) {
   // Warm up (JIT, connections), then measure from a collected heap.
-  for (let i = 0; i < 500; i += WAVE) await Promise.all(Array.from({ length: WAVE }, (_, j) => app.agent(`warm ${i + j}`)));
-  expected += 1500;
+  for (let i = 0; i < C_WARM_TRACES; i += WAVE) await Promise.all(Array.from({ length: WAVE }, (_, j) => app.agent(`warm ${i + j}`)));
+  expected += C_WARM_TRACES * SPANS_PER_TRACE;
   await flushWithin(FLUSH_DEADLINE_MS);
   await awaitDelivery(FLUSH_DEADLINE_MS);
   const before = await delivered();

@@ -13,6 +13,13 @@ const llmAnswer = async (q) => `answer to ${q}`;
 const toolResult = async (q) => ({ ok: true, q });
 const add = (a, b) => a + b;
 
+/** Spans in a trace of workload A (agent, llm, tool: {@link agentOf}). */
+export const SPANS_PER_TRACE = 3;
+/** Traces (or calls) per chunk of workloads A and B: timed together, then flushed. */
+export const CHUNK = 1000;
+/** Traces started together in workloads C and D. */
+export const WAVE = 25;
+
 /** Builds workload A from a wrapper `wrap(kind, name, fn)`. */
 function agentOf(wrap) {
   const llm = wrap("llm", "generate", llmAnswer);
