@@ -49,24 +49,33 @@ export class ChurnMap<K, V extends NonNullable<unknown> | null> {
   }
 
   delete(key: K): boolean {
-    if (this.young.delete(key)) {
-      // Empty: a fresh map, so that no table of this one outlives its entries.
-      if (this.young.size === 0 && this.old.size === 0) this.young = new Map();
-      return true;
+    if (!this.young.delete(key) && !(this.old.size > 0 && this.old.delete(key))) return false;
+    // Empty, whichever generation held the last entry: fresh maps, so that no table of these
+    // outlives its entries.
+    if (this.young.size === 0 && this.old.size === 0) {
+      this.young = new Map();
+      this.old = new Map();
+      this.added = 0;
     }
-    return this.old.size > 0 && this.old.delete(key);
+    return true;
   }
 
   /** Keys in insertion order (those deleted meanwhile skipped). */
   *keys(): IterableIterator<K> {
     const { old, young } = this;
-    for (const key of old.keys()) if (this.has(key)) yield key;
-    for (const key of young.keys()) if (this.has(key)) yield key;
+    // A map still in use skips what is deleted from it by itself; one set aside meanwhile (a
+    // rotation, an emptying) is read against the maps now in use.
+    for (const key of old.keys()) if (this.inUse(old) || this.has(key)) yield key;
+    for (const key of young.keys()) if (this.inUse(young) || this.has(key)) yield key;
   }
 
   /** Values in insertion order (those of keys deleted meanwhile skipped). */
   *values(): IterableIterator<V> {
     for (const key of this.keys()) yield this.get(key) as V;
+  }
+
+  private inUse(map: Map<K, V>): boolean {
+    return map === this.young || map === this.old;
   }
 
   /**

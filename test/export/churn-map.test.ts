@@ -107,6 +107,13 @@ describe("ChurnMap", () => {
     expect(churn.size).toBe(0);
     expect(inner.young).not.toBe(second);
     expect(inner.young.size).toBe(0);
+    // Emptied by deleting the old generation's last entry: both maps are fresh.
+    for (let i = 0; i < ROTATE_AFTER; i++) churn.set(i, "v");
+    const retired = inner.old;
+    expect(retired.size).toBe(ROTATE_AFTER);
+    for (let i = 0; i < ROTATE_AFTER; i++) churn.delete(i);
+    expect(inner.old).not.toBe(retired);
+    expect(inner.old.size + inner.young.size).toBe(0);
   });
 
   it("skips entries deleted while iterating, across a rotation that merges leftovers", () => {
