@@ -2,29 +2,19 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { describe, expect, it } from "vitest";
 import { formats, load, packageRoot, runChild } from "../helpers/child.js";
-import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
+import type { FaultProxy } from "../helpers/fault-proxy.js";
+import { faultyEmulator } from "../helpers/faulty-emulator.js";
 
 // Lifecycle issue, defect 1: work someone awaits must keep the process alive through a retry's
 // backoff. Before the fix, an awaited flush() during a backoff ended the process (ESM: exit code
 // 13, unsettled top-level await; CommonJS: 0) and nothing after it ran.
-let dev: DevServer;
-let proxy: FaultProxy | undefined;
-beforeAll(async () => {
-  dev = await startDevServer({ port: 0 });
-});
-afterEach(async () => {
-  await proxy?.close();
-  proxy = undefined;
-});
-afterAll(() => dev.close());
+const service = faultyEmulator();
 
 /** A proxy in front of the emulator that answers 503 to its first request. */
-async function flaky(): Promise<FaultProxy> {
-  proxy = await startFaultProxy(dev.url, (n) => (n === 0 ? "503" : undefined));
-  return proxy;
+function flaky(): Promise<FaultProxy> {
+  return service.proxy((n) => (n === 0 ? "503" : undefined));
 }
 
 describe.each(formats)("awaited work during a backoff (%s)", (format) => {
@@ -51,13 +41,13 @@ describe.each(formats)("awaited work during a backoff (%s)", (format) => {
        await observe({ name: "retried-${format}" }, async () => 1)();
        const r = await flush();
        console.log("after flush " + JSON.stringify({ ok: r.ok, delivered: r.delivered }));`,
-      { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: p.url },
+      { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: p.url },
     );
     const done = await child.finished;
     expect(done.stdout).toContain(`after flush {"ok":true,"delivered":1}`);
     expect(done.code).toBe(0);
     expect(p.counts.faults["503"]).toBe(1);
-    expect(Object.values(dev.state.traces).filter((t) => t.fields.name === `retried-${format}`)).toHaveLength(1);
+    expect(Object.values(service.dev.state.traces).filter((t) => t.fields.name === `retried-${format}`)).toHaveLength(1);
   });
 
   it("an awaited Client call that meets one 503 resolves after the retry", async () => {
@@ -67,7 +57,7 @@ describe.each(formats)("awaited work during a backoff (%s)", (format) => {
       `${load(format, "evaltrace", ["Client"])}
        const metrics = await new Client().metrics.list();
        console.log("metrics " + (metrics.length > 0));`,
-      { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: p.url },
+      { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: p.url },
     );
     const done = await child.finished;
     expect(done.stdout).toContain("metrics true");
@@ -76,13 +66,13 @@ describe.each(formats)("awaited work during a backoff (%s)", (format) => {
   });
 
   it("an awaited offline evaluation outlives an outage (found in review)", async () => {
-    await fetch(`${dev.url}/v1/metric-collections`, {
+    await fetch(`${service.dev.url}/v1/metric-collections`, {
       method: "POST",
-      headers: { "content-type": "application/json", SERVICE_API_KEY: dev.projectKey },
+      headers: { "content-type": "application/json", SERVICE_API_KEY: service.dev.projectKey },
       body: JSON.stringify({ name: `answers-${format}`, multiTurn: false }),
     });
     const started = Date.now();
-    proxy = await startFaultProxy(dev.url, () => (Date.now() - started < 2500 ? "503" : undefined));
+    const proxy = await service.proxy(() => (Date.now() - started < 2500 ? "503" : undefined));
     const child = runChild(
       format,
       `${load(format, "evaltrace", ["configure", "observe", "evaluateTrace", "currentTraceUuid"])}
@@ -90,7 +80,7 @@ describe.each(formats)("awaited work during a backoff (%s)", (format) => {
        const uuid = await observe(async () => currentTraceUuid())();
        const outcome = await evaluateTrace(uuid, { metricCollection: "answers-${format}" });
        console.log("evaluated " + outcome.status);`,
-      { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: proxy.url },
+      { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: proxy.url },
     );
     const done = await child.finished;
     expect(done.stdout).toContain("evaluated delivered");
@@ -104,12 +94,12 @@ describe.each(formats)("awaited work during a backoff (%s)", (format) => {
       `${load(format, "evaltrace", ["observe"])}
        const f = observe({ name: "no-flush-${format}" }, async (i) => i);
        for (let i = 0; i < 3; i++) await f(i);`,
-      { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: p.url },
+      { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: p.url },
     );
     const done = await child.finished;
     expect(done.code).toBe(0);
     expect(p.counts.faults["503"]).toBe(1);
-    expect(Object.values(dev.state.traces).filter((t) => t.fields.name === `no-flush-${format}`)).toHaveLength(3);
+    expect(Object.values(service.dev.state.traces).filter((t) => t.fields.name === `no-flush-${format}`)).toHaveLength(3);
   });
 });
 
@@ -121,7 +111,7 @@ describe("npx evaltrace push-dataset during a backoff", () => {
     writeFileSync(file, `${JSON.stringify({ input: "q", expectedOutput: "a" })}\n`);
     const cli = spawn(process.execPath, ["bin/evaltrace.mjs", "push-dataset", "--alias", "retried", file], {
       cwd: packageRoot,
-      env: { PATH: process.env.PATH ?? "", SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: p.url },
+      env: { PATH: process.env.PATH ?? "", SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: p.url },
     });
     let out = "";
     cli.stdout.on("data", (c: Buffer) => {
@@ -131,6 +121,6 @@ describe("npx evaltrace push-dataset during a backoff", () => {
     expect(out).toContain("pushed 1 golden(s) to dataset retried");
     expect(code).toBe(0);
     expect(p.counts.faults["503"]).toBe(1);
-    expect(dev.state.datasets.retried!.unversioned).toHaveLength(1);
+    expect(service.dev.state.datasets.retried!.unversioned).toHaveLength(1);
   });
 });

@@ -1,23 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { describe, expect, it } from "vitest";
 import { formats, load, runChild } from "../helpers/child.js";
-import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
+import { faultyEmulator } from "../helpers/faulty-emulator.js";
 
 // The export's records of traces in flight live in two generations of maps replaced every
 // 1,024 traces (src/export/churn-map.ts). An app that runs thousands of traces while one trace
 // stays open across those replacements, in the built package, in ESM and CommonJS: every trace
 // arrives once, the long one whole, when the first answer of every request is lost and the app
 // ends without flush() (exit hook) or by SIGTERM.
-let dev: DevServer;
-let proxy: FaultProxy | undefined;
-beforeAll(async () => {
-  dev = await startDevServer({ port: 0 });
-});
-afterEach(async () => {
-  await proxy?.close();
-  proxy = undefined;
-});
-afterAll(() => dev.close());
+const service = faultyEmulator();
 
 const BULK = 3000;
 
@@ -25,7 +15,7 @@ const BULK = 3000;
 async function losingFirstAnswers() {
   const lost = new Set<string>();
   const posts = { count: 0 };
-  proxy = await startFaultProxy(dev.url, (_n, req) => {
+  const proxy = await service.proxy((_n, req) => {
     if (req.method !== "POST" || req.url !== "/v1/traces") return undefined;
     posts.count++;
     const key = String(req.headers["idempotency-key"]);
@@ -36,12 +26,12 @@ async function losingFirstAnswers() {
   return { url: proxy.url, lost, posts };
 }
 
-const stored = (name: string) => Object.values(dev.state.traces).filter((t) => t.fields.name === name);
+const stored = (name: string) => Object.values(service.dev.state.traces).filter((t) => t.fields.name === name);
 
 describe.each(formats)("records across map rotations, first answers lost (%s)", (format) => {
   for (const ending of ["exit", "sigterm"] as const) {
     it(`delivers ${BULK} traces and one held open across them exactly once (${ending})`, async () => {
-      const service = await losingFirstAnswers();
+      const faults = await losingFirstAnswers();
       const tag = `${format}-${ending}`;
       const child = runChild(
         format,
@@ -59,7 +49,7 @@ describe.each(formats)("records across map rotations, first answers lost (%s)", 
          release();
          await held;
          ${ending === "sigterm" ? `setInterval(() => {}, 1000); console.log("ready");` : ""}`,
-        { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: service.url },
+        { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: faults.url },
       );
       if (ending === "sigterm") {
         await child.waitFor("ready");
@@ -73,8 +63,8 @@ describe.each(formats)("records across map rotations, first answers lost (%s)", 
       expect(more).toHaveLength(0);
       expect(longOne!.spans.map((s) => s.name).sort()).toEqual([`held-${tag}`, "inner"]);
       // Each request lost its first answer once and was sent once more: nothing else was sent twice.
-      expect(service.lost.size).toBeGreaterThanOrEqual(BULK / 500);
-      expect(service.posts.count).toBe(2 * service.lost.size);
+      expect(faults.lost.size).toBeGreaterThanOrEqual(BULK / 500);
+      expect(faults.posts.count).toBe(2 * faults.lost.size);
     });
   }
 });
