@@ -8,6 +8,7 @@ import type { JsonValue } from "../tracing/serialize.js";
 import { getSpanData, parentSpanIdOf, sentStartOf, setParentOverride, setStartFloor } from "../tracing/span-data.js";
 import type { ParentSpan } from "../tracing/observed-tracer.js";
 import { anchorTraceState, joinRemoteParent } from "../tracing/remote-parent.js";
+import { keptShapes } from "../tracing/kept-shapes.js";
 import { isLater, preciseNow } from "../tracing/time.js";
 import { joinedRemotely } from "./late-retry.js";
 import type { TraceExporter } from "./trace-exporter.js";
@@ -178,6 +179,7 @@ export class TraceAssembler implements SpanProcessor {
     }
     if (endOpenSpan(rec, span)) this.spansOpen--;
     if (data) data.ended = true;
+    else keptShapes.foreignSpan = span;
     const parentId = parentSpanIdOf(span);
     if (rec.phase === "failed") {
       // Nothing more to send about it.

@@ -6,6 +6,7 @@ import type { BatchOptions } from "../config.js";
 import type { RequestBody, TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger, redact } from "../logger.js";
 import { getSpanData, parentSpanIdOf, setParentOverride } from "../tracing/span-data.js";
+import { keptShapes } from "../tracing/kept-shapes.js";
 import { hrTimeToIso, isLater } from "../tracing/time.js";
 import { ChurnMap } from "./churn-map.js";
 import { Fifo } from "./fifo.js";
@@ -603,6 +604,7 @@ export class TraceExporter {
     forgetJsonText();
     // The wire object stands for the spans from here on.
     rec.root = undefined;
+    keptShapes.wireTrace = wire;
     return { rec, wire, spanCount, endTime };
   }
 

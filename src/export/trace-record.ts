@@ -3,6 +3,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { JsonValue } from "../tracing/serialize.js";
 import { traceUuid } from "./ids.js";
 import { NOT_OPEN, type OpenSpans, openSpansIn, withOpenSpan, withoutOpenSpan } from "./open-spans.js";
+import { keptShapes } from "../tracing/kept-shapes.js";
 
 /** Trace-level fields set through `updateCurrentTrace`, already JSON-safe. */
 export interface TraceFields {
@@ -124,7 +125,9 @@ class HeldTrace implements TraceRecord {
   constructor(
     readonly traceId: string,
     public startedAt: number,
-  ) {}
+  ) {
+    keptShapes.record = this;
+  }
 
   get uuid(): string {
     return traceUuid(this.traceId);

@@ -1,4 +1,5 @@
 import type { Context } from "@opentelemetry/api";
+import { keptShapes } from "./kept-shapes.js";
 
 /** Links a lookup may walk before a context is flattened into a copy of its own. */
 const MAX_LINKS = 8;
@@ -33,6 +34,7 @@ export class LinkedContext implements Context {
       this.parent = parent;
       this[LINKS] = links === undefined ? 0 : links + 1;
     }
+    keptShapes.context = this;
   }
 
   getValue(key: symbol): unknown {

@@ -17,6 +17,7 @@ import { emptyResource, type Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
 import { SPAN_DATA, SPAN_OWNER, type SpanData } from "./span-data.js";
 import { preciseNow } from "./time.js";
+import { keptShapes } from "./kept-shapes.js";
 
 /** What hears of an observed span's start and end: the runtime's trace assembler. */
 export interface SpanSink {
@@ -83,7 +84,9 @@ export class ObservedSpan implements Span, ReadableSpan {
     /** Shared and frozen until written: copied on the first write. */
     public attributes: Attributes,
     private readonly sink: SpanSink,
-  ) {}
+  ) {
+    keptShapes.span = this;
+  }
 
   spanContext(): SpanContext {
     return this.context;

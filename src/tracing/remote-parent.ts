@@ -1,6 +1,7 @@
 import { type Context, type Span, type SpanContext, type TraceState, trace } from "@opentelemetry/api";
 import { TraceState as W3CTraceState } from "@opentelemetry/core";
 import { setParentOverride } from "./span-data.js";
+import { keptShapes } from "./kept-shapes.js";
 
 /**
  * The W3C `tracestate` entry evaltrace adds to what a process propagates: the id of the nearest
@@ -92,6 +93,7 @@ class AnchoredTraceState implements TraceState {
   ) {
     // Our own entry of an ancestor is replaced, not stacked.
     this.rest = inherited instanceof AnchoredTraceState ? inherited.rest : inherited;
+    keptShapes.traceState = this;
   }
 
   get(key: string): string | undefined {
