@@ -9,7 +9,18 @@ import { registry } from "../registry.js";
 import { rememberScopedDefaults } from "../tracing/scoped-defaults.js";
 import type { LlmTestCase, SpanType } from "../tracing/fields.js";
 import { hasJoinableRemoteParent } from "../tracing/remote-parent.js";
-import { type ForeignEvaluation, getSpanData, ownerOf, parentSpanIdOf, setForeignEvaluation, setForeignType, setOwner, setParentOverride } from "../tracing/span-data.js";
+import {
+  declareForeignSlots,
+  type ForeignEvaluation,
+  getSpanData,
+  ownerOf,
+  parentSpanIdOf,
+  setForeignEvaluation,
+  setForeignType,
+  setOwner,
+  setParentOverride,
+  TRACKED_SLOT,
+} from "../tracing/span-data.js";
 
 /** Options of {@link EvaltraceSpanProcessor}. */
 export interface EvaltraceSpanProcessorOptions {
@@ -27,7 +38,6 @@ export interface EvaltraceSpanProcessorOptions {
 }
 
 /** The runtime that saw a span start, so its end goes to the same one whatever configure() did. */
-const TRACKED = Symbol.for("evaltrace.tracked");
 
 /**
  * A span processor to add to your own OpenTelemetry setup (a `NodeTracerProvider`, `NodeSDK`,
@@ -71,6 +81,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       const rt = runtimeFor(parent);
       if (!rt) return;
       // A span under a remote evaltrace caller's span joins the caller's trace (remote-parent.ts).
+      declareForeignSlots(span);
       if (!this.isKnownParent(rt, span, parent) && !hasJoinableRemoteParent(span)) {
         // The local root of a trace for us (its parent, if any, is in another process or
         // untracked): sampled and admitted like any new trace, and a root on the wire.
@@ -82,7 +93,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
         setParentOverride(span, null);
       }
       setOwner(span, rt);
-      (span as unknown as { [TRACKED]?: Runtime })[TRACKED] = rt;
+      (span as unknown as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT] = rt;
       if (this.evaluation) setForeignEvaluation(span, this.evaluation);
       rt.assembler.onStart(span, parentContext);
       rememberScopedDefaults(rt, span, parentContext);
@@ -105,7 +116,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
 
   onEnd(span: ReadableSpan): void {
     try {
-      const rt = (span as unknown as { [TRACKED]?: Runtime })[TRACKED];
+      const rt = (span as unknown as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT];
       if (!rt) return;
       const type = this.decide(span);
       if (type === undefined && parentSpanIdOf(span) === undefined) {

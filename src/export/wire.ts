@@ -4,6 +4,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanType } from "../tracing/fields.js";
 import { type JsonValue, toJsonValue } from "../tracing/serialize.js";
 import { type ForeignEvaluation, getForeignEvaluation, getForeignType, getSpanData, parentSpanIdOf, sentStartOf } from "../tracing/span-data.js";
+import { keptShapes } from "../tracing/kept-shapes.js";
 import { isLater } from "../tracing/time.js";
 import { MAX_ERROR_CHARS, MAX_NAME_CHARS, truncateString } from "../tracing/string-limits.js";
 import { buildTestCase } from "../tracing/test-case.js";
@@ -100,7 +101,10 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
   // A foreign span is read by its semantic convention from its final attributes, events and log
   // records; the type decided when it ended (a kept local root is a base span) wins.
   const mapped = data ? undefined : interpret(finishedSpan(span));
-  if (!data) forgetLogs(ctx.spanId);
+  if (!data) {
+    forgetLogs(ctx.spanId);
+    keptShapes.mappedSpan = mapped;
+  }
   const type: SpanType = data?.type ?? getForeignType(span) ?? mapped?.type ?? "base";
   const errored = span.status.code === SpanStatusCode.ERROR;
   // Made with the fields written by name, unset ones undefined (left out of the JSON), and the
@@ -131,11 +135,12 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
     // A span of another instrumentation (OpenTelemetry GenAI conventions, Vercel AI SDK).
     const foreign = mapped && mapped.type === type ? mapped : { name: wire.name, fields: { integration: mapped?.integration ?? "OpenTelemetry" } as { [key: string]: JsonValue } };
     wire.name = foreign.name;
-    const { input, output, ...rest } = foreign.fields;
+    const fields = foreign.fields;
     // Parsed from attributes of any size: bounded like a captured value.
-    if (input !== undefined) wire.input = shapeValue(type, toJsonValue(input));
-    if (output !== undefined) wire.output = shapeValue(type, toJsonValue(output), true);
-    Object.assign(wire, rest);
+    if (fields.input !== undefined) wire.input = shapeValue(type, toJsonValue(fields.input));
+    if (fields.output !== undefined) wire.output = shapeValue(type, toJsonValue(fields.output), true);
+    // Copied field by field, not through a rest object (a shape of its own, made per span).
+    for (const key in fields) if (key !== "input" && key !== "output" && Object.hasOwn(fields, key)) wire[key] = fields[key];
     const evaluation = getForeignEvaluation(span);
     if (evaluation && type === "llm") Object.assign(wire, foreignEvaluationFields(evaluation, wire));
     applyScopedWireDefaults(span, type, wire);

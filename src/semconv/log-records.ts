@@ -1,4 +1,5 @@
 import { processWide, registry } from "../registry.js";
+import { LOG_RECORDS_SLOT } from "../tracing/span-data.js";
 import { MAX_FOREIGN_JSON_CHARS, truncateString } from "../tracing/string-limits.js";
 
 /** A log record as an OpenTelemetry LoggerProvider hands it to its processors (the parts read here). */
@@ -19,7 +20,6 @@ type Held = { eventName: string; body: unknown; size: number };
 /** Content records by span id, oldest span first; one buffer per process (every copy of the package). */
 const buffer = processWide("genAiLogRecords", () => ({ spans: new Map<string, Held[]>(), chars: 0 }));
 
-const KEPT = Symbol.for("evaltrace.logRecords");
 
 /** A record's body, bounded: a body too large to keep whole is kept as its text, cut. */
 function bounded(body: unknown): { body: unknown; size: number } {
@@ -85,7 +85,7 @@ export class EvaltraceLogRecordProcessor {
 
 /** The content records of a span, in order: those it took when it ended, else those still buffered. */
 export function logsOf(span: { spanContext(): { spanId: string } }): readonly { eventName: string; body: unknown }[] {
-  const kept = (span as { [KEPT]?: Held[] })[KEPT];
+  const kept = (span as { [LOG_RECORDS_SLOT]?: Held[] })[LOG_RECORDS_SLOT];
   const later = buffer.spans.get(span.spanContext().spanId);
   if (kept && later) return [...kept, ...later];
   return kept ?? later ?? [];
@@ -96,7 +96,7 @@ export function keepLogs(span: object & { spanContext(): { spanId: string } }): 
   const spanId = span.spanContext().spanId;
   const list = buffer.spans.get(spanId);
   if (!list) return;
-  (span as { [KEPT]?: Held[] })[KEPT] = list;
+  (span as { [LOG_RECORDS_SLOT]?: Held[] })[LOG_RECORDS_SLOT] = list;
   drop(spanId);
 }
 

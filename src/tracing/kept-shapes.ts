@@ -26,6 +26,8 @@ export const keptShapes: {
   traceState: object | undefined;
   /** The newest span of another instrumentation that ended in one of our traces, as the bridge marked it (export/trace-assembler.ts). */
   foreignSpan: object | undefined;
+  /** What the newest span of another instrumentation was read as by its semantic convention (export/wire.ts). */
+  mappedSpan: object | undefined;
   /** The newest trace mapped to the wire, with its spans and their captured values (export/trace-exporter.ts). */
   wireTrace: object | undefined;
 } = {
@@ -34,5 +36,6 @@ export const keptShapes: {
   context: undefined,
   traceState: undefined,
   foreignSpan: undefined,
+  mappedSpan: undefined,
   wireTrace: undefined,
 };

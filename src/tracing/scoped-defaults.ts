@@ -4,7 +4,7 @@ import { warnFieldOnce } from "./field-warnings.js";
 import type { SpanType, ToolCall } from "./fields.js";
 import { type PromptLink, promptFields } from "./prompt-ref.js";
 import { describeError, type JsonValue } from "./serialize.js";
-import type { SpanData } from "./span-data.js";
+import { SCOPED_DEFAULTS_SLOT, type SpanData } from "./span-data.js";
 import { MAX_TAGS_PER_TRACE } from "./string-limits.js";
 import { admitTags } from "./trace-budget.js";
 import { capturedRecord } from "./update.js";
@@ -60,7 +60,6 @@ const appliesTo: { readonly [F in "metricCollection" | "prompt" | "metadata" | "
 };
 
 const SCOPE = createContextKey("evaltrace.scoped-defaults");
-const FOREIGN = Symbol.for("evaltrace.scopedDefaults");
 
 /** The defaults in force in a context (inner scopes merged over outer ones). */
 export function scopedDefaultsOf(ctx: Context): ScopedDefaults | undefined {
@@ -174,7 +173,7 @@ export function applyScopedDefaults(rt: Runtime, traceId: string, data: SpanData
 export function rememberScopedDefaults(rt: Runtime, span: object & { spanContext(): { traceId: string } }, ctx: Context): void {
   const d = scopedDefaultsOf(ctx);
   if (!d) return;
-  (span as { [FOREIGN]?: ScopedDefaults })[FOREIGN] = d;
+  (span as { [SCOPED_DEFAULTS_SLOT]?: ScopedDefaults })[SCOPED_DEFAULTS_SLOT] = d;
   try {
     tagTrace(rt, span.spanContext().traceId, d.tags);
   } catch {
@@ -184,7 +183,7 @@ export function rememberScopedDefaults(rt: Runtime, span: object & { spanContext
 
 /** Applies the remembered defaults to the wire form of a span of another instrumentation (its mapped values win). */
 export function applyScopedWireDefaults(span: object, type: SpanType, wire: { [key: string]: unknown }): void {
-  const d = (span as { [FOREIGN]?: ScopedDefaults })[FOREIGN];
+  const d = (span as { [SCOPED_DEFAULTS_SLOT]?: ScopedDefaults })[SCOPED_DEFAULTS_SLOT];
   if (!d) return;
   Object.assign(wire, fieldsFor(d, type, wire));
   if (d.metadata && appliesTo.metadata.has(type)) wire.metadata = { ...d.metadata, ...(wire.metadata as object | undefined) };

@@ -112,3 +112,29 @@ export function setForeignType(span: object, type: SpanType): void {
 export function getForeignType(span: object): SpanType | undefined {
   return (span as { [DECISION]?: SpanType })[DECISION];
 }
+
+/** Where the bridge tracks a span of another instrumentation (evaltrace-span-processor.ts). */
+export const TRACKED_SLOT = Symbol.for("evaltrace.tracked");
+/** Where a span of another instrumentation keeps the scoped defaults it started under (scoped-defaults.ts). */
+export const SCOPED_DEFAULTS_SLOT = Symbol.for("evaltrace.scopedDefaults");
+/** Where a kept span of another instrumentation holds its GenAI log records (semconv/log-records.ts). */
+export const LOG_RECORDS_SLOT = Symbol.for("evaltrace.logRecords");
+
+/** Every slot the bridge may set on a span of another instrumentation, in the order they are made. */
+const FOREIGN_SLOTS: readonly symbol[] = [PARENT, SPAN_OWNER, TRACKED_SLOT, EVAL, START_FLOOR, SCOPED_DEFAULTS_SLOT, DECISION, LOG_RECORDS_SLOT];
+
+/**
+ * Makes every slot the bridge may set on a span of another instrumentation, unset, in one order,
+ * before any is set. Set as needed, they would give the span class one shape per combination and
+ * order (a local root, a span with a start floor, one with scoped defaults ...): the code that
+ * reads them would see several, and each shape no kept span has would be forgotten by V8 at a
+ * full GC, with the code built on it (kept-shapes.ts). A slot another copy of the package made
+ * is left as it is.
+ */
+export function declareForeignSlots(span: object): void {
+  const slots = span as { [key: symbol]: unknown };
+  for (let i = 0; i < FOREIGN_SLOTS.length; i++) {
+    const slot = FOREIGN_SLOTS[i]!;
+    if (!(slot in slots)) slots[slot] = undefined;
+  }
+}

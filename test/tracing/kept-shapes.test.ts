@@ -5,14 +5,36 @@ import { runsHere } from "../helpers/skips.js";
 
 // V8 forgets an object shape no live object has had through a few full GCs, and throws away the
 // optimized code built on it (src/tracing/kept-shapes.ts). An app in a child process, in ESM and
-// CommonJS, traces a burst, waits until all of it is delivered (nothing of ours alive), and goes
-// through full GCs, as an idle server does. The observed function's optimized code (span start,
-// context and trace record inlined) must still be there after, and V8 must have thrown away no
-// optimized code of the span and export paths for a shape that died ("weak objects").
+// CommonJS, traces a burst (observed spans, and under them spans of the app's own OpenTelemetry
+// tracer with GenAI attributes, through the bridge), waits until all of it is delivered (nothing
+// of ours alive), and goes through full GCs, as an idle server does. The observed function's
+// optimized code (span start, context and trace record inlined) must still be there after, and
+// V8 must have thrown away no optimized code of the span, export and bridge paths for a shape
+// that died ("weak objects").
 const onV8 = runsHere(!("Bun" in globalThis), "test/tracing/kept-shapes.test.ts", "V8 only: what it checks is V8's optimized code and object shapes");
-// Functions of the span and export paths, by the names V8 gives them (others, Node's own, may
-// lose code for shapes of theirs that died).
-const OURS = new Set(["wrapped", "startObservedSpan", "isSettled", "addOpenSpan", "endOpenSpan", "keep", "takeBatch", "prepare", "toWireSpan", "headOf", "parentSpanIdOf", "plainObject", "plainArray", "writeTrace", "writeSpan"]);
+// Functions of the span, export and bridge paths, by the names V8 gives them (others, Node's and
+// OpenTelemetry's own, may lose code for shapes of theirs that died).
+const OURS = new Set([
+  "wrapped",
+  "startObservedSpan",
+  "isSettled",
+  "addOpenSpan",
+  "endOpenSpan",
+  "keep",
+  "takeBatch",
+  "prepare",
+  "toWireSpan",
+  "headOf",
+  "parentSpanIdOf",
+  "plainObject",
+  "plainArray",
+  "writeTrace",
+  "writeSpan",
+  "floorStart",
+  "finishedSpan",
+  "interpret",
+  "keepLogs",
+]);
 
 let dev: DevServer;
 beforeAll(async () => {
@@ -24,7 +46,9 @@ describe.skipIf(!onV8).each(formats)("optimized code across full GCs with no tra
   it("the observed function stays optimized, and every trace of the burst is delivered", async () => {
     const child = runChild(
       format,
-      `${load(format, "evaltrace", ["configure", "flush", "observe", "stats"])}
+      `${load(format, "evaltrace", ["configure", "EvaltraceSpanProcessor", "flush", "observe", "stats"])}
+       ${load(format, "@opentelemetry/api", ["trace"])}
+       ${load(format, "@opentelemetry/sdk-trace-base", ["BasicTracerProvider"])}
        const v8 = await import("node:v8");
        const vm = await import("node:vm");
        v8.setFlagsFromString("--allow-natives-syntax");
@@ -35,7 +59,10 @@ describe.skipIf(!onV8).each(formats)("optimized code across full GCs with no tra
        // V8's OptimizationStatus: bit 4 is "optimized" (TurboFan or Maglev).
        const optimized = new Function("f", "return (%GetOptimizationStatus(f) & 16) !== 0");
        configure({ logLevel: "silent" });
-       const llm = observe({ type: "llm", name: "generate", model: "m" }, async (q) => "answer to " + q);
+       trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new EvaltraceSpanProcessor()] }));
+       const appTracer = trace.getTracer("app");
+       const chat = (q) => appTracer.startActiveSpan("chat m", { attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": "m" } }, (span) => { span.end(); return q; });
+       const llm = observe({ type: "llm", name: "generate", model: "m" }, async (q) => "answer to " + chat(q));
        const tool = observe({ type: "tool", name: "lookup" }, async (q) => ({ ok: true, q }));
        const agent = observe({ type: "agent", name: "agent" }, async (q) => { await tool(q); return llm(q); });
        prepare(agent);
