@@ -9,7 +9,7 @@
  * app's cores: measured with `--trace-deopt`, a full GC after 2,000 delivered traces threw away
  * the optimized code of 21–25 of our functions (observe's wrapper, span start and end, the
  * assembler, the batcher, the wire mapping), and the p99 event-loop delay of the burst after it
- * was 6.2 ms against 3.4 ms with the shapes kept (raw OpenTelemetry: 3.6 ms).
+ * was 4.6-6.8 ms against 2.8-4.9 ms with the shapes kept (raw OpenTelemetry: 2.8-5.5 ms).
  *
  * Keeping the newest object of each class keeps its shape and, through the shape's back
  * pointers, every shape it was built through. The cost is one store per object made and, at
