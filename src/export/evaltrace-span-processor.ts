@@ -37,8 +37,6 @@ export interface EvaltraceSpanProcessorOptions {
   llmTestCase?: boolean | ((call: { input: string; output: string }) => LlmTestCase | undefined);
 }
 
-/** The runtime that saw a span start, so its end goes to the same one whatever configure() did. */
-
 /**
  * A span processor to add to your own OpenTelemetry setup (a `NodeTracerProvider`, `NodeSDK`,
  * beside Sentry, Datadog, Honeycomb ...): the LLM spans of any instrumentation land in the
@@ -80,8 +78,8 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       }
       const rt = runtimeFor(parent);
       if (!rt) return;
-      // A span under a remote evaltrace caller's span joins the caller's trace (remote-parent.ts).
       declareForeignSlots(span);
+      // A span under a remote evaltrace caller's span joins the caller's trace (remote-parent.ts).
       if (!this.isKnownParent(rt, span, parent) && !hasJoinableRemoteParent(span)) {
         // The local root of a trace for us (its parent, if any, is in another process or
         // untracked): sampled and admitted like any new trace, and a root on the wire.

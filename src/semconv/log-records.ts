@@ -20,7 +20,6 @@ type Held = { eventName: string; body: unknown; size: number };
 /** Content records by span id, oldest span first; one buffer per process (every copy of the package). */
 const buffer = processWide("genAiLogRecords", () => ({ spans: new Map<string, Held[]>(), chars: 0 }));
 
-
 /** A record's body, bounded: a body too large to keep whole is kept as its text, cut. */
 function bounded(body: unknown): { body: unknown; size: number } {
   let text: string | undefined;

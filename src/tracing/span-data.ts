@@ -113,7 +113,7 @@ export function getForeignType(span: object): SpanType | undefined {
   return (span as { [DECISION]?: SpanType })[DECISION];
 }
 
-/** Where the bridge tracks a span of another instrumentation (evaltrace-span-processor.ts). */
+/** The runtime that saw a span of another instrumentation start, so its end goes to the same one whatever configure() did (evaltrace-span-processor.ts). */
 export const TRACKED_SLOT = Symbol.for("evaltrace.tracked");
 /** Where a span of another instrumentation keeps the scoped defaults it started under (scoped-defaults.ts). */
 export const SCOPED_DEFAULTS_SLOT = Symbol.for("evaltrace.scopedDefaults");
