@@ -29,9 +29,10 @@ export interface EncodeOptions {
   secrets: readonly (string | undefined)[];
   /** Estimated bytes per span (for the batches taken); updated from what is written. */
   spanBytes: { value: number };
-  /** After this `performance.now()`, the run ends with what it has (at least one trace). */
-  deadline: number;
-  /** Where the body is written. */
+  /** Longest stretch of writing in one turn: after it, writing goes on after `nextTurn()`. */
+  sliceMillis: number;
+  nextTurn: () => Promise<void>;
+  /** Where the body is written (nothing else may write there until the run is returned). */
   writer: JsonBytes;
 }
 
@@ -45,13 +46,14 @@ export interface EncodedRun {
 
 /**
  * The list form's body, `{"traces":[...]}`, for as many traces of `batch` from `from` on as fit
- * in `maxBytes` and in the time left, written as bytes trace after trace (wire-bytes.ts): a trace
- * that would overflow the body is taken back and left for the next. A trace that cannot be written
- * is left out and reported, its batch-mates go. No trace keeps a text of its own while its
- * request is in flight.
+ * in `maxBytes`, written as bytes trace after trace (wire-bytes.ts), a slice of `sliceMillis` per
+ * turn of the event loop: a trace that would overflow the body is taken back and left for the
+ * next. A trace that cannot be written is left out and reported, its batch-mates go. No trace
+ * keeps a text of its own while its request is in flight.
  */
-export function encodeRun(batch: PreparedTrace[], from: number, o: EncodeOptions): EncodedRun {
+export async function encodeRun(batch: PreparedTrace[], from: number, o: EncodeOptions): Promise<EncodedRun> {
   const w = o.writer;
+  let deadline = performance.now() + o.sliceMillis;
   w.reset();
   w.raw(HEAD);
   const failed: { p: PreparedTrace; err: unknown }[] = [];
@@ -78,7 +80,10 @@ export function encodeRun(batch: PreparedTrace[], from: number, o: EncodeOptions
     written++;
     spans += p.spanCount;
     i++;
-    if (written % 8 === 0 && performance.now() > o.deadline) break;
+    if (i < batch.length && performance.now() > deadline) {
+      await o.nextTurn();
+      deadline = performance.now() + o.sliceMillis;
+    }
   }
   w.byte(0x5d);
   w.byte(0x7d);

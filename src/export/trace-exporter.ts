@@ -46,7 +46,7 @@ export interface ExporterStats {
   /** Requests sent and JSON bytes in their bodies. */
   requests: number;
   bytesSent: number;
-  /** Traces waiting for a batch now. */
+  /** Traces waiting for a request now: queued, or in a batch still being taken. */
   queued: number;
   /** Requests in flight now. */
   inFlight: number;
@@ -118,11 +118,22 @@ export interface TraceExporterOptions {
   flushTimeoutMillis: number;
 }
 
-/** Longest stretch of batch building in one turn of the event loop (and, after it, of encoding its body). */
-const BATCH_BUILD_BUDGET_MILLIS = 1;
+/**
+ * Longest stretch of export work in one turn of the event loop: taking traces into a batch, and
+ * writing its body, each go on over as many turns as they take. Small, because the first
+ * batches of a process run in the interpreter, several times slower than later ones, on the
+ * same turns as the app's own first, slow calls (bench/ workload C, p99 loop delay).
+ */
+const SLICE_MILLIS = 0.25;
 
 const defer: (fn: () => void) => void =
   typeof globalThis.setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
+
+/** Resolves on a later turn of the event loop. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => defer(resolve));
+
+/** `{"traces":[]}`: a body's bytes before its traces. */
+const EMPTY_BODY_BYTES = 13;
 
 /**
  * Batches finished traces into `POST /v1/traces` requests in the list form, sends what arrives
@@ -133,10 +144,16 @@ export class TraceExporter {
   private readonly queue = new Fifo<TraceRecord>();
   private queuedSpans = 0;
   private carry: PreparedTrace | undefined;
+  /** A batch being taken, a slice per turn, until it is full or nothing is left to take. */
+  private taking: PreparedTrace[] = [];
+  private takingSpans = 0;
+  private takingBytes = EMPTY_BODY_BYTES;
   /** Bytes a span takes in a body, as measured lately: batches are taken by this estimate (batch-body.ts). */
   private readonly spanBytes = { value: INITIAL_SPAN_BYTES };
-  /** Where bodies are written (one at a time: each is copied out before anything awaits). */
+  /** Where a single trace's or an update's text is written (each is read out before anything awaits). */
   private readonly writer = new JsonBytes();
+  /** Where batch bodies are written, over several turns: one writer per body being written. */
+  private readonly bodyWriters: JsonBytes[] = [];
   /**
    * Queued spans that make a batch worth sending before the interval: half a request's most
    * (measured in bench/: the spans of a batch in flight are fewer, and younger, when collected).
@@ -187,7 +204,7 @@ export class TraceExporter {
   }
 
   stats(): ExporterStats {
-    return { ...this.counters, queued: this.queue.length + (this.carry ? 1 : 0), inFlight: this.requests.pending };
+    return { ...this.counters, queued: this.queue.length + (this.carry ? 1 : 0) + this.taking.length, inFlight: this.requests.pending };
   }
 
   /** Queues a trace whose root ended. Drops it (counted) when the queue is full. */
@@ -210,7 +227,7 @@ export class TraceExporter {
     // Half a request's worth: it goes out now, from the span end that made it so, when a request
     // slot is free (as OpenTelemetry's batch processor does), so that finished traces do not pile
     // up, and grow old in the heap, while the app runs without yielding. One batch, within
-    // BATCH_BUILD_BUDGET_MILLIS; with no free slot, the request that frees one pumps again.
+    // SLICE_MILLIS; with no free slot, the request that frees one pumps again.
     if (this.queuedSpans >= this.sendAt) this.pump();
     else this.armTimer();
   }
@@ -462,9 +479,9 @@ export class TraceExporter {
   }
 
   /**
-   * Starts a request when there is a slot; partial batches only when forced or flushing. Builds
-   * at most one batch per turn of the event loop and continues on the next, so that exporting
-   * never holds the app's loop for long.
+   * Starts a request when there is a slot; partial batches only when forced or flushing. Takes
+   * traces into a batch for at most SLICE_MILLIS per turn of the event loop and continues on the
+   * next, so that exporting never holds the app's loop for long.
    */
   private pump(force = false): void {
     // Called from the app's span ends, timers and flush(): whatever goes wrong is logged, never
@@ -480,10 +497,10 @@ export class TraceExporter {
     const { concurrency } = this.options.batch;
     if (this.hasQueued() && this.requests.pending + this.requests.size < concurrency) {
       const partialOk = force || this.flushing > 0 || this.stopped;
-      if (partialOk || this.queuedSpans >= this.sendAt || this.carry) {
+      if (partialOk || this.queuedSpans >= this.sendAt || this.carry || this.taking.length > 0) {
         const batch = this.takeBatch();
-        if (batch.length > 0) void this.requests.add(() => this.sendBatch(batch)).catch((err: unknown) => this.lose(batch, err));
-        if (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt)) {
+        if (batch !== undefined && batch.length > 0) void this.requests.add(() => this.sendBatch(batch)).catch((err: unknown) => this.lose(batch, err));
+        if (this.taking.length > 0 || (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt))) {
           if (partialOk) this.forcedPending = true;
           this.schedulePump();
         }
@@ -497,19 +514,26 @@ export class TraceExporter {
   }
 
   private hasQueued(): boolean {
-    return this.queue.length > 0 || this.carry !== undefined;
+    return this.queue.length > 0 || this.carry !== undefined || this.taking.length > 0;
   }
 
-  private takeBatch(): PreparedTrace[] {
+  /**
+   * Takes queued traces into the batch being taken, for at most SLICE_MILLIS. Returns the batch
+   * once it is full or nothing is left to take; undefined while there is more to take next turn.
+   */
+  private takeBatch(): PreparedTrace[] | undefined {
     const { maxSpansPerRequest, maxRequestBytes } = this.options.batch;
-    const batch: PreparedTrace[] = [];
-    let spans = 0;
-    let bytes = 13; // {"traces":[]}, then estimated
-    const deadline = performance.now() + BATCH_BUILD_BUDGET_MILLIS;
-    for (;;) {
-      // A smaller request now beats a long block of the app's event loop. Checked every 16
-      // traces: a few small traces never make two requests because the process was descheduled.
-      if (batch.length > 0 && batch.length % 16 === 0 && performance.now() > deadline) break;
+    const batch = this.taking;
+    let spans = this.takingSpans;
+    let bytes = this.takingBytes; // estimated
+    const deadline = performance.now() + SLICE_MILLIS;
+    // At least one trace per slice, however slow the turn: taking always moves on.
+    for (let took = 0; ; took++) {
+      if (took > 0 && this.queue.length > 0 && performance.now() > deadline) {
+        this.takingSpans = spans;
+        this.takingBytes = bytes;
+        return undefined;
+      }
       let next = this.carry;
       this.carry = undefined;
       if (!next) {
@@ -534,6 +558,9 @@ export class TraceExporter {
       spans += next.spanCount;
       bytes += size;
     }
+    this.taking = [];
+    this.takingSpans = 0;
+    this.takingBytes = EMPTY_BODY_BYTES;
     return batch;
   }
 
@@ -628,13 +655,20 @@ export class TraceExporter {
     const secrets = [this.options.apiKey, batch[0]?.rec.apiKey];
     const failed: EncodedRun["failed"] = [];
     for (let from = 0; from < batch.length; ) {
-      const run = encodeRun(batch, from, {
-        maxBytes: this.options.batch.maxRequestBytes,
-        secrets,
-        spanBytes: this.spanBytes,
-        deadline: performance.now() + BATCH_BUILD_BUDGET_MILLIS,
-        writer: this.writer,
-      });
+      const writer = this.bodyWriters.pop() ?? new JsonBytes();
+      let run: EncodedRun;
+      try {
+        run = await encodeRun(batch, from, {
+          maxBytes: this.options.batch.maxRequestBytes,
+          secrets,
+          spanBytes: this.spanBytes,
+          sliceMillis: SLICE_MILLIS,
+          nextTurn,
+          writer,
+        });
+      } finally {
+        this.bodyWriters.push(writer);
+      }
       let part = from === 0 && run.to === batch.length ? batch : batch.slice(from, run.to);
       from = run.to;
       if (run.failed.length > 0) {

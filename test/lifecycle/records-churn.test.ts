@@ -62,8 +62,9 @@ describe.each(formats)("records across map rotations, first answers lost (%s)", 
       const [longOne, ...more] = stored(`held-${tag}`);
       expect(more).toHaveLength(0);
       expect(longOne!.spans.map((s) => s.name).sort()).toEqual([`held-${tag}`, "inner"]);
-      // Each request lost its first answer once and was sent once more: nothing else was sent twice.
-      expect(faults.lost.size).toBeGreaterThanOrEqual(BULK / 500);
+      // Each request lost its first answer once and was sent once more: nothing else was sent
+      // twice. A request carries at most maxSpansPerRequest (1,000) spans, so there were several.
+      expect(faults.lost.size).toBeGreaterThanOrEqual(BULK / 1000);
       expect(faults.posts.count).toBe(2 * faults.lost.size);
     });
   }
