@@ -58,7 +58,7 @@ describe.each(formats)("export in slices (%s)", (format) => {
     const done = await child.finished;
     expect(done.stderr).toBe("");
     expect(done.code).toBe(0);
-    const out = JSON.parse(done.stdout.trim().split("\n").pop()!) as { ok: boolean; turns: [number, number, number, number, number][]; stats: Record<string, number> };
+    const out = JSON.parse(done.stdout.trim().split("\n").pop()!) as { ok: boolean; turns: [number, number, number, number, number][]; stats: { updatesDelivered: number; updatesFailed: number; tracesFailed: number; tracesDropped: number } };
     expect(out.ok).toBe(true);
 
     // Per turn of the app: [queued, delivered, late spans still open, requests in flight, bytes sent].
