@@ -3,22 +3,74 @@ import type { RequestBody } from "../http/transport.js";
 import { isScrubbed, redact } from "../logger.js";
 import type { TraceRecord } from "./trace-record.js";
 import type { WireTrace } from "./wire.js";
-import { ascii, type JsonBytes, utf8Length } from "./json-bytes.js";
+import { ascii, JsonBytes, utf8Length } from "./json-bytes.js";
+import { keptShapes } from "../tracing/kept-shapes.js";
 import { writeTrace } from "./wire-bytes.js";
 
 /**
- * A trace taken for a request: its wire object until a body is made from it, then nothing but
- * its record (a request in flight holds only its bytes), or its own JSON text where one is
- * needed again (a batch split after a refusal, the single-trace form).
+ * A trace taken for a request: its JSON bytes, written as it was taken (its wire object is gone
+ * by then), until a body is made from them, then nothing but its record (a request in flight
+ * holds only its bytes), or its own JSON text where one is needed again (a batch split after a
+ * refusal, the single-trace form).
  */
 export interface PreparedTrace {
   rec: TraceRecord;
-  wire: WireTrace | undefined;
+  /** Where the trace's bytes are, `[start, end)`, until a body or a text is made from them. */
+  slab: JsonBytes | undefined;
+  start: number;
+  end: number;
   /** The trace's JSON text, keys scrubbed, when it has one of its own. */
   json?: string;
   /** Spans in the trace, for the per-request span limit. */
   spanCount: number;
   endTime: HrTime;
+}
+
+/**
+ * A slab: where a batch's traces are written as they are taken, `{"traces":[` then trace after
+ * trace, so that their wire objects can go at once (a batch's wire objects living on, turn after
+ * turn, as the batch is taken, would be copied by every minor GC meanwhile). When the batch
+ * turns out to be exactly the slab's traces, the slab is its body as it is ({@link slabBody});
+ * otherwise each trace's bytes are copied into the bodies made ({@link encodeRun}).
+ */
+export function newSlab(initialBytes: number): JsonBytes {
+  const slab = new JsonBytes(initialBytes);
+  slab.raw(HEAD);
+  return slab;
+}
+
+/** Writes a trace's wire object into a slab (nothing is left written when writing throws). */
+export function writeToSlab(slab: JsonBytes, rec: TraceRecord, wire: WireTrace, spanCount: number, endTime: HrTime): PreparedTrace {
+  const mark = slab.pos;
+  if (mark > HEAD.length) slab.byte(0x2c);
+  const start = slab.pos;
+  try {
+    writeTrace(slab, wire);
+  } catch (err) {
+    slab.pos = mark;
+    throw err;
+  }
+  const p: PreparedTrace = { rec, slab, start, end: slab.pos, spanCount, endTime };
+  keptShapes.preparedTrace = p;
+  return p;
+}
+
+/**
+ * The list-form body of `batch` when it is exactly the traces written in `slab`, in order (a
+ * trace left out, or one carried to the next batch, is always the last written), with no secret
+ * in it; the slab is closed. Undefined otherwise.
+ */
+export function slabBody(slab: JsonBytes, batch: readonly PreparedTrace[], secrets: readonly (string | undefined)[]): Uint8Array | undefined {
+  const first = batch[0];
+  const last = batch[batch.length - 1];
+  if (!first || !last || first.slab !== slab || first.start !== HEAD.length || last.slab !== slab || last.end !== slab.pos) return undefined;
+  slab.byte(0x5d);
+  slab.byte(0x7d);
+  if (hasSecret(slab, secrets)) {
+    slab.pos -= 2;
+    return undefined;
+  }
+  return slab.view();
 }
 
 /** How a run of a batch is encoded. */
@@ -27,70 +79,43 @@ export interface EncodeOptions {
   maxBytes: number;
   /** Scrubbed from the text. */
   secrets: readonly (string | undefined)[];
-  /** Estimated bytes per span (for the batches taken); updated from what is written. */
-  spanBytes: { value: number };
-  /** Longest stretch of writing in one turn: after it, writing goes on after `nextTurn()`. */
-  sliceMillis: number;
-  nextTurn: () => Promise<void>;
-  /** Where the body is written (nothing else may write there until the run is returned). */
+  /** Where the body is written. */
   writer: JsonBytes;
 }
 
-/** A body made of the traces `batch[from, to)`, but for those that could not be written. */
+/** A body made of the traces `batch[from, to)`. */
 export interface EncodedRun {
   to: number;
   body: RequestBody;
-  /** Traces of `[from, to)` that could not be written (a bug of ours), with why; not in the body. */
-  failed: { p: PreparedTrace; err: unknown }[];
 }
 
 /**
  * The list form's body, `{"traces":[...]}`, for as many traces of `batch` from `from` on as fit
- * in `maxBytes`, written as bytes trace after trace (wire-bytes.ts), a slice of `sliceMillis` per
- * turn of the event loop: a trace that would overflow the body is taken back and left for the
- * next. A trace that cannot be written is left out and reported, its batch-mates go. No trace
- * keeps a text of its own while its request is in flight.
+ * in `maxBytes`, their bytes copied as they were written when taken: a trace that would
+ * overflow the body is left for the next. No trace keeps a text of its own while its request is
+ * in flight.
  */
-export async function encodeRun(batch: PreparedTrace[], from: number, o: EncodeOptions): Promise<EncodedRun> {
+export function encodeRun(batch: PreparedTrace[], from: number, o: EncodeOptions): EncodedRun {
   const w = o.writer;
-  let deadline = performance.now() + o.sliceMillis;
   w.reset();
   w.raw(HEAD);
-  const failed: { p: PreparedTrace; err: unknown }[] = [];
   let i = from;
-  let written = 0;
-  let spans = 0;
   while (i < batch.length) {
     const p = batch[i]!;
     const mark = w.pos;
-    if (written > 0) w.byte(0x2c);
-    try {
-      if (p.wire !== undefined) writeTrace(w, p.wire);
-      else w.json(p.json!);
-    } catch (err) {
-      w.pos = mark;
-      failed.push({ p, err });
-      i++;
-      continue;
-    }
-    if (written > 0 && w.pos + 2 > o.maxBytes) {
+    if (i > from) w.byte(0x2c);
+    if (p.json !== undefined) w.json(p.json);
+    else w.copyFrom(p.slab!, p.start, p.end);
+    if (i > from && w.pos + 2 > o.maxBytes) {
       w.pos = mark;
       break;
     }
-    written++;
-    spans += p.spanCount;
     i++;
-    if (i < batch.length && performance.now() > deadline) {
-      await o.nextTurn();
-      deadline = performance.now() + o.sliceMillis;
-    }
   }
   w.byte(0x5d);
   w.byte(0x7d);
-  const bytes = w.pos;
-  if (spans > 0) o.spanBytes.value = Math.max(MIN_SPAN_BYTES, Math.ceil((o.spanBytes.value + bytes / spans) / 2));
-  const body = hasSecret(w, o.secrets) ? redactedRun(batch, from, i, failed, o) : { to: i, body: w.copy(), failed };
-  for (let k = from; k < body.to; k++) batch[k]!.wire = undefined;
+  const body = hasSecret(w, o.secrets) ? redactedRun(batch, from, i, o) : { to: i, body: w.copy() };
+  for (let k = from; k < body.to; k++) batch[k]!.slab = undefined;
   return body;
 }
 
@@ -104,30 +129,25 @@ function hasSecret(w: JsonBytes, secrets: readonly (string | undefined)[]): bool
  * The run again as text, each trace's own scrubbed (rare: the app put the API key in a value):
  * as many as still fit in `maxBytes` ("[REDACTED]" may be longer than the key).
  */
-function redactedRun(batch: PreparedTrace[], from: number, to: number, failed: EncodedRun["failed"], o: EncodeOptions): EncodedRun {
-  const skip = new Set(failed.map((f) => f.p));
+function redactedRun(batch: PreparedTrace[], from: number, to: number, o: EncodeOptions): EncodedRun {
   const texts: string[] = [];
   let bytes = HEAD.length + 2;
   let end = from;
   for (; end < to; end++) {
-    const p = batch[end]!;
-    if (skip.has(p)) continue;
-    const text = traceText(p, o.secrets, o.writer);
+    const text = traceText(batch[end]!, o.secrets);
     const added = utf8Length(text) + (texts.length > 0 ? 1 : 0);
     if (texts.length > 0 && bytes + added > o.maxBytes) break;
     texts.push(text);
     bytes += added;
   }
-  return { to: end, body: `{"traces":[${texts.join(",")}]}`, failed: failed.filter((f) => batch.indexOf(f.p) < end) };
+  return { to: end, body: `{"traces":[${texts.join(",")}]}` };
 }
 
 /** A trace's own JSON text (keys scrubbed), made on first use. */
-export function traceText(p: PreparedTrace, secrets: readonly (string | undefined)[], w: JsonBytes): string {
+export function traceText(p: PreparedTrace, secrets: readonly (string | undefined)[]): string {
   if (p.json === undefined) {
-    w.reset();
-    writeTrace(w, p.wire!);
-    p.json = redact(w.text(), secrets);
-    p.wire = undefined;
+    p.json = redact(p.slab!.text(p.start, p.end), secrets);
+    p.slab = undefined;
   }
   return p.json;
 }
@@ -143,10 +163,6 @@ export function recoverTraceTexts(batch: PreparedTrace[], body: RequestBody): vo
   const traces = (JSON.parse(text) as { traces: unknown[] }).traces;
   for (let i = 0; i < batch.length; i++) batch[i]!.json ??= JSON.stringify(traces[i]);
 }
-
-/** Estimated bytes of a span in a body before any was measured, and the least estimate. */
-export const INITIAL_SPAN_BYTES = 4096;
-const MIN_SPAN_BYTES = 128;
 
 /** `{"traces":[` */
 const HEAD = ascii('{"traces":[');

@@ -33,9 +33,22 @@ export class JsonBytes {
     return out;
   }
 
-  /** What was written from `from` on, as text. */
-  text(from = 0): string {
-    return decoder.decode(this.buf.subarray(from, this.pos));
+  /** What was written, in place (valid until the next write). */
+  view(): Uint8Array {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  /** What was written in `[from, to)`, as text. */
+  text(from = 0, to = this.pos): string {
+    return decoder.decode(this.buf.subarray(from, to));
+  }
+
+  /** Bytes `[from, to)` of another writer, as they are. */
+  copyFrom(other: JsonBytes, from: number, to: number): void {
+    const n = to - from;
+    if (this.pos + n > this.buf.length) this.grow(n);
+    this.buf.set(other.buf.subarray(from, to), this.pos);
+    this.pos += n;
   }
 
   /** Whether `needle`'s UTF-8 occurs in `[from, pos)`. */

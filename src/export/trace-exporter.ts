@@ -14,7 +14,7 @@ import { groupByKey, type KeyedTransport, keyRefusals } from "./key-batches.js";
 import { joinedRemotely, UnknownTraceRetry } from "./late-retry.js";
 import { isSettled, notify, readFields, type TraceRecord } from "./trace-record.js";
 import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
-import { type EncodedRun, encodeRun, INITIAL_SPAN_BYTES, type PreparedTrace, recoverTraceTexts, traceText } from "./batch-body.js";
+import { encodeRun, newSlab, type PreparedTrace, recoverTraceTexts, slabBody, traceText, writeToSlab } from "./batch-body.js";
 import { forgetJsonText } from "./json-text.js";
 import { JsonBytes } from "./json-bytes.js";
 import { writeUpdate } from "./wire-bytes.js";
@@ -119,21 +119,21 @@ export interface TraceExporterOptions {
 }
 
 /**
- * Longest stretch of export work in one turn of the event loop: taking traces into a batch, and
- * writing its body, each go on over as many turns as they take. Small, because the first
- * batches of a process run in the interpreter, several times slower than later ones, on the
- * same turns as the app's own first, slow calls (bench/ workload C, p99 loop delay).
+ * Longest stretch of taking traces into a batch (each written as JSON bytes as it is taken) in
+ * one turn of the event loop: a batch is taken over as many turns as it takes. Small, because
+ * the first batches of a process run in the interpreter, several times slower than later ones,
+ * on the same turns as the app's own first, slow calls (bench/ workload C, p99 loop delay).
  */
 const SLICE_MILLIS = 0.25;
 
 const defer: (fn: () => void) => void =
   typeof globalThis.setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
 
-/** Resolves on a later turn of the event loop. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => defer(resolve));
-
 /** `{"traces":[]}`: a body's bytes before its traces. */
 const EMPTY_BODY_BYTES = 13;
+
+/** Spans taken between two readings of the clock. */
+const CHECK_EVERY_SPANS = 4;
 
 /**
  * Batches finished traces into `POST /v1/traces` requests in the list form, sends what arrives
@@ -144,16 +144,18 @@ export class TraceExporter {
   private readonly queue = new Fifo<TraceRecord>();
   private queuedSpans = 0;
   private carry: PreparedTrace | undefined;
-  /** A batch being taken, a slice per turn, until it is full or nothing is left to take. */
+  /**
+   * A batch being taken, a slice per turn, until it is full or nothing is left to take; its
+   * traces' bytes are in `takingSlab`.
+   */
   private taking: PreparedTrace[] = [];
   private takingSpans = 0;
   private takingBytes = EMPTY_BODY_BYTES;
-  /** Bytes a span takes in a body, as measured lately: batches are taken by this estimate (batch-body.ts). */
-  private readonly spanBytes = { value: INITIAL_SPAN_BYTES };
-  /** Where a single trace's or an update's text is written (each is read out before anything awaits). */
+  private takingSlab: JsonBytes | undefined;
+  /** Bytes of the last batch taken: the next slab's first size. */
+  private slabBytes = 16 * 1024;
+  /** Where bodies and updates are written (one at a time: each is copied out before anything awaits). */
   private readonly writer = new JsonBytes();
-  /** Where batch bodies are written, over several turns: one writer per body being written. */
-  private readonly bodyWriters: JsonBytes[] = [];
   /**
    * Queued spans that make a batch worth sending before the interval: half a request's most
    * (measured in bench/: the spans of a batch in flight are fewer, and younger, when collected).
@@ -195,6 +197,11 @@ export class TraceExporter {
     private readonly logger: Logger,
   ) {
     this.requests = new PQueue({ concurrency: options.batch.concurrency });
+    // Any request that frees its slot (a batch's, a late update's, an evaluation's) lets what
+    // waits for one go, on the next turn (p-queue counts the task as running until it returned).
+    this.requests.on("next", () => {
+      if (this.queuedSpans >= this.sendAt || this.carry || this.taking.length > 0 || this.flushing > 0) this.schedulePump();
+    });
     this.unknownTrace = new UnknownTraceRetry({ clock, logger, counters: this.counters, maxWaiting: options.batch.maxQueuedTraces });
   }
 
@@ -498,8 +505,11 @@ export class TraceExporter {
     if (this.hasQueued() && this.requests.pending + this.requests.size < concurrency) {
       const partialOk = force || this.flushing > 0 || this.stopped;
       if (partialOk || this.queuedSpans >= this.sendAt || this.carry || this.taking.length > 0) {
-        const batch = this.takeBatch();
-        if (batch !== undefined && batch.length > 0) void this.requests.add(() => this.sendBatch(batch)).catch((err: unknown) => this.lose(batch, err));
+        const taken = this.takeBatch();
+        if (taken !== undefined && taken.batch.length > 0) {
+          const { batch, slab } = taken;
+          void this.requests.add(() => this.sendBatch(batch, false, slab)).catch((err: unknown) => this.lose(batch, err));
+        }
         if (this.taking.length > 0 || (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt))) {
           if (partialOk) this.forcedPending = true;
           this.schedulePump();
@@ -518,21 +528,27 @@ export class TraceExporter {
   }
 
   /**
-   * Takes queued traces into the batch being taken, for at most SLICE_MILLIS. Returns the batch
-   * once it is full or nothing is left to take; undefined while there is more to take next turn.
+   * Takes queued traces into the batch being taken, for at most SLICE_MILLIS. Returns the batch,
+   * and the slab its traces were written in, once it is full or nothing is left to take;
+   * undefined while there is more to take next turn.
    */
-  private takeBatch(): PreparedTrace[] | undefined {
+  private takeBatch(): { batch: PreparedTrace[]; slab: JsonBytes } | undefined {
     const { maxSpansPerRequest, maxRequestBytes } = this.options.batch;
     const batch = this.taking;
+    const slab = (this.takingSlab ??= newSlab(this.slabBytes));
     let spans = this.takingSpans;
-    let bytes = this.takingBytes; // estimated
+    let bytes = this.takingBytes;
     const deadline = performance.now() + SLICE_MILLIS;
-    // At least one trace per slice, however slow the turn: taking always moves on.
-    for (let took = 0; ; took++) {
-      if (took > 0 && this.queue.length > 0 && performance.now() > deadline) {
-        this.takingSpans = spans;
-        this.takingBytes = bytes;
-        return undefined;
+    // At least one trace per slice, however slow the turn: taking always moves on. The clock is
+    // read every few spans (a few microseconds of work in the interpreter, well under one warm).
+    for (let took = 0, unchecked = 0; ; took++) {
+      if (took > 0 && unchecked >= CHECK_EVERY_SPANS && this.queue.length > 0) {
+        unchecked = 0;
+        if (performance.now() > deadline) {
+          this.takingSpans = spans;
+          this.takingBytes = bytes;
+          return undefined;
+        }
       }
       let next = this.carry;
       this.carry = undefined;
@@ -542,13 +558,15 @@ export class TraceExporter {
         this.queuedSpans -= rec.spans.length;
         if (rec.discarded) continue;
         try {
-          next = this.prepare(rec);
+          next = this.prepare(rec, slab);
         } catch (err) {
-          this.lose([{ rec }], err);
+          // After this turn, as a refused request's traces are: a flush() called right after
+          // the span end that took it still waits for it, and reports it.
+          queueMicrotask(() => this.lose([{ rec }], err));
           continue;
         }
       }
-      const size = next.spanCount * this.spanBytes.value;
+      const size = next.end - next.start + 1;
       const fits = batch.length === 0 || (spans + next.spanCount <= maxSpansPerRequest && bytes + size <= maxRequestBytes);
       if (!fits) {
         this.carry = next;
@@ -557,15 +575,21 @@ export class TraceExporter {
       batch.push(next);
       spans += next.spanCount;
       bytes += size;
+      unchecked += next.spanCount;
     }
     this.taking = [];
     this.takingSpans = 0;
     this.takingBytes = EMPTY_BODY_BYTES;
-    return batch;
+    this.takingSlab = undefined;
+    this.slabBytes = Math.min(maxRequestBytes, Math.max(16 * 1024, Math.ceil(slab.pos * 1.25)));
+    return { batch, slab };
   }
 
-  /** Builds the wire trace; from here on, spans of this trace that end are late updates. */
-  private prepare(rec: TraceRecord): PreparedTrace {
+  /**
+   * Builds the wire trace and writes it into `slab`; from here on, spans of this trace that end
+   * are late updates.
+   */
+  private prepare(rec: TraceRecord, slab: JsonBytes): PreparedTrace {
     rec.phase = "sending";
     const root = rec.root!;
     // The trace's fields are read without making them (most traces set none); a dropped-span
@@ -632,14 +656,14 @@ export class TraceExporter {
     // The wire object stands for the spans from here on.
     rec.root = undefined;
     keptShapes.wireTrace = wire;
-    return { rec, wire, spanCount, endTime };
+    return writeToSlab(slab, rec, wire, spanCount, endTime);
   }
 
   /**
    * Sends a batch. `maybeStored`: an earlier request carrying these traces may have been stored
    * although its answer was lost, so a 409 ("already exists") for one of them means delivered.
    */
-  private async sendBatch(batch: PreparedTrace[], maybeStored = false): Promise<void> {
+  private async sendBatch(batch: PreparedTrace[], maybeStored = false, slab?: JsonBytes): Promise<void> {
     if (!this.listForm) {
       await Promise.all(batch.map((p) => this.sendSingle(p, maybeStored)));
       return;
@@ -653,40 +677,19 @@ export class TraceExporter {
     // As many requests as it takes to stay within maxRequestBytes (one, as a rule), one after
     // the other, each body made just before it goes.
     const secrets = [this.options.apiKey, batch[0]?.rec.apiKey];
-    const failed: EncodedRun["failed"] = [];
+    // As a rule, the batch is its slab's traces: the slab is the body.
+    const whole = slab && slabBody(slab, batch, secrets);
+    if (whole !== undefined) {
+      for (const p of batch) p.slab = undefined;
+      await this.postBatch(batch, whole, maybeStored);
+      return;
+    }
     for (let from = 0; from < batch.length; ) {
-      const writer = this.bodyWriters.pop() ?? new JsonBytes();
-      let run: EncodedRun;
-      try {
-        run = await encodeRun(batch, from, {
-          maxBytes: this.options.batch.maxRequestBytes,
-          secrets,
-          spanBytes: this.spanBytes,
-          sliceMillis: SLICE_MILLIS,
-          nextTurn,
-          writer,
-        });
-      } finally {
-        this.bodyWriters.push(writer);
-      }
-      let part = from === 0 && run.to === batch.length ? batch : batch.slice(from, run.to);
+      const run = encodeRun(batch, from, { maxBytes: this.options.batch.maxRequestBytes, secrets, writer: this.writer });
+      const part = from === 0 && run.to === batch.length ? batch : batch.slice(from, run.to);
       from = run.to;
-      if (run.failed.length > 0) {
-        failed.push(...run.failed);
-        part = part.filter((p) => !run.failed.some((f) => f.p === p));
-        if (part.length === 0) continue;
-      }
       await this.postBatch(part, run.body, maybeStored);
     }
-    if (failed.length > 0) {
-      // Given up as a refused request's traces are: after this turn, so that a flush() called
-      // right after the span end that made the batch still waits for them, and reports them.
-      await undefined;
-      for (const { p, err } of failed) this.lose([p], err);
-    }
-    // On the next turn: p-queue counts this task as running until it has returned, so pumping
-    // from here would see no free slot (and with concurrency 1, stall for good).
-    if (this.queuedSpans >= this.sendAt || this.carry || this.flushing > 0) this.schedulePump();
   }
 
   /** Posts a batch's body and settles its traces by the answer. */
@@ -719,7 +722,7 @@ export class TraceExporter {
   private async sendSingle(p: PreparedTrace, maybeStored: boolean): Promise<void> {
     let text: string;
     try {
-      text = traceText(p, [this.options.apiKey, p.rec.apiKey], this.writer);
+      text = traceText(p, [this.options.apiKey, p.rec.apiKey]);
     } catch (err) {
       // Given up alone, as in the list form: the batch's other traces go.
       await undefined;
@@ -735,7 +738,6 @@ export class TraceExporter {
       this.logger.error(`trace ${p.rec.uuid} not delivered: ${outcome.message}`);
       this.fail(p.rec, outcome.message);
     }
-    if (this.queuedSpans >= this.sendAt || this.carry || this.flushing > 0) this.schedulePump();
   }
 
   /** Fills the fields the service requires in practice, warning once per field. */

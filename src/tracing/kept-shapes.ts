@@ -30,6 +30,8 @@ export const keptShapes: {
   mappedSpan: object | undefined;
   /** The newest trace mapped to the wire, with its spans and their captured values (export/trace-exporter.ts). */
   wireTrace: object | undefined;
+  /** The newest trace taken into a batch, its bytes written (export/batch-body.ts). */
+  preparedTrace: object | undefined;
 } = {
   record: undefined,
   span: undefined,
@@ -38,4 +40,5 @@ export const keptShapes: {
   foreignSpan: undefined,
   mappedSpan: undefined,
   wireTrace: undefined,
+  preparedTrace: undefined,
 };
