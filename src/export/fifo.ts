@@ -23,6 +23,11 @@ export class Fifo<T> {
     return item;
   }
 
+  /** The first item, left in place. */
+  peek(): T | undefined {
+    return this.items[this.head];
+  }
+
   /** Removes and returns every item, in order. */
   drain(): T[] {
     const out = this.items.slice(this.head) as T[];

@@ -553,8 +553,13 @@ export class TraceExporter {
       let next = this.carry;
       this.carry = undefined;
       if (!next) {
-        const rec = this.queue.shift();
+        const rec = this.queue.peek();
         if (!rec) break;
+        // A trace that would take the batch past the span limit is left queued, unwritten: the
+        // batch stays exactly its slab's traces, and is its body (a trace's spans can only be
+        // fewer once it is prepared).
+        if (batch.length > 0 && spans + rec.spans.length > maxSpansPerRequest) break;
+        this.queue.shift();
         this.queuedSpans -= rec.spans.length;
         if (rec.discarded) continue;
         try {
