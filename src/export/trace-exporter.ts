@@ -679,8 +679,6 @@ export class TraceExporter {
       await Promise.all(byKey.map((group) => this.sendBatch(group, maybeStored)));
       return;
     }
-    // As many requests as it takes to stay within maxRequestBytes (one, as a rule), one after
-    // the other, each body made just before it goes.
     const secrets = [this.options.apiKey, batch[0]?.rec.apiKey];
     // As a rule, the batch is its slab's traces: the slab is the body.
     const whole = slab && slabBody(slab, batch, secrets);
@@ -689,6 +687,8 @@ export class TraceExporter {
       await this.postBatch(batch, whole, maybeStored);
       return;
     }
+    // Otherwise as many requests as it takes to stay within maxRequestBytes, one after the
+    // other, each body made of its traces' bytes just before it goes.
     for (let from = 0; from < batch.length; ) {
       const run = encodeRun(batch, from, { maxBytes: this.options.batch.maxRequestBytes, secrets, writer: this.writer });
       const part = from === 0 && run.to === batch.length ? batch : batch.slice(from, run.to);
