@@ -55,10 +55,18 @@ export function writeToSlab(slab: JsonBytes, rec: TraceRecord, wire: WireTrace, 
   return p;
 }
 
+/** A trace's bytes copied to the start of another slab (whose first trace it becomes). */
+export function moveToSlab(p: PreparedTrace, slab: JsonBytes): PreparedTrace {
+  const start = slab.pos;
+  slab.copyFrom(p.slab!, p.start, p.end);
+  const moved: PreparedTrace = { rec: p.rec, slab, start, end: slab.pos, spanCount: p.spanCount, endTime: p.endTime };
+  keptShapes.preparedTrace = moved;
+  return moved;
+}
+
 /**
- * The list-form body of `batch` when it is exactly the traces written in `slab`, in order (a
- * trace left out, or one carried to the next batch, is always the last written), with no secret
- * in it; the slab is closed. Undefined otherwise.
+ * The list-form body of `batch` when it is exactly the traces written in `slab`, in order, with
+ * no secret in it; the slab is closed. Undefined otherwise.
  */
 export function slabBody(slab: JsonBytes, batch: readonly PreparedTrace[], secrets: readonly (string | undefined)[]): Uint8Array | undefined {
   const first = batch[0];

@@ -14,7 +14,7 @@ import { groupByKey, type KeyedTransport, keyRefusals } from "./key-batches.js";
 import { joinedRemotely, UnknownTraceRetry } from "./late-retry.js";
 import { isSettled, notify, readFields, type TraceRecord } from "./trace-record.js";
 import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
-import { encodeRun, newSlab, type PreparedTrace, recoverTraceTexts, slabBody, traceText, writeToSlab } from "./batch-body.js";
+import { encodeRun, moveToSlab, newSlab, type PreparedTrace, recoverTraceTexts, slabBody, traceText, writeToSlab } from "./batch-body.js";
 import { forgetJsonText } from "./json-text.js";
 import { JsonBytes } from "./json-bytes.js";
 import { writeUpdate } from "./wire-bytes.js";
@@ -143,7 +143,6 @@ const CHECK_EVERY_SPANS = 4;
 export class TraceExporter {
   private readonly queue = new Fifo<TraceRecord>();
   private queuedSpans = 0;
-  private carry: PreparedTrace | undefined;
   /**
    * A batch being taken, a slice per turn, until it is full or nothing is left to take; its
    * traces' bytes are in `takingSlab`.
@@ -200,7 +199,7 @@ export class TraceExporter {
     // Any request that frees its slot (a batch's, a late update's, an evaluation's) lets what
     // waits for one go, on the next turn (p-queue counts the task as running until it returned).
     this.requests.on("next", () => {
-      if (this.queuedSpans >= this.sendAt || this.carry || this.taking.length > 0 || this.flushing > 0) this.schedulePump();
+      if (this.queuedSpans >= this.sendAt || this.taking.length > 0 || this.flushing > 0) this.schedulePump();
     });
     this.unknownTrace = new UnknownTraceRetry({ clock, logger, counters: this.counters, maxWaiting: options.batch.maxQueuedTraces });
   }
@@ -211,12 +210,12 @@ export class TraceExporter {
   }
 
   stats(): ExporterStats {
-    return { ...this.counters, queued: this.queue.length + (this.carry ? 1 : 0) + this.taking.length, inFlight: this.requests.pending };
+    return { ...this.counters, queued: this.queue.length + this.taking.length, inFlight: this.requests.pending };
   }
 
   /** Queues a trace whose root ended. Drops it (counted) when the queue is full. */
   enqueue(rec: TraceRecord): void {
-    if (this.stopped || this.queue.length >= this.options.batch.maxQueuedTraces) {
+    if (this.stopped || this.queue.length + this.taking.length >= this.options.batch.maxQueuedTraces) {
       this.counters.tracesDropped++;
       this.fail(rec, this.stopped ? "the SDK was shut down" : "the export queue was full (maxQueuedTraces)");
       const n = this.counters.tracesDropped;
@@ -370,8 +369,9 @@ export class TraceExporter {
       this.timer = undefined;
       await this.transport.close();
       // What is still queued can no longer go out: given up, counted, and let go.
-      const left = [...(this.carry ? [this.carry.rec] : []), ...this.queue.drain()];
-      this.carry = undefined;
+      const left = [...this.taking.map((p) => p.rec), ...this.queue.drain()];
+      this.taking = [];
+      this.takingSlab = undefined;
       this.queuedSpans = 0;
       for (const rec of left) {
         this.counters.tracesFailed++;
@@ -450,6 +450,15 @@ export class TraceExporter {
     );
   }
 
+  /** {@link lose} of one trace, from a microtask: nothing may escape into the app as an uncaught error. */
+  private loseQuietly(rec: TraceRecord, err: unknown): void {
+    try {
+      this.lose([{ rec }], err);
+    } catch {
+      // lose() only counts, logs (the logger never throws) and settles: nothing is left to do.
+    }
+  }
+
   /** Gives up traces of a batch: counted, reported once, each failed with the reason. */
   private giveUp(batch: readonly { rec: TraceRecord }[], reason: string): void {
     if (batch.length === 0) return;
@@ -504,7 +513,7 @@ export class TraceExporter {
     const { concurrency } = this.options.batch;
     if (this.hasQueued() && this.requests.pending + this.requests.size < concurrency) {
       const partialOk = force || this.flushing > 0 || this.stopped;
-      if (partialOk || this.queuedSpans >= this.sendAt || this.carry || this.taking.length > 0) {
+      if (partialOk || this.queuedSpans >= this.sendAt || this.taking.length > 0) {
         const taken = this.takeBatch();
         if (taken !== undefined && taken.batch.length > 0) {
           const { batch, slab } = taken;
@@ -524,7 +533,7 @@ export class TraceExporter {
   }
 
   private hasQueued(): boolean {
-    return this.queue.length > 0 || this.carry !== undefined || this.taking.length > 0;
+    return this.queue.length > 0 || this.taking.length > 0;
   }
 
   /**
@@ -541,6 +550,7 @@ export class TraceExporter {
     const deadline = performance.now() + SLICE_MILLIS;
     // At least one trace per slice, however slow the turn: taking always moves on. The clock is
     // read every few spans (a few microseconds of work in the interpreter, well under one warm).
+    let overflow: PreparedTrace | undefined;
     for (let took = 0, unchecked = 0; ; took++) {
       if (took > 0 && unchecked >= CHECK_EVERY_SPANS && this.queue.length > 0) {
         unchecked = 0;
@@ -550,31 +560,31 @@ export class TraceExporter {
           return undefined;
         }
       }
-      let next = this.carry;
-      this.carry = undefined;
-      if (!next) {
-        const rec = this.queue.peek();
-        if (!rec) break;
-        // A trace that would take the batch past the span limit is left queued, unwritten: the
-        // batch stays exactly its slab's traces, and is its body (a trace's spans can only be
-        // fewer once it is prepared).
-        if (batch.length > 0 && spans + rec.spans.length > maxSpansPerRequest) break;
-        this.queue.shift();
-        this.queuedSpans -= rec.spans.length;
-        if (rec.discarded) continue;
-        try {
-          next = this.prepare(rec, slab);
-        } catch (err) {
-          // After this turn, as a refused request's traces are: a flush() called right after
-          // the span end that took it still waits for it, and reports it.
-          queueMicrotask(() => this.lose([{ rec }], err));
-          continue;
-        }
+      const rec = this.queue.peek();
+      if (!rec) break;
+      // A trace that would take the batch past the span limit is left queued, unwritten: the
+      // batch stays exactly its slab's traces, and is its body (a trace's spans can only be
+      // fewer once it is prepared).
+      if (batch.length > 0 && spans + rec.spans.length > maxSpansPerRequest) break;
+      this.queue.shift();
+      this.queuedSpans -= rec.spans.length;
+      if (rec.discarded) continue;
+      const mark = slab.pos;
+      let next: PreparedTrace;
+      try {
+        next = this.prepare(rec, slab);
+      } catch (err) {
+        // After this turn, as a refused request's traces are: a flush() called right after
+        // the span end that took it still waits for it, and reports it.
+        queueMicrotask(() => this.loseQuietly(rec, err));
+        continue;
       }
       const size = next.end - next.start + 1;
-      const fits = batch.length === 0 || (spans + next.spanCount <= maxSpansPerRequest && bytes + size <= maxRequestBytes);
-      if (!fits) {
-        this.carry = next;
+      if (batch.length > 0 && bytes + size > maxRequestBytes) {
+        // Past the byte limit (known once written): it begins the next batch, moved to a slab
+        // of its own, so that both batches are exactly their slabs' traces.
+        overflow = next;
+        slab.pos = mark;
         break;
       }
       batch.push(next);
@@ -587,6 +597,13 @@ export class TraceExporter {
     this.takingBytes = EMPTY_BODY_BYTES;
     this.takingSlab = undefined;
     this.slabBytes = Math.min(maxRequestBytes, Math.max(16 * 1024, Math.ceil(slab.pos * 1.25)));
+    if (overflow !== undefined) {
+      const moved = (this.takingSlab = newSlab(this.slabBytes));
+      const p = moveToSlab(overflow, moved);
+      this.taking.push(p);
+      this.takingSpans = p.spanCount;
+      this.takingBytes += p.end - p.start + 1;
+    }
     return { batch, slab };
   }
 

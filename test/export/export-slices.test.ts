@@ -92,4 +92,35 @@ describe.each(formats)("export in slices (%s)", (format) => {
     const lateOutputs = held.flatMap((t) => t.spans.filter((s) => s.name === "late").map((s) => (s as { output?: unknown }).output));
     expect(lateOutputs.sort()).toEqual(Array.from({ length: HELD }, (_, i) => `late ${i}`).sort());
   });
+
+  it("shutdown() while a batch is being taken gives up its traces with the queued ones, once, and nothing after", async () => {
+    const proxy = await service.proxy(() => undefined);
+    const child = runChild(
+      format,
+      `${load(format, "evaltrace", ["configure", "observe", "shutdown", "stats"])}
+       configure({ logLevel: "error", batch: { flushIntervalMillis: 60000 } });
+       const realNow = performance.now.bind(performance);
+       let skew = 0;
+       performance.now = () => realNow() + (skew += 1);
+       const bulk = observe({ name: "cut-${format}" }, (q) => q);
+       for (let i = 0; i < ${BULK}; i++) bulk("question " + i);
+       const result = await shutdown(0);
+       // Anything the exporter still did after shutdown() resolved would show here.
+       await new Promise((r) => setTimeout(r, 200));
+       console.log(JSON.stringify({ pending: result.pending.length, notDelivered: result.notDelivered.length, delivered: result.delivered, stats: stats() }));`,
+      { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: proxy.url },
+    );
+    onTestFinished(() => {
+      child.process.kill("SIGKILL");
+    });
+    const done = await child.finished;
+    expect(done.code).toBe(0);
+    const out = JSON.parse(done.stdout.trim().split("\n").pop()!) as { pending: number; notDelivered: number; delivered: number; stats: { tracesFailed: number; queued: number } };
+    // Some traces were in a batch being taken (the first slice took a few): all given up with the rest.
+    expect(out).toMatchObject({ pending: 0, notDelivered: BULK, delivered: 0 });
+    expect(out.stats.tracesFailed).toBe(BULK);
+    expect(out.stats.queued).toBe(0);
+    expect(done.stderr.trim().split("\n")).toEqual([expect.stringContaining(`${BULK} trace(s) not delivered: the SDK was shut down`)]);
+    expect(Object.values(service.dev.state.traces).filter((t) => t.fields.name === `cut-${format}`)).toHaveLength(0);
+  });
 });
