@@ -50,18 +50,21 @@ export function writeToSlab(slab: JsonBytes, rec: TraceRecord, wire: WireTrace, 
     slab.pos = mark;
     throw err;
   }
-  const p: PreparedTrace = { rec, slab, start, end: slab.pos, spanCount, endTime };
-  keptShapes.preparedTrace = p;
-  return p;
+  return prepared(rec, slab, start, spanCount, endTime);
 }
 
 /** A trace's bytes copied to the start of another slab (whose first trace it becomes). */
 export function moveToSlab(p: PreparedTrace, slab: JsonBytes): PreparedTrace {
   const start = slab.pos;
   slab.copyFrom(p.slab!, p.start, p.end);
-  const moved: PreparedTrace = { rec: p.rec, slab, start, end: slab.pos, spanCount: p.spanCount, endTime: p.endTime };
-  keptShapes.preparedTrace = moved;
-  return moved;
+  return prepared(p.rec, slab, start, p.spanCount, p.endTime);
+}
+
+/** A trace whose bytes were just written in `[start, slab.pos)`: made in one place, so with one shape. */
+function prepared(rec: TraceRecord, slab: JsonBytes, start: number, spanCount: number, endTime: HrTime): PreparedTrace {
+  const p: PreparedTrace = { rec, slab, start, end: slab.pos, spanCount, endTime };
+  keptShapes.preparedTrace = p;
+  return p;
 }
 
 /**

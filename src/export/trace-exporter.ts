@@ -129,11 +129,15 @@ const SLICE_MILLIS = 0.25;
 const defer: (fn: () => void) => void =
   typeof globalThis.setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
 
-/** `{"traces":[]}`: a body's bytes before its traces. */
-const EMPTY_BODY_BYTES = 13;
-
 /** Spans taken between two readings of the clock. */
 const CHECK_EVERY_SPANS = 4;
+
+/** A batch being taken, a slice per turn: its traces, their spans, and the slab they are written in. */
+interface Taking {
+  traces: PreparedTrace[];
+  spans: number;
+  slab: JsonBytes;
+}
 
 /**
  * Batches finished traces into `POST /v1/traces` requests in the list form, sends what arrives
@@ -143,14 +147,8 @@ const CHECK_EVERY_SPANS = 4;
 export class TraceExporter {
   private readonly queue = new Fifo<TraceRecord>();
   private queuedSpans = 0;
-  /**
-   * A batch being taken, a slice per turn, until it is full or nothing is left to take; its
-   * traces' bytes are in `takingSlab`.
-   */
-  private taking: PreparedTrace[] = [];
-  private takingSpans = 0;
-  private takingBytes = EMPTY_BODY_BYTES;
-  private takingSlab: JsonBytes | undefined;
+  /** The batch being taken, until it is full or nothing is left to take. */
+  private taking: Taking | undefined;
   /** Bytes of the last batch taken: the next slab's first size. */
   private slabBytes = 16 * 1024;
   /** Where bodies and updates are written (one at a time: each is copied out before anything awaits). */
@@ -199,7 +197,7 @@ export class TraceExporter {
     // Any request that frees its slot (a batch's, a late update's, an evaluation's) lets what
     // waits for one go, on the next turn (p-queue counts the task as running until it returned).
     this.requests.on("next", () => {
-      if (this.queuedSpans >= this.sendAt || this.taking.length > 0 || this.flushing > 0) this.schedulePump();
+      if (this.hasQueued()) this.schedulePump();
     });
     this.unknownTrace = new UnknownTraceRetry({ clock, logger, counters: this.counters, maxWaiting: options.batch.maxQueuedTraces });
   }
@@ -210,12 +208,12 @@ export class TraceExporter {
   }
 
   stats(): ExporterStats {
-    return { ...this.counters, queued: this.queue.length + this.taking.length, inFlight: this.requests.pending };
+    return { ...this.counters, queued: this.queuedTraces(), inFlight: this.requests.pending };
   }
 
   /** Queues a trace whose root ended. Drops it (counted) when the queue is full. */
   enqueue(rec: TraceRecord): void {
-    if (this.stopped || this.queue.length + this.taking.length >= this.options.batch.maxQueuedTraces) {
+    if (this.stopped || this.queuedTraces() >= this.options.batch.maxQueuedTraces) {
       this.counters.tracesDropped++;
       this.fail(rec, this.stopped ? "the SDK was shut down" : "the export queue was full (maxQueuedTraces)");
       const n = this.counters.tracesDropped;
@@ -232,7 +230,7 @@ export class TraceExporter {
     this.queuedSpans += rec.spans.length;
     // Half a request's worth: it goes out now, from the span end that made it so, when a request
     // slot is free (as OpenTelemetry's batch processor does), so that finished traces do not pile
-    // up, and grow old in the heap, while the app runs without yielding. One batch, within
+    // up, and grow old in the heap, while the app runs without yielding. A slice of a batch, of
     // SLICE_MILLIS; with no free slot, the request that frees one pumps again.
     if (this.queuedSpans >= this.sendAt) this.pump();
     else this.armTimer();
@@ -369,9 +367,8 @@ export class TraceExporter {
       this.timer = undefined;
       await this.transport.close();
       // What is still queued can no longer go out: given up, counted, and let go.
-      const left = [...this.taking.map((p) => p.rec), ...this.queue.drain()];
-      this.taking = [];
-      this.takingSlab = undefined;
+      const left = [...(this.taking?.traces ?? []).map((p) => p.rec), ...this.queue.drain()];
+      this.taking = undefined;
       this.queuedSpans = 0;
       for (const rec of left) {
         this.counters.tracesFailed++;
@@ -513,13 +510,13 @@ export class TraceExporter {
     const { concurrency } = this.options.batch;
     if (this.hasQueued() && this.requests.pending + this.requests.size < concurrency) {
       const partialOk = force || this.flushing > 0 || this.stopped;
-      if (partialOk || this.queuedSpans >= this.sendAt || this.taking.length > 0) {
+      if (partialOk || this.queuedSpans >= this.sendAt || this.taking !== undefined) {
         const taken = this.takeBatch();
-        if (taken !== undefined && taken.batch.length > 0) {
-          const { batch, slab } = taken;
-          void this.requests.add(() => this.sendBatch(batch, false, slab)).catch((err: unknown) => this.lose(batch, err));
+        if (taken !== undefined && taken.traces.length > 0) {
+          const { traces, slab } = taken;
+          void this.requests.add(() => this.sendBatch(traces, false, slab)).catch((err: unknown) => this.lose(traces, err));
         }
-        if (this.taking.length > 0 || (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt))) {
+        if (this.taking !== undefined || (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt))) {
           if (partialOk) this.forcedPending = true;
           this.schedulePump();
         }
@@ -533,20 +530,22 @@ export class TraceExporter {
   }
 
   private hasQueued(): boolean {
-    return this.queue.length > 0 || this.taking.length > 0;
+    return this.queue.length > 0 || this.taking !== undefined;
+  }
+
+  /** Traces waiting for a request: queued, or in the batch being taken. */
+  private queuedTraces(): number {
+    return this.queue.length + (this.taking?.traces.length ?? 0);
   }
 
   /**
-   * Takes queued traces into the batch being taken, for at most SLICE_MILLIS. Returns the batch,
-   * and the slab its traces were written in, once it is full or nothing is left to take;
-   * undefined while there is more to take next turn.
+   * Takes queued traces into the batch being taken, for at most SLICE_MILLIS. Returns the batch
+   * once it is full or nothing is left to take; undefined while there is more to take next turn.
    */
-  private takeBatch(): { batch: PreparedTrace[]; slab: JsonBytes } | undefined {
+  private takeBatch(): Taking | undefined {
     const { maxSpansPerRequest, maxRequestBytes } = this.options.batch;
-    const batch = this.taking;
-    const slab = (this.takingSlab ??= newSlab(this.slabBytes));
-    let spans = this.takingSpans;
-    let bytes = this.takingBytes;
+    const taking = (this.taking ??= { traces: [], spans: 0, slab: newSlab(this.slabBytes) });
+    const { traces, slab } = taking;
     const deadline = performance.now() + SLICE_MILLIS;
     // At least one trace per slice, however slow the turn: taking always moves on. The clock is
     // read every few spans (a few microseconds of work in the interpreter, well under one warm).
@@ -554,18 +553,14 @@ export class TraceExporter {
     for (let took = 0, unchecked = 0; ; took++) {
       if (took > 0 && unchecked >= CHECK_EVERY_SPANS && this.queue.length > 0) {
         unchecked = 0;
-        if (performance.now() > deadline) {
-          this.takingSpans = spans;
-          this.takingBytes = bytes;
-          return undefined;
-        }
+        if (performance.now() > deadline) return undefined;
       }
       const rec = this.queue.peek();
       if (!rec) break;
       // A trace that would take the batch past the span limit is left queued, unwritten: the
       // batch stays exactly its slab's traces, and is its body (a trace's spans can only be
       // fewer once it is prepared).
-      if (batch.length > 0 && spans + rec.spans.length > maxSpansPerRequest) break;
+      if (traces.length > 0 && taking.spans + rec.spans.length > maxSpansPerRequest) break;
       this.queue.shift();
       this.queuedSpans -= rec.spans.length;
       if (rec.discarded) continue;
@@ -579,32 +574,24 @@ export class TraceExporter {
         queueMicrotask(() => this.loseQuietly(rec, err));
         continue;
       }
-      const size = next.end - next.start + 1;
-      if (batch.length > 0 && bytes + size > maxRequestBytes) {
-        // Past the byte limit (known once written): it begins the next batch, moved to a slab
-        // of its own, so that both batches are exactly their slabs' traces.
+      // The body, closed, past the byte limit (known once written): the trace begins the next
+      // batch, moved to a slab of its own, so that both batches are exactly their slabs' traces.
+      if (traces.length > 0 && slab.pos + 2 > maxRequestBytes) {
         overflow = next;
         slab.pos = mark;
         break;
       }
-      batch.push(next);
-      spans += next.spanCount;
-      bytes += size;
+      traces.push(next);
+      taking.spans += next.spanCount;
       unchecked += next.spanCount;
     }
-    this.taking = [];
-    this.takingSpans = 0;
-    this.takingBytes = EMPTY_BODY_BYTES;
-    this.takingSlab = undefined;
+    this.taking = undefined;
     this.slabBytes = Math.min(maxRequestBytes, Math.max(16 * 1024, Math.ceil(slab.pos * 1.25)));
     if (overflow !== undefined) {
-      const moved = (this.takingSlab = newSlab(this.slabBytes));
-      const p = moveToSlab(overflow, moved);
-      this.taking.push(p);
-      this.takingSpans = p.spanCount;
-      this.takingBytes += p.end - p.start + 1;
+      const moved = moveToSlab(overflow, newSlab(this.slabBytes));
+      this.taking = { traces: [moved], spans: moved.spanCount, slab: moved.slab! };
     }
-    return { batch, slab };
+    return taking;
   }
 
   /**
