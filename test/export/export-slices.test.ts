@@ -93,6 +93,44 @@ describe.each(formats)("export in slices (%s)", (format) => {
     expect(lateOutputs.sort()).toEqual(Array.from({ length: HELD }, (_, i) => `late ${i}`).sort());
   });
 
+  it("a batch taken over many turns whose first answer is lost is sent again, once, and stored once", async () => {
+    const keys: string[] = [];
+    const proxy = await service.proxy((_n, req) => {
+      if (req.method !== "POST" || req.url !== "/v1/traces") return undefined;
+      const key = String(req.headers["idempotency-key"]);
+      keys.push(key);
+      // The service stores it, and its answer is lost: the SDK must retry the same body.
+      return keys.indexOf(key) === keys.length - 1 ? "store-then-reset" : undefined;
+    });
+    const child = runChild(
+      format,
+      `${load(format, "evaltrace", ["configure", "flush", "observe", "stats"])}
+       configure({ logLevel: "silent", initialRetryDelayMillis: 20, batch: { flushIntervalMillis: 60000 } });
+       const realNow = performance.now.bind(performance);
+       let skew = 0;
+       performance.now = () => realNow() + (skew += 1);
+       const bulk = observe({ name: "lost-${format}" }, (q) => "answer to " + q);
+       for (let i = 0; i < ${BULK}; i++) bulk("question " + i);
+       const result = await flush();
+       console.log(JSON.stringify({ ok: result.ok, stats: stats() }));`,
+      { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: proxy.url },
+    );
+    onTestFinished(() => {
+      child.process.kill("SIGKILL");
+    });
+    const done = await child.finished;
+    expect(done.stderr).toBe("");
+    expect(done.code).toBe(0);
+    const out = JSON.parse(done.stdout.trim().split("\n").pop()!) as { ok: boolean; stats: { tracesDelivered: number; retries: number } };
+    expect(out.ok).toBe(true);
+    expect(out.stats.tracesDelivered).toBe(BULK);
+    // One batch, sent twice under one key (its first answer lost), nothing else.
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    const stored = Object.values(service.dev.state.traces).filter((t) => t.fields.name === `lost-${format}`);
+    expect(stored.map((t) => t.fields.output).sort()).toEqual(Array.from({ length: BULK }, (_, i) => `answer to question ${i}`).sort());
+  });
+
   it("shutdown() while a batch is being taken gives up its traces with the queued ones, once, and nothing after", async () => {
     const proxy = await service.proxy(() => undefined);
     const child = runChild(
