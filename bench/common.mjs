@@ -1,7 +1,7 @@
 import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-/** Starts the receiver child process; resolves with its URL and a stats() / stop() pair. */
+/** Starts the receiver child process; resolves with its URL, its pid and a stats() / stop() pair. */
 export async function startReceiver() {
   const child = fork(fileURLToPath(new URL("./receiver.mjs", import.meta.url)));
   const { port } = await new Promise((r) => child.once("message", r));
@@ -12,6 +12,7 @@ export async function startReceiver() {
     });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     stats: () => ask("stats"),
     reset: () => child.send("reset"),
     stop: () =>

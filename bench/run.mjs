@@ -1,6 +1,7 @@
 // npm run bench: each benchmark in a process of its own (so one's heap cannot skew the other's
-// memory and GC figures); prints their tables and writes bench/results.json.
-//   node bench/run.mjs [peers|throughput|overhead|profile|gc|all] [--quick] [--profile]
+// memory and GC figures); prints their tables and writes bench/results.json (one section run
+// alone replaces only that section of it).
+//   node bench/run.mjs [peers|throughput|overhead|profile|gc|late|all] [--quick] [--profile]
 // --quick: fewer rounds and spans (a minute or two); --profile: a CPU profile of evaltrace's
 // workload C, summarized as its top self-time functions.
 import { execFileSync } from "node:child_process";
@@ -16,29 +17,51 @@ const [which = "all", only] = positional[0] === "--one" ? ["--one", positional[1
 
 if (which === "--one") {
   // Child mode: run one benchmark, write its result to the file named in BENCH_OUT.
-  const mod = await import(`./${only === "profile" ? "peers" : only}.mjs`);
+  const mod = await import(`./${{ profile: "peers", late: "late-turns" }[only] ?? only}.mjs`);
   const result = await mod[only]();
   writeFileSync(process.env.BENCH_OUT, JSON.stringify(result));
   process.exit(0);
+}
+
+/** Every section, in the order `all` runs them; `all` leaves out the diagnostic ones. */
+const SECTIONS = [
+  ["peers", "Side by side: raw OpenTelemetry, evaltrace and the peers (workloads A, B, C)"],
+  ["throughput", "End to end through the real exporter; 1,000,000 spans with memory bounded by the queue"],
+  ["overhead", "Per-span overhead against raw OTel with a discarding exporter"],
+  ["profile", "Profile of evaltrace (workload C)"],
+  ["gc", "Garbage collection per subject (workloads B and C)"],
+  ["late", "Where workload C's late turns come from"],
+];
+const IN_ALL = new Set(["peers", "throughput"]);
+if (which !== "all" && !SECTIONS.some(([name]) => name === which)) {
+  console.error(`unknown section "${which}": one of ${SECTIONS.map(([name]) => name).join(", ")}, or all`);
+  process.exit(2);
 }
 
 const started = performance.now();
 const results = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, command: `node bench/run.mjs ${args.join(" ")}`.trim() };
 const dir = mkdtempSync(join(os.tmpdir(), "evaltrace-bench-"));
 const env = { ...process.env, ...(quick ? { BENCH_QUICK: "1", BENCH_BIG_SPANS: "200000", BENCH_SPANS: "40000" } : {}) };
-for (const [name, title] of [
-  ["peers", "Side by side: raw OpenTelemetry, evaltrace and the peers (workloads A, B, C)"],
-  ["throughput", "End to end through the real exporter; 1,000,000 spans with memory bounded by the queue"],
-  ["overhead", "Per-span overhead against raw OTel with a discarding exporter"],
-  ["profile", "Profile of evaltrace (workload C)"],
-  ["gc", "Garbage collection per subject (workloads B and C)"],
-]) {
-  if (which === "all" ? name === "overhead" || name === "profile" || name === "gc" : which !== name) continue;
+for (const [name, title] of SECTIONS) {
+  if (which === "all" ? !IN_ALL.has(name) : which !== name) continue;
   console.log(`\n== ${title} ==`);
   const out = join(dir, `${name}.json`);
   execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--one", name, ...args.filter((a) => a === "--profile")], { stdio: "inherit", env: { ...env, BENCH_OUT: out } });
   results[name] = JSON.parse(readFileSync(out, "utf8"));
 }
 results.seconds = Math.round((performance.now() - started) / 1000);
-writeFileSync(new URL("./results.json", import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
-console.log(`\nwritten to bench/results.json (${results.seconds} s)`);
+// One section alone goes into the results of the last full run, beside its other sections,
+// with its own date and command; `all` starts the file over.
+const file = new URL("./results.json", import.meta.url);
+const written = which === "all" ? results : { ...previousResults(), [which]: { ...results[which], run: { ...results, [which]: undefined } } };
+writeFileSync(file, `${JSON.stringify(written, null, 2)}\n`);
+console.log(`\n${which === "all" ? "written to" : `section "${which}" written into`} bench/results.json (${results.seconds} s)`);
+
+/** The results file as the last run left it ({} if there is none, or it does not parse). */
+function previousResults() {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return {};
+  }
+}

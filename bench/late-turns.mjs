@@ -1,0 +1,82 @@
+// Where workload C's late turns come from (`node bench/run.mjs late`, under a minute, Linux):
+// each subject runs C's shape (bench/late-turns-child.mjs) in RUNS fresh processes, the
+// subjects alternating, and for every turn more than 3 ms late the child reads how long its
+// main thread waited for a CPU in it. On a 2-core machine the app's thread shares the cores with
+// V8's compiler and GC threads and with the receiver, which parses what the subject sends; a
+// turn of the app's that the OS preempted is late whatever the SDK was doing. Per subject, the
+// median of: C's p99 loop delay, its samples (a faster subject's run has fewer, so its p99 is a
+// worse turn), late turns, their time past 1 ms and how much of it the thread waited for a CPU,
+// and the receiver's CPU time.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { median, startReceiver, table } from "./common.mjs";
+import { builds, WAVE } from "./subjects.mjs";
+
+const RUNS = Number(process.env.BENCH_LATE_RUNS ?? 10);
+const TRACES = Math.max(1, Math.round(Number(process.env.BENCH_LATE_TRACES ?? 20_000) / WAVE)) * WAVE;
+const NAMES = ["raw OTel + OTLP", "evaltrace", ...Object.keys(builds).map((b) => `evaltrace@${b}`), "OpenInference", "Langfuse"];
+
+export async function late() {
+  const receiver = await startReceiver();
+  const child = fileURLToPath(new URL("./late-turns-child.mjs", import.meta.url));
+  const runs = Object.fromEntries(NAMES.map((n) => [n, []]));
+  const errors = {};
+  try {
+    for (let r = 0; r < RUNS; r++) {
+      for (const name of NAMES) {
+        if (errors[name]) continue;
+        const run = spawnSync(process.execPath, ["--expose-gc", child, name, receiver.url, String(receiver.pid), String(TRACES)], { encoding: "utf8" });
+        const line = run.stdout.trim().split("\n").at(-1) ?? "";
+        if (run.status !== 0 || !line.startsWith("{")) {
+          errors[name] = `exit ${run.status}: ${(run.stderr || "").slice(0, 200)}`;
+          continue;
+        }
+        runs[name].push(JSON.parse(line));
+        process.stdout.write(".");
+      }
+    }
+  } finally {
+    await receiver.stop();
+  }
+  console.log("");
+  const results = {};
+  const rows = [];
+  for (const name of NAMES) {
+    if (errors[name]) {
+      rows.push({ subject: name, "C p99 ms": `failed: ${errors[name]}` });
+      continue;
+    }
+    const m = (f) => median(runs[name].map(f));
+    const waited = runs[name].every((x) => x.lateWaitMs !== null) ? m((x) => x.lateWaitMs / Math.max(x.lateExcessMs, 1e-9)) : null;
+    const res = {
+      runs: runs[name].length,
+      p99Ms: round(m((x) => x.p99Ms)),
+      samples: m((x) => x.samples),
+      lateTurns: m((x) => x.lateTurns),
+      lateExcessMs: round(m((x) => x.lateExcessMs)),
+      lateShareWaitingForCpu: waited === null ? null : round(waited),
+      receiverCpuMs: runs[name].every((x) => x.receiverCpuMs !== null) ? m((x) => x.receiverCpuMs) : null,
+      perRunP99Ms: runs[name].map((x) => round(x.p99Ms)),
+    };
+    results[name] = res;
+    rows.push({
+      subject: name,
+      "C p99 ms": res.p99Ms,
+      "p99 of runs": res.perRunP99Ms.join(" "),
+      samples: res.samples,
+      "late turns (>3 ms)": res.lateTurns,
+      "their ms past 1 ms": res.lateExcessMs,
+      "of it waiting for a CPU": res.lateShareWaitingForCpu === null ? "n/a (no /proc)" : `${Math.round(res.lateShareWaitingForCpu * 100)}%`,
+      "receiver CPU ms": res.receiverCpuMs ?? "n/a",
+    });
+  }
+  table(rows);
+  console.log(
+    `(C's shape: ${TRACES} agent traces in waves of ${WAVE} after 500 warm-up traces and a GC, then a flush; ${RUNS} fresh processes per subject, alternating; medians. "Waiting for a CPU": the main thread was runnable but not running, from /proc/thread-self/schedstat.)`,
+  );
+  return { runs: RUNS, traces: TRACES, subjects: results };
+}
+
+function round(x) {
+  return Number(x.toFixed(2));
+}
