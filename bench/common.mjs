@@ -32,6 +32,16 @@ export function median(xs) {
 /** Lets the event loop turn (timers, I/O) once. */
 export const tick = () => new Promise((r) => setImmediate(r));
 
+/** Workload C's traffic: `traces` agent traces in waves of `wave` started together, the loop turning between waves. */
+export async function agentWaves(app, traces, wave) {
+  for (let i = 0; i < traces; i += wave) {
+    const started = [];
+    for (let j = 0; j < wave; j++) started.push(app.agent(`question ${i + j}`));
+    await Promise.all(started);
+    await tick();
+  }
+}
+
 /** Prints rows as an aligned table. */
 export function table(rows) {
   const keys = Object.keys(rows[0]);

@@ -6,6 +6,7 @@
 //   node late-turns-child.mjs <subject> <receiver url> <receiver pid> <traces>
 import { readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { agentWaves } from "./common.mjs";
 import { subjectEnv, subjects, WAVE } from "./subjects.mjs";
 
 Object.assign(process.env, subjectEnv);
@@ -13,7 +14,6 @@ const [name, url, receiverPid, traces] = process.argv.slice(2);
 const WARM_TRACES = 500;
 /** A turn this much later than the one before it is late (the timer asks for one every 1 ms). */
 const LATE_MS = 3;
-const tick = () => new Promise((r) => setImmediate(r));
 
 /** Nanoseconds this thread has waited for a CPU while runnable; undefined off Linux. */
 function waitedNs() {
@@ -54,12 +54,7 @@ const receiverCpu0 = cpuMsOf(receiverPid);
 const h = monitorEventLoopDelay({ resolution: 1 });
 h.enable();
 const t0 = performance.now();
-for (let i = 0; i < Number(traces); i += WAVE) {
-  const wave = [];
-  for (let j = 0; j < WAVE; j++) wave.push(app.agent(`question ${i + j}`));
-  await Promise.all(wave);
-  await tick();
-}
+await agentWaves(app, Number(traces), WAVE);
 await app.flush();
 const ms = performance.now() - t0;
 h.disable();
