@@ -5,7 +5,7 @@
 // --quick: fewer rounds and spans (a minute or two); --profile: a CPU profile of evaltrace's
 // workload C, summarized as its top self-time functions.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,6 +37,10 @@ if (which !== "all" && !SECTIONS.some(([name]) => name === which)) {
   console.error(`unknown section "${which}": one of ${SECTIONS.map(([name]) => name).join(", ")}, or all`);
   process.exit(2);
 }
+
+// Every section measures the built package: build it first if it never was (a fresh clone).
+const root = fileURLToPath(new URL("..", import.meta.url));
+if (!existsSync(join(root, "dist", "index.js"))) execFileSync(join(root, "node_modules", ".bin", "tsup"), ["--silent"], { cwd: root, stdio: "inherit" });
 
 const started = performance.now();
 const results = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, command: `node bench/run.mjs ${args.join(" ")}`.trim() };
