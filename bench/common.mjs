@@ -23,10 +23,11 @@ export async function startReceiver() {
   };
 }
 
-/** Median of numbers. */
+/** Median of numbers (of an even count, the mean of the two middle ones). */
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1];
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
 /** Lets the event loop turn (timers, I/O) once. */

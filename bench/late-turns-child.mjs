@@ -1,8 +1,9 @@
 // One subject in workload C's shape, driven by bench/late-turns.mjs: warm-up, a collected heap,
 // then traces in waves of WAVE with the loop turning between waves, and a flush. A 1 ms timer
-// marks every turn that came more than LATE_MS after the one before, and reads how long this
-// thread waited for a CPU in it (Linux's /proc/thread-self/schedstat: its second field is the
-// nanoseconds a runnable thread spent waiting for a core). Prints one JSON line.
+// marks every gap of more than LATE_MS between two of its calls (a turn at least 2 ms late) and
+// reads how long this thread waited for a CPU during the gap (Linux's
+// /proc/thread-self/schedstat: its second field is the nanoseconds a runnable thread spent
+// waiting for a core). Prints one JSON line.
 //   node late-turns-child.mjs <subject> <receiver url> <receiver pid> <traces>
 import { readFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -12,7 +13,7 @@ import { subjectEnv, subjects, WAVE } from "./subjects.mjs";
 Object.assign(process.env, subjectEnv);
 const [name, url, receiverPid, traces] = process.argv.slice(2);
 const WARM_TRACES = 500;
-/** A turn this much later than the one before it is late (the timer asks for one every 1 ms). */
+/** A gap this long between two calls of the 1 ms timer is a late turn. */
 const LATE_MS = 3;
 
 /** Nanoseconds this thread has waited for a CPU while runnable; undefined off Linux. */
@@ -46,7 +47,7 @@ let lastWait = waitedNs();
 const timer = setInterval(() => {
   const now = performance.now();
   const wait = waitedNs();
-  if (now - last > LATE_MS) late.push({ excessMs: now - last - 1, waitMs: wait === undefined || lastWait === undefined ? undefined : (wait - lastWait) / 1e6 });
+  if (now - last > LATE_MS) late.push({ gapMs: now - last, waitMs: wait === undefined || lastWait === undefined ? undefined : (wait - lastWait) / 1e6 });
   last = now;
   lastWait = wait;
 }, 1);
@@ -67,7 +68,7 @@ console.log(
     samples: h.count,
     p99Ms: h.percentile(99) / 1e6,
     lateTurns: late.length,
-    lateExcessMs: late.reduce((a, t) => a + t.excessMs, 0),
+    lateMs: late.reduce((a, t) => a + t.gapMs, 0),
     lateWaitMs: waits.includes(undefined) ? null : waits.reduce((a, w) => a + w, 0),
     receiverCpuMs: receiverCpu0 === undefined || receiverCpu1 === undefined ? null : receiverCpu1 - receiverCpu0,
   }),

@@ -1,12 +1,12 @@
 // Where workload C's late turns come from (`node bench/run.mjs late`, under a minute, Linux):
 // each subject runs C's shape (bench/late-turns-child.mjs) in RUNS fresh processes, the
-// subjects alternating, and for every turn more than 3 ms late the child reads how long its
-// main thread waited for a CPU in it. On a 2-core machine the app's thread shares the cores with
-// V8's compiler and GC threads and with the receiver, which parses what the subject sends; a
-// turn of the app's that the OS preempted is late whatever the SDK was doing. Per subject, the
-// median of: C's p99 loop delay, its samples (a faster subject's run has fewer, so its p99 is a
-// worse turn), late turns, their time past 1 ms and how much of it the thread waited for a CPU,
-// and the receiver's CPU time.
+// subjects alternating, and the child reads, for every gap of more than 3 ms between two calls
+// of a 1 ms timer (a late turn), how long its main thread waited for a CPU in it. On a 2-core
+// machine the app's thread shares the cores with V8's compiler and GC threads and with the
+// receiver, which parses what the subject sends; a turn of the app's that the OS preempted is
+// late whatever the SDK was doing. Per subject, the median of: C's p99 loop delay, its samples
+// (a faster subject's run has fewer, so its p99 is a worse turn), late turns, their length and
+// how much of it the thread waited for a CPU, and the receiver's CPU time (in steps of 10 ms).
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { median, startReceiver, table } from "./common.mjs";
@@ -20,15 +20,17 @@ export async function late() {
   const receiver = await startReceiver();
   const child = fileURLToPath(new URL("./late-turns-child.mjs", import.meta.url));
   const runs = Object.fromEntries(NAMES.map((n) => [n, []]));
+  /** The first failure of each subject that failed; it is not run again. */
   const errors = {};
   try {
     for (let r = 0; r < RUNS; r++) {
       for (const name of NAMES) {
         if (errors[name]) continue;
         const run = spawnSync(process.execPath, ["--expose-gc", child, name, receiver.url, String(receiver.pid), String(TRACES)], { encoding: "utf8" });
-        const line = run.stdout.trim().split("\n").at(-1) ?? "";
-        if (run.status !== 0 || !line.startsWith("{")) {
-          errors[name] = `exit ${run.status}: ${(run.stderr || "").slice(0, 200)}`;
+        const line = (run.stdout ?? "").trim().split("\n").at(-1) ?? "";
+        if (run.error || run.status !== 0 || !line.startsWith("{")) {
+          const how = run.error ? String(run.error.message) : run.signal ? `killed by ${run.signal}` : `exit ${run.status}`;
+          errors[name] = `run ${r + 1}: ${how}: ${(run.stderr ?? "").trim().slice(0, 200)}`;
           continue;
         }
         runs[name].push(JSON.parse(line));
@@ -42,37 +44,36 @@ export async function late() {
   const results = {};
   const rows = [];
   for (const name of NAMES) {
-    if (errors[name]) {
-      rows.push({ subject: name, "C p99 ms": `failed: ${errors[name]}` });
-      continue;
-    }
-    const m = (f) => median(runs[name].map(f));
-    const waited = runs[name].every((x) => x.lateWaitMs !== null) ? m((x) => x.lateWaitMs / Math.max(x.lateExcessMs, 1e-9)) : null;
-    const res = {
-      runs: runs[name].length,
-      p99Ms: round(m((x) => x.p99Ms)),
-      samples: m((x) => x.samples),
-      lateTurns: m((x) => x.lateTurns),
-      lateExcessMs: round(m((x) => x.lateExcessMs)),
-      lateShareWaitingForCpu: waited === null ? null : round(waited),
-      receiverCpuMs: runs[name].every((x) => x.receiverCpuMs !== null) ? m((x) => x.receiverCpuMs) : null,
-      perRunP99Ms: runs[name].map((x) => round(x.p99Ms)),
-    };
+    const done = runs[name];
+    const res = { runs: done.length, ...(errors[name] ? { failed: errors[name] } : {}) };
     results[name] = res;
+    if (done.length > 0) {
+      const m = (f) => median(done.map(f));
+      Object.assign(res, {
+        p99Ms: round(m((x) => x.p99Ms)),
+        samples: m((x) => x.samples),
+        lateTurns: m((x) => x.lateTurns),
+        lateMs: round(m((x) => x.lateMs)),
+        lateShareWaitingForCpu: done.every((x) => x.lateWaitMs !== null) ? round(m((x) => (x.lateMs > 0 ? x.lateWaitMs / x.lateMs : 0))) : null,
+        receiverCpuMs: done.every((x) => x.receiverCpuMs !== null) ? m((x) => x.receiverCpuMs) : null,
+        perRunP99Ms: done.map((x) => round(x.p99Ms)),
+      });
+    }
     rows.push({
-      subject: name,
-      "C p99 ms": res.p99Ms,
-      "p99 of runs": res.perRunP99Ms.join(" "),
-      samples: res.samples,
-      "late turns (>3 ms)": res.lateTurns,
-      "their ms past 1 ms": res.lateExcessMs,
-      "of it waiting for a CPU": res.lateShareWaitingForCpu === null ? "n/a (no /proc)" : `${Math.round(res.lateShareWaitingForCpu * 100)}%`,
+      subject: errors[name] ? `${name} (failed, ${done.length} runs)` : name,
+      "C p99 ms": res.p99Ms ?? "-",
+      "p99 of runs": res.perRunP99Ms?.join(" ") ?? "-",
+      samples: res.samples ?? "-",
+      "late turns": res.lateTurns ?? "-",
+      "their ms": res.lateMs ?? "-",
+      "of it waiting for a CPU": res.lateShareWaitingForCpu === undefined ? "-" : res.lateShareWaitingForCpu === null ? "n/a (no /proc)" : `${Math.round(res.lateShareWaitingForCpu * 100)}%`,
       "receiver CPU ms": res.receiverCpuMs ?? "n/a",
     });
   }
   table(rows);
+  for (const [name, why] of Object.entries(errors)) console.log(`(!) ${name}: ${why}`);
   console.log(
-    `(C's shape: ${TRACES} agent traces in waves of ${WAVE} after 500 warm-up traces and a GC, then a flush; ${RUNS} fresh processes per subject, alternating; medians. "Waiting for a CPU": the main thread was runnable but not running, from /proc/thread-self/schedstat.)`,
+    `(C's shape: ${TRACES} agent traces in waves of ${WAVE} after 500 warm-up traces and a GC, then a flush; ${RUNS} fresh processes per subject, alternating; medians. A late turn: more than 3 ms between two calls of a 1 ms timer. "Waiting for a CPU": the main thread was runnable but not running, from /proc/thread-self/schedstat.)`,
   );
   return { runs: RUNS, traces: TRACES, subjects: results };
 }

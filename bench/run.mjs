@@ -38,9 +38,12 @@ if (which !== "all" && !SECTIONS.some(([name]) => name === which)) {
   process.exit(2);
 }
 
-// Every section measures the built package: build it first if it never was (a fresh clone).
+// Every section measures the built package: built first if it never was (a fresh clone; `npm run
+// bench` always builds, `node bench/run.mjs <section>` measures dist/ as it is).
 const root = fileURLToPath(new URL("..", import.meta.url));
-if (!existsSync(join(root, "dist", "index.js"))) execFileSync(join(root, "node_modules", ".bin", "tsup"), ["--silent"], { cwd: root, stdio: "inherit" });
+if (!existsSync(join(root, "dist", "index.js"))) {
+  execFileSync(process.execPath, [join(root, "node_modules", "tsup", "dist", "cli-default.js"), "--silent"], { cwd: root, stdio: "inherit" });
+}
 
 const started = performance.now();
 const results = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, command: `node bench/run.mjs ${args.join(" ")}`.trim() };
