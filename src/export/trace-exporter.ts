@@ -550,8 +550,9 @@ export class TraceExporter {
     // At least one trace per slice, however slow the turn: taking always moves on. The clock is
     // read every few spans (a few microseconds of work in the interpreter, well under one warm).
     let overflow: PreparedTrace | undefined;
-    for (let took = 0, unchecked = 0; ; took++) {
-      if (took > 0 && unchecked >= CHECK_EVERY_SPANS && this.queue.length > 0) {
+    // Spans taken since the clock was last read (only taken traces count: at least one is in).
+    for (let unchecked = 0; ; ) {
+      if (unchecked >= CHECK_EVERY_SPANS && this.queue.length > 0) {
         unchecked = 0;
         if (performance.now() > deadline) return undefined;
       }
