@@ -18,7 +18,8 @@
 //   RSS growth, bytes/span on the wire; each in a fresh process, median of the runs (three, as a
 //   run lasts under half a second: one run's p99 rests on a handful of turns, and its RSS
 //   growth on whether V8 grew its heap before the run ended).
-//   D: workload A at a fixed offered load (D_RATE spans/s, in C's warm process after it): p99
+//   D: workload A at a fixed offered load (a quarter of raw OTel's C pace in this run, or
+//   BENCH_D_RATE spans/s; in C's warm process after it): p99
 //   event-loop delay and CPU use at the same load for every subject, as a server under steady
 //   traffic sees them. C's p99 is over each subject's own pace, so a slower SDK, which spreads
 //   the same export turns over a longer run, shows fewer late turns in its 99th percentile.
@@ -44,8 +45,14 @@ const SYNC_CALLS = Number(process.env.BENCH_SYNC_CALLS ?? (quick ? 5000 : 20_000
 const C_TRACES = Number(process.env.BENCH_C_TRACES ?? (quick ? 5000 : 20_000));
 const C_RUNS = Number(process.env.BENCH_C_RUNS ?? (quick ? 1 : 3));
 const C_DEADLINE_MS = Number(process.env.BENCH_C_DEADLINE_MS ?? 15_000);
-/** Workload D: the offered load (spans/s; a quarter of what raw OTel sustains here) and how long. */
-const D_RATE = Number(process.env.BENCH_D_RATE ?? 40_000);
+/**
+ * Workload D: the offered load (spans/s) and how long. BENCH_D_RATE, or else a quarter of the
+ * spans/s raw OTel delivered in its first run of C (rounded to a thousand): the same light load
+ * for every subject, and one the peers sustain on a slow day too (a fixed 40,000, a quarter of
+ * raw OTel's pace on a quiet machine, was more than Langfuse delivered on one 2.5x slower).
+ */
+const D_RATE_SET = Number(process.env.BENCH_D_RATE ?? 0);
+const D_RATE_FALLBACK = 40_000;
 const D_MS = Number(process.env.BENCH_D_MS ?? (quick ? 500 : 1500));
 const FLOOR = "raw OTel + OTLP";
 const ALL = [
@@ -172,6 +179,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
   // Workload C: a fresh process per run.
   const cRuns = Object.fromEntries(names.filter((n) => n !== "bare").map((n) => [n, []]));
   const dRuns = Object.fromEntries(names.filter((n) => n !== "bare").map((n) => [n, []]));
+  let dRate = D_RATE_SET;
   for (let run = 0; run < C_RUNS; run++) {
     for (const n of Object.keys(cRuns)) {
       if (flags[n]?.startsWith("did not") || flags[n]?.startsWith("failed")) continue;
@@ -182,9 +190,12 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
         const { c } = await p.ask({ cmd: "c", traces: C_TRACES, deadlineMs: C_DEADLINE_MS });
         cRuns[n].push(c);
         if (c.delivered < c.spans) flag(n, `workload C: delivered ${c.delivered} of ${c.spans} spans within ${C_DEADLINE_MS / 1000} s`);
+        // Raw OTel runs first in every run of C: its first pace sets D's load for the whole bench.
+        if (!dRate && n === FLOOR) dRate = Math.max(1000, Math.round(c.spansPerSecond / 4000) * 1000);
+        dRate ||= D_RATE_FALLBACK; // raw OTel's C failed
         // Not for a subject that cannot sustain the load (it would pile up for the deadline's length).
-        if (!flags[n] && !once.has(n) && c.spansPerSecond > D_RATE) {
-          const { d } = await p.ask({ cmd: "d", spansPerSecond: D_RATE, ms: D_MS, deadlineMs: C_DEADLINE_MS });
+        if (!flags[n] && !once.has(n) && c.spansPerSecond > dRate) {
+          const { d } = await p.ask({ cmd: "d", spansPerSecond: dRate, ms: D_MS, deadlineMs: C_DEADLINE_MS });
           dRuns[n].push(d);
           if (!d.delivered) flag(n, `workload D: not every span delivered within ${C_DEADLINE_MS / 1000} s`);
         }
@@ -197,6 +208,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
     }
   }
   console.log("");
+  dRate ||= D_RATE_FALLBACK; // no run of C got that far
 
   // Medians and ratios.
   const m = (n, f) => (rounds[n].length ? median(rounds[n].map(f)) : Number.NaN);
@@ -225,7 +237,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
         runs: cs,
       },
       D: {
-        offeredSpansPerSecond: D_RATE,
+        offeredSpansPerSecond: dRate,
         p99LoopDelayMs: dm((d) => d.p99LoopDelayMs),
         cpuPercent: dm((d) => d.cpuPercent),
         runs: ds,
@@ -272,7 +284,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
       "C p99 ms": `${f.C.p99LoopDelayMs}`,
       "C RSS MB": `${f.C.rssGrowthMB} (${r.rss}x)`,
       "bytes/span": `${f.C.bytesPerSpan}`,
-      [`D p99 ms @${D_RATE / 1000}k/s`]: `${f.D.p99LoopDelayMs}`,
+      [`D p99 ms @${dRate / 1000}k/s`]: `${f.D.p99LoopDelayMs}`,
       "D CPU %": `${f.D.cpuPercent} (${r.dCpu}x)`,
     });
     out.subjects[n] = {
@@ -294,7 +306,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
   console.log(
     `(CPU time per span of the subject's process, median of ${AB_PROCS * ROUNDS} interleaved rounds (${ROUNDS} in each of ${AB_PROCS} processes) of ${TRACES} traces (A) and ${SYNC_CALLS} calls (B), bare app subtracted;` +
       " in-call/export is each SDK's own split (raw OTel exports from span.end() every 512 spans): compare totals;" +
-      ` C: ${C_TRACES * SPANS_PER_TRACE} spans, median of ${C_RUNS} fresh process(es); D: ${D_RATE} spans/s offered for ${D_MS / 1000} s in C's process after it, CPU % of one core. Ratios to ${FLOOR} in this run.)`,
+      ` C: ${C_TRACES * SPANS_PER_TRACE} spans, median of ${C_RUNS} fresh process(es); D: ${dRate} spans/s offered for ${D_MS / 1000} s in C's process after it, CPU % of one core. Ratios to ${FLOOR} in this run.)`,
   );
   for (const [n, why] of Object.entries(flags)) console.log(`(!) ${n}: ${why} — flagged, not ranked`);
   out.flagged = flags;
