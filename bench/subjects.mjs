@@ -37,7 +37,12 @@ async function otelProvider(url, processors) {
   const { BasicTracerProvider, BatchSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
   const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  const spanProcessors = processors ?? [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${url}/v1/traces` }))];
+  // Exports in flight at once: as many as the queue holds batches of 512. At the exporter's
+  // default of 30 it refuses the 31st ("Concurrent export limit reached": the batch is dropped
+  // and forceFlush() rejects), which a backlog of over 15,360 spans at a flush brings about on a
+  // slow machine: raw OTel then failed workload C, and the run had no floor.
+  const concurrencyLimit = Math.ceil(Number(subjectEnv.OTEL_BSP_MAX_QUEUE_SIZE) / 512);
+  const spanProcessors = processors ?? [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${url}/v1/traces`, concurrencyLimit }))];
   const provider = new BasicTracerProvider({ spanProcessors });
   trace.setGlobalTracerProvider(provider);
   return provider;
