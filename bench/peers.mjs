@@ -234,6 +234,8 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
         rssGrowthMB: cm((c) => c.rssGrowthMB),
         bytesPerSpan: cm((c) => c.bytesPerSpan ?? Number.NaN),
         cpuNsPerSpan: cm((c) => c.cpuNsPerSpan),
+        /** Spans produced: fewer than C asks of a subject whose produce budget ran out (its C figures are of that part). */
+        spansProduced: cm((c) => c.spans),
         runs: cs,
       },
       D: {
@@ -246,6 +248,9 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
     };
   }
   const floor = figures[FLOOR];
+  const cSpans = C_TRACES * SPANS_PER_TRACE;
+  /** Whether a subject's C produced less than C asks (a slow subject's produce budget ran out). */
+  const partial = (f) => f.C.spansProduced < cSpans;
   // A ratio to raw OTel is the median of the rounds' ratios, each round's against raw OTel's
   // round run right before it (same process group, same round): a slow spell of the machine
   // slows both, and cancels.
@@ -281,8 +286,8 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
       "B export µs": fmtUs(f.B.exportNs),
       "B total µs": `${fmtUs(f.B.totalNs)} (${r.B}x)`,
       "C spans/s": `${Number.isNaN(f.C.spansPerSecond) ? "-" : Math.round(f.C.spansPerSecond / 100) / 10}k (${r.C}x)`,
-      "C p99 ms": `${f.C.p99LoopDelayMs}`,
-      "C RSS MB": `${f.C.rssGrowthMB} (${r.rss}x)`,
+      "C p99 ms": `${f.C.p99LoopDelayMs}${partial(f) ? "*" : ""}`,
+      "C RSS MB": `${f.C.rssGrowthMB} (${r.rss}x)${partial(f) ? "*" : ""}`,
       "bytes/span": `${f.C.bytesPerSpan}`,
       [`D p99 ms @${dRate / 1000}k/s`]: `${f.D.p99LoopDelayMs}`,
       "D CPU %": `${f.D.cpuPercent} (${r.dCpu}x)`,
@@ -306,8 +311,11 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
   console.log(
     `(CPU time per span of the subject's process, median of ${AB_PROCS * ROUNDS} interleaved rounds (${ROUNDS} in each of ${AB_PROCS} processes) of ${TRACES} traces (A) and ${SYNC_CALLS} calls (B), bare app subtracted;` +
       " in-call/export is each SDK's own split (raw OTel exports from span.end() every 512 spans): compare totals;" +
-      ` C: ${C_TRACES * SPANS_PER_TRACE} spans, median of ${C_RUNS} fresh process(es); D: ${dRate} spans/s offered for ${D_MS / 1000} s in C's process after it, CPU % of one core. Ratios to ${FLOOR} in this run.)`,
+      ` C: ${cSpans} spans, median of ${C_RUNS} fresh process(es); D: ${dRate} spans/s offered for ${D_MS / 1000} s in C's process after it, CPU % of one core. Ratios to ${FLOOR} in this run.)`,
   );
+  for (const [n, f] of Object.entries(figures)) {
+    if (partial(f)) console.log(`(*) ${n}: produced ${f.C.spansProduced} of C's ${cSpans} spans within its budget (BENCH_C_PRODUCE_BUDGET_MS): its C p99 and RSS growth are of that part, not comparable`);
+  }
   for (const [n, why] of Object.entries(flags)) console.log(`(!) ${n}: ${why} — flagged, not ranked`);
   out.flagged = flags;
 
