@@ -234,8 +234,8 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
         rssGrowthMB: cm((c) => c.rssGrowthMB),
         bytesPerSpan: cm((c) => c.bytesPerSpan ?? Number.NaN),
         cpuNsPerSpan: cm((c) => c.cpuNsPerSpan),
-        /** Spans produced: fewer than C asks of a subject whose produce budget ran out (its C figures are of that part). */
-        spansProduced: cm((c) => c.spans),
+        /** Fewest spans a run produced: fewer than C asks of a subject whose produce budget ran out (its C figures are of that part). */
+        spansProduced: cs.length ? Math.min(...cs.map((c) => c.spans)) : Number.NaN,
         runs: cs,
       },
       D: {
@@ -249,7 +249,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
   }
   const floor = figures[FLOOR];
   const cSpans = C_TRACES * SPANS_PER_TRACE;
-  /** Whether a subject's C produced less than C asks (a slow subject's produce budget ran out). */
+  /** Whether a run of a subject's C produced less than C asks (a slow subject's produce budget ran out). */
   const partial = (f) => f.C.spansProduced < cSpans;
   // A ratio to raw OTel is the median of the rounds' ratios, each round's against raw OTel's
   // round run right before it (same process group, same round): a slow spell of the machine
@@ -314,7 +314,7 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
       ` C: ${cSpans} spans, median of ${C_RUNS} fresh process(es); D: ${dRate} spans/s offered for ${D_MS / 1000} s in C's process after it, CPU % of one core. Ratios to ${FLOOR} in this run.)`,
   );
   for (const [n, f] of Object.entries(figures)) {
-    if (partial(f)) console.log(`(*) ${n}: produced ${f.C.spansProduced} of C's ${cSpans} spans within its budget (BENCH_C_PRODUCE_BUDGET_MS): its C p99 and RSS growth are of that part, not comparable`);
+    if (partial(f)) console.log(`(*) ${n}: produced as few as ${f.C.spansProduced} of C's ${cSpans} spans within its budget (BENCH_C_PRODUCE_BUDGET_MS): its C p99 and RSS growth are of that part, not comparable`);
   }
   for (const [n, why] of Object.entries(flags)) console.log(`(!) ${n}: ${why} — flagged, not ranked`);
   out.flagged = flags;
