@@ -190,9 +190,9 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
         const { c } = await p.ask({ cmd: "c", traces: C_TRACES, deadlineMs: C_DEADLINE_MS });
         cRuns[n].push(c);
         if (c.delivered < c.spans) flag(n, `workload C: delivered ${c.delivered} of ${c.spans} spans within ${C_DEADLINE_MS / 1000} s`);
-        // Raw OTel runs first in every run of C: its first pace sets D's load for the whole bench.
-        if (!dRate && n === FLOOR) dRate = Math.max(1000, Math.round(c.spansPerSecond / 4000) * 1000);
-        dRate ||= D_RATE_FALLBACK; // raw OTel's C failed
+        // Raw OTel runs first in every run of C: its first pace sets D's load for the whole bench
+        // (if its C failed, the next subject to get here sets the fixed fallback).
+        dRate ||= n === FLOOR ? Math.max(1000, Math.round(c.spansPerSecond / 4000) * 1000) : D_RATE_FALLBACK;
         // Not for a subject that cannot sustain the load (it would pile up for the deadline's length).
         if (!flags[n] && !once.has(n) && c.spansPerSecond > dRate) {
           const { d } = await p.ask({ cmd: "d", spansPerSecond: dRate, ms: D_MS, deadlineMs: C_DEADLINE_MS });
