@@ -3,7 +3,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { configure, flush, observe, shutdown } from "evaltrace";
 import { wrapAnthropic } from "evaltrace/anthropic";
-import { startDevServer, startFakeAnthropic } from "evaltrace/devserver";
+import { startDevServer } from "evaltrace/devserver";
+import { startFakeAnthropic } from "evaltrace/fakes";
 import { printTraces } from "./print-traces.mjs";
 
 const fake = await startFakeAnthropic();

@@ -10,7 +10,8 @@ import { tool } from "@langchain/core/tools";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { ChatOpenAI } from "@langchain/openai";
 import { configure, flush, shutdown } from "evaltrace";
-import { startDevServer, startFakeOpenAI } from "evaltrace/devserver";
+import { startDevServer } from "evaltrace/devserver";
+import { startFakeOpenAI } from "evaltrace/fakes";
 import { EvaltraceCallbackHandler, instrumentLangChain } from "evaltrace/langchain";
 import { printTraces } from "./print-traces.mjs";
 

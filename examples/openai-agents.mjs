@@ -2,7 +2,8 @@
 //   npm run build && node examples/openai-agents.mjs
 import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTraceProcessors, setTracingDisabled, tool } from "@openai/agents";
 import { configure, flush, shutdown } from "evaltrace";
-import { startDevServer, startFakeOpenAI } from "evaltrace/devserver";
+import { startDevServer } from "evaltrace/devserver";
+import { startFakeOpenAI } from "evaltrace/fakes";
 import { EvaltraceTracingProcessor } from "evaltrace/openai-agents";
 import OpenAI from "openai";
 import { z } from "zod";

@@ -1,7 +1,8 @@
 // The OpenAI SDK integration, offline: the real openai package against the fake OpenAI server
 // and the local emulator.   npm run build && node examples/openai.mjs
 import { configure, flush, observe, shutdown } from "evaltrace";
-import { startDevServer, startFakeOpenAI } from "evaltrace/devserver";
+import { startDevServer } from "evaltrace/devserver";
+import { startFakeOpenAI } from "evaltrace/fakes";
 import { wrapOpenAI } from "evaltrace/openai";
 import OpenAI from "openai";
 import { printTraces } from "./print-traces.mjs";

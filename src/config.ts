@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from "./clock.js";
 import { consoleLogger, type Logger, type LogLevel } from "./logger.js";
-import { defaultSerializeLimits, type SerializeLimits } from "./tracing/serialize.js";
-import { ENVIRONMENTS } from "./tracing/validate-fields.js";
+import { defaultSerializeLimits, type SerializeLimits } from "./spans/serialize.js";
+import { ENVIRONMENTS } from "./spans/validate-fields.js";
 
 /** Where `evaltrace dev` listens by default, and so where the SDK sends when nothing else is set. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:4680";

@@ -1,6 +1,7 @@
 import type { EvaluationOutcome } from "./export/trace-exporter.js";
-import { isSettled, type TraceRecord, waitFor } from "./export/trace-record.js";
-import { activeRuntime, type Runtime } from "./runtime.js";
+import { isSettled, type TraceRecord, waitFor } from "./assemble/trace-record.js";
+import type { Runtime } from "./runtime/runtime.js";
+import { activeRuntime } from "./runtime/configure.js";
 import { currentObservedSpan } from "./tracing/context.js";
 import { traceKeyOf } from "./tracing/trace-key.js";
 

@@ -39,53 +39,40 @@ export type {
   SingleTurnTestCase,
   Turn,
   UpdateApiKeyResult,
-} from "./client/types.js";
+} from "./protocol/types.js";
 export type { Clock, TimerHandle } from "./clock.js";
 export { systemClock } from "./clock.js";
 export type { BatchOptions, EvaltraceOptions } from "./config.js";
 export { DEFAULT_BASE_URL } from "./config.js";
 export type { OfflineEvaluationOptions, ThreadEvaluationOptions } from "./evaluate.js";
 export { evaluateSpan, evaluateThread, evaluateTrace } from "./evaluate.js";
-export type { EvaltraceSpanProcessorOptions } from "./export/evaltrace-span-processor.js";
-export { EvaltraceSpanProcessor } from "./export/evaltrace-span-processor.js";
+export type { EvaltraceSpanProcessorOptions } from "./bridge/span-processor.js";
+export { EvaltraceSpanProcessor } from "./bridge/span-processor.js";
 export type { EvaluationOutcome, ExporterStats, FlushResult } from "./export/trace-exporter.js";
-export type { EmittedLogRecord } from "./semconv/log-records.js";
-export { EvaltraceLogRecordProcessor } from "./semconv/log-records.js";
+export type { EmittedLogRecord } from "./bridge/log-record-processor.js";
+export { EvaltraceLogRecordProcessor } from "./bridge/log-record-processor.js";
 export type { WaitUntil } from "./lifecycle/delivery.js";
 export { deliver, flush, shutdown, stats } from "./lifecycle/delivery.js";
-export { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "./integrations/timing-keys.js";
+export { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "./protocol/metadata-keys.js";
 export type { Logger, LogLevel } from "./logger.js";
 export { consoleLogger } from "./logger.js";
-export type { SdkStats } from "./runtime.js";
-export { configure } from "./runtime.js";
-export type {
-  AgentSpanFields,
-  CommonSpanFields,
-  LlmSpanFields,
-  LlmTestCase,
-  ObserveOptions,
-  RetrieverSpanFields,
-  SpanType,
-  SpanTypeFields,
-  SpanUpdate,
-  TestCaseFields,
-  ToolCall,
-  ToolSpanFields,
-  TraceUpdate,
-} from "./tracing/fields.js";
+export type { SdkStats } from "./runtime/runtime.js";
+export { configure } from "./runtime/configure.js";
+export type { AgentSpanFields, CommonSpanFields, LlmSpanFields, ObserveOptions, RetrieverSpanFields, SpanTypeFields, SpanUpdate, TestCaseFields, ToolSpanFields, TraceUpdate } from "./spans/fields.js";
+export type { LlmTestCase, SpanType, ToolCall } from "./protocol/types.js";
 export type { AnyFunction, ObserveDecorator } from "./tracing/observe.js";
 export { observe } from "./tracing/observe.js";
 export type { HeaderCarrier } from "./tracing/propagation.js";
 export { extractTraceContext, injectTraceHeaders, withRemoteParent } from "./tracing/propagation.js";
-export type { JsonValue, SerializeLimits } from "./tracing/serialize.js";
+export type { JsonValue, SerializeLimits } from "./spans/serialize.js";
 export { currentSpanUuid, currentTraceUuid, updateCurrentSpan, updateCurrentTrace } from "./tracing/update.js";
 export type { InstrumentOptions } from "./auto/instrument.js";
 export { instrument } from "./auto/instrument.js";
 export type { LibraryName } from "./auto/libraries.js";
-export type { LlmSpanOptions, RootSpanOptions } from "./tracing/fields.js";
+export type { LlmSpanOptions, RootSpanOptions } from "./spans/fields.js";
 export type { SpanHandle, TraceHandle } from "./tracing/handles.js";
 export { currentSpan, currentTrace } from "./tracing/handles.js";
-export type { PromptLink, PromptRef } from "./tracing/prompt-ref.js";
+export type { PromptLink, PromptRef } from "./spans/fields.js";
 export type { TracingDefaults } from "./tracing/scoped-defaults.js";
 export { withTracingContext } from "./tracing/scoped-defaults.js";
 export type { AgentSpanUpdate, LlmSpanUpdate, RetrieverSpanUpdate, ToolSpanUpdate } from "./tracing/typed-updates.js";

@@ -2,7 +2,7 @@ import * as nodeModule from "node:module";
 import { pathToFileURL } from "node:url";
 import type { InstrumentationBase } from "@opentelemetry/instrumentation";
 import { processEnv } from "../config.js";
-import { ensureRuntime } from "../runtime.js";
+import { ensureRuntime } from "../runtime/configure.js";
 import { aiSdkHook } from "./hooks/ai-sdk.js";
 import { anthropicHook } from "./hooks/anthropic.js";
 import { googleGenAIHook } from "./hooks/google-genai.js";

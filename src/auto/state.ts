@@ -1,4 +1,4 @@
-import { processWide } from "../registry.js";
+import { processWide } from "../process-wide.js";
 import type { LibraryName } from "./libraries.js";
 
 /**

@@ -1,6 +1,6 @@
 import { Client } from "../client/client.js";
 import { EvaltraceError, ValidationError } from "../client/errors.js";
-import type { DatasetPush, PromptPush } from "../client/types.js";
+import type { DatasetPush, PromptPush } from "../protocol/types.js";
 import { parseCommand, usageError } from "./args.js";
 import { EXIT } from "./exit-codes.js";
 import { InputError, readGoldens, readPrompt } from "./files.js";

@@ -1,8 +1,9 @@
 import type { Clock } from "../clock.js";
 import { type ResolvedOptions, resolveOptions } from "../config.js";
-import { type HttpMethod, Transport } from "../http/transport.js";
+import { Transport } from "../http/transport.js";
+import type { HttpMethod } from "../http/sender.js";
 import { type Logger, redact, safeLogger } from "../logger.js";
-import { currentRuntime } from "../runtime.js";
+import { currentRuntime } from "../runtime/configure.js";
 import {
   checkApiKeyId,
   checkBatchMetrics,
@@ -16,8 +17,8 @@ import {
   checkOfflineEvaluation,
   checkPromptPush,
   checkRotate,
-} from "../spec/requests.js";
-import { SchemaError } from "../spec/schema.js";
+} from "../protocol/requests.js";
+import { SchemaError } from "../protocol/schema.js";
 import { EvaltraceError, ServiceError, ValidationError } from "./errors.js";
 import type {
   ApiKey,
@@ -36,7 +37,7 @@ import type {
   PromptPushResult,
   RotateApiKeyInput,
   UpdateApiKeyResult,
-} from "./types.js";
+} from "../protocol/types.js";
 
 /** Options of {@link Client}. Unset fields come from `configure()`, then the environment. */
 export interface ClientOptions {

@@ -1,5 +1,5 @@
-import type { Changes } from "./journal.js";
-import type { CollectionRecord, MetricRecord, State } from "./store.js";
+import type { Changes } from "./store/journal.js";
+import type { CollectionRecord, MetricRecord, State } from "./store/store.js";
 import type { TimeSlicer } from "./time-slicer.js";
 
 /** What a judge is asked: one metric over one test case (or conversation). */

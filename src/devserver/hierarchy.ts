@@ -1,6 +1,6 @@
-import { isoMicros } from "../spec/schema.js";
+import { isoMicros } from "../protocol/schema.js";
 import { badRequest, conflict } from "./http-error.js";
-import type { StoredSpan } from "./store.js";
+import type { StoredSpan } from "./store/store.js";
 import type { TimeSlicer } from "./time-slicer.js";
 
 /**

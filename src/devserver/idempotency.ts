@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { HttpError } from "./http-error.js";
 import type { TimeSlicer } from "./time-slicer.js";
-import type { IdempotencyRecord } from "./store.js";
+import type { IdempotencyRecord } from "./store/store.js";
 
 /** The request header, lower case as Node presents it. */
 export const IDEMPOTENCY_HEADER = "idempotency-key";

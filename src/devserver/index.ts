@@ -1,12 +1,28 @@
+import * as fakes from "../fakes/index.js";
+
+// The fake model servers moved to `evaltrace/fakes`; these re-exports stay for one minor.
+/** @deprecated Import it from `evaltrace/fakes`. */
+export type FakeAnthropic = fakes.FakeAnthropic;
+/** @deprecated Import it from `evaltrace/fakes`. */
+export const startFakeAnthropic: typeof fakes.startFakeAnthropic = fakes.startFakeAnthropic;
+/** @deprecated Import it from `evaltrace/fakes`. */
+export type FakeGoogleGenAI = fakes.FakeGoogleGenAI;
+/** @deprecated Import it from `evaltrace/fakes`. */
+export const startFakeGoogleGenAI: typeof fakes.startFakeGoogleGenAI = fakes.startFakeGoogleGenAI;
+/** @deprecated Import it from `evaltrace/fakes`. */
+export type FakeFailure = fakes.FakeFailure;
+/** @deprecated Import it from `evaltrace/fakes`. */
+export type FakeModelServer = fakes.FakeModelServer;
+/** @deprecated Import it from `evaltrace/fakes`. */
+export type FakeRequest = fakes.FakeRequest;
+/** @deprecated Import it from `evaltrace/fakes`. */
+export const FAKE_REPLY: typeof fakes.FAKE_REPLY = fakes.FAKE_REPLY;
+/** @deprecated Import it from `evaltrace/fakes`. */
+export type FakeOpenAI = fakes.FakeOpenAI;
+/** @deprecated Import it from `evaltrace/fakes`. */
+export const startFakeOpenAI: typeof fakes.startFakeOpenAI = fakes.startFakeOpenAI;
+
 export type { Judge, JudgeInput, Plan } from "./context.js";
-export type { FakeAnthropic } from "./fake-anthropic.js";
-export { startFakeAnthropic } from "./fake-anthropic.js";
-export type { FakeGoogleGenAI } from "./fake-google.js";
-export { startFakeGoogleGenAI } from "./fake-google.js";
-export type { FakeFailure, FakeModelServer, FakeRequest } from "./fake-http.js";
-export { FAKE_REPLY } from "./fake-model.js";
-export type { FakeOpenAI } from "./fake-openai.js";
-export { startFakeOpenAI } from "./fake-openai.js";
 export type { DevServer, DevServerOptions } from "./server.js";
 export { startDevServer } from "./server.js";
-export type { EvaluationJob, State, StoredSpan, StoredTrace } from "./store.js";
+export type { EvaluationJob, State, StoredSpan, StoredTrace } from "./store/store.js";

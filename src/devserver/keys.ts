@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { HttpError } from "./http-error.js";
-import type { KeyRecord, State } from "./store.js";
+import type { KeyRecord, State } from "./store/store.js";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -1,4 +1,4 @@
-import { checkParsedFields, type Field, isPlainObject, type Shape, SchemaError } from "../spec/schema.js";
+import { checkParsedFields, type Field, isPlainObject, type Shape, SchemaError } from "../protocol/schema.js";
 import { badRequest } from "./http-error.js";
 import type { RouteContext } from "./context.js";
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Handler, Judge, Plan, RouteContext } from "./context.js";
-import { SchemaError } from "../spec/schema.js";
+import { SchemaError } from "../protocol/schema.js";
 import { HttpError } from "./http-error.js";
 import {
   bodyDigestSliced,
@@ -14,12 +14,12 @@ import {
   readIdempotencyKey,
 } from "./idempotency.js";
 import { hostChecker, isLoopback } from "./host-check.js";
-import { type Changes, Journal, noChanges } from "./journal.js";
-import { DEFAULT_HELD_LIMITS } from "./lazy-traces.js";
+import { type Changes, Journal, noChanges } from "./store/journal.js";
+import { DEFAULT_HELD_LIMITS } from "./store/lazy-traces.js";
 import { decodeSegment, readJson } from "./json-body.js";
 import { authenticate, createKey, isExpired, settle } from "./keys.js";
-import { ReadAccess } from "./read-access.js";
-import { devRead } from "./read-api.js";
+import { ReadAccess } from "./viewer/access.js";
+import { devRead } from "./viewer/read-api.js";
 import { rotateKey, updateKey } from "./routes/api-keys.js";
 import { createCollection, listCollections, updateCollection } from "./routes/collections.js";
 import { pushDataset } from "./routes/datasets.js";
@@ -28,14 +28,14 @@ import { batchCreateMetrics, createMetric, listMetrics, updateMetric } from "./r
 import { evaluateSpan, evaluateThread, evaluateTrace } from "./routes/offline.js";
 import { pushPrompt } from "./routes/prompts.js";
 import { ingestTraces, updateTrace } from "./routes/traces.js";
-import { emptyState, type IdempotencyRecord, type KeyRecord, type State } from "./store.js";
+import { emptyState, type IdempotencyRecord, type KeyRecord, type State } from "./store/store.js";
 import { stringifyJsonSliced } from "./sliced-json.js";
 import { TimeSlicer } from "./time-slicer.js";
-import { dropTrace, TraceOrder } from "./trace-order.js";
-import { viewerHtml } from "./viewer.js";
-import { ViewerApi } from "./viewer-api.js";
-import { ViewerEvents } from "./viewer-events.js";
-import { WriteLock } from "./write-lock.js";
+import { dropTrace, TraceOrder } from "./store/trace-order.js";
+import { viewerHtml } from "./viewer/page/html.js";
+import { ViewerApi } from "./viewer/api.js";
+import { ViewerEvents } from "./viewer/events.js";
+import { WriteLock } from "./store/write-lock.js";
 
 /** Options of {@link startDevServer}. */
 export interface DevServerOptions {

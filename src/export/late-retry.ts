@@ -4,7 +4,7 @@ import type { TransportOutcome } from "../http/transport.js";
 
 type TransportFailure = Extract<TransportOutcome, { ok: false }>;
 import { isReportableCount, type Logger } from "../logger.js";
-import type { TraceRecord } from "./trace-record.js";
+import type { TraceRecord } from "../assemble/trace-record.js";
 
 /**
  * Traces this process records as the callee of another service: their spans hang under a span

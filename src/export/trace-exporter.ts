@@ -5,20 +5,20 @@ import type { Clock, TimerHandle } from "../clock.js";
 import type { BatchOptions } from "../config.js";
 import type { RequestBody, TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger, redact } from "../logger.js";
-import { getSpanData, parentSpanIdOf, setParentOverride } from "../tracing/span-data.js";
-import { keptShapes } from "../tracing/kept-shapes.js";
-import { hrTimeToIso, isLater } from "../tracing/time.js";
-import { ChurnMap } from "./churn-map.js";
-import { Fifo } from "./fifo.js";
-import { groupByKey, type KeyedTransport, keyRefusals } from "./key-batches.js";
+import { getSpanData, parentSpanIdOf, setParentOverride } from "../spans/span-data.js";
+import { keptShapes } from "../spans/kept-shapes.js";
+import { hrTimeToIso, isLater } from "../spans/time.js";
+import { ChurnMap } from "../util/churn-map.js";
+import { Fifo } from "../util/fifo.js";
+import { groupByKey, type KeyedTransport, keyRefusals } from "../http/keyed-transport.js";
 import { joinedRemotely, UnknownTraceRetry } from "./late-retry.js";
-import { isSettled, notify, readFields, type TraceRecord } from "./trace-record.js";
-import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "./unfinished.js";
-import { encodeRun, moveToSlab, newSlab, type PreparedTrace, recoverTraceTexts, slabBody, traceText, writeToSlab } from "./batch-body.js";
-import { forgetJsonText } from "./json-text.js";
-import { JsonBytes } from "./json-bytes.js";
-import { writeUpdate } from "./wire-bytes.js";
-import { applyTestCase, fillRequired, HEAD, NO_SPANS, shapeTraceValue, spanListKeys, type TraceHead, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
+import { isSettled, notify, readFields, type TraceRecord } from "../assemble/trace-record.js";
+import { DROPPED_SPANS_KEY, isUnfinished, TRUNCATED_KEY, UNFINISHED_SPAN_KEY } from "../assemble/unfinished.js";
+import { encodeRun, moveToSlab, newSlab, type PreparedTrace, recoverTraceTexts, slabBody, traceText, writeToSlab } from "../encode/batch-body.js";
+import { forgetJsonText } from "../encode/json-text.js";
+import { JsonBytes } from "../encode/json-bytes.js";
+import { writeUpdate } from "../encode/wire-bytes.js";
+import { applyTestCase, fillRequired, HEAD, NO_SPANS, shapeTraceValue, spanListKeys, type TraceHead, toWireSpan, type WireSpan, type WireTrace } from "../encode/wire.js";
 
 /** Counters of what the exporter did; all monotonic except the gauges `queued`, `inFlight`. */
 export interface ExporterStats {

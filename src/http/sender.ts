@@ -1,4 +1,3 @@
-import type { HttpMethod } from "./transport.js";
 
 /** A request body: JSON text, or its UTF-8 bytes (sent as they are, not encoded again). */
 export type RequestBody = string | Uint8Array;
@@ -15,3 +14,6 @@ export type Sender = (
   url: string,
   init: { method: HttpMethod; headers: Record<string, string>; body?: RequestBody; timeoutMillis: number },
 ) => Promise<RawResponse>;
+
+/** The HTTP methods the service uses. */
+export type HttpMethod = "GET" | "POST" | "PUT";

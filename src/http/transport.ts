@@ -2,14 +2,12 @@ import { context } from "@opentelemetry/api";
 import { suppressTracing } from "@opentelemetry/core";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
-import { describeError } from "../tracing/serialize.js";
+import { describeError } from "../spans/serialize.js";
 import { nodeSender } from "./node-sender.js";
 import { RecoveryGate } from "./recovery.js";
-import type { RawResponse, RequestBody, Sender } from "./sender.js";
+import type { HttpMethod, RawResponse, RequestBody, Sender } from "./sender.js";
 import { backoffDelay, isRetryableStatus, parseRetryAfter } from "./retry.js";
 
-/** The HTTP methods the service uses. */
-export type HttpMethod = "GET" | "POST" | "PUT";
 
 /** The result of a request after all its attempts: transport outcomes are data, never throws. */
 export type TransportOutcome =

@@ -1,8 +1,8 @@
 import { context } from "@opentelemetry/api";
-import type { ToolCall } from "../tracing/fields.js";
+import type { ToolCall } from "../protocol/types.js";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
-import { messageText } from "../tracing/message-text.js";
-import { toText } from "../tracing/serialize.js";
+import { messageText } from "../spans/message-text.js";
+import { toText } from "../spans/serialize.js";
 import { type CallResult, callLine, finishCall, incomplete, isObject, type Message, type ModelWrapOptions, quietly, tapIterator, toolCall } from "./model-call.js";
 
 /** Options of {@link wrapGoogleGenAI}. */

@@ -1,11 +1,11 @@
 import { context, type HrTime } from "@opentelemetry/api";
 import { currentObservedSpan } from "../tracing/context.js";
-import type { ToolCall } from "../tracing/fields.js";
+import type { ToolCall } from "../protocol/types.js";
 import type { ManualSpan } from "../tracing/manual-span.js";
-import { toText } from "../tracing/serialize.js";
-import { preciseNow } from "../tracing/time.js";
-import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "./timing-keys.js";
-import { buildTestCase, type LlmTestCaseOption } from "../tracing/test-case.js";
+import { toText } from "../spans/serialize.js";
+import { preciseNow } from "../spans/time.js";
+import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "../protocol/metadata-keys.js";
+import { buildTestCase, type LlmTestCaseOption } from "../spans/test-case.js";
 import { updateCurrentSpan } from "../tracing/update.js";
 
 /**

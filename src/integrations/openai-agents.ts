@@ -1,8 +1,8 @@
 import type { Context } from "@opentelemetry/api";
-import type { SpanType } from "../tracing/fields.js";
+import type { SpanType } from "../protocol/types.js";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
-import { buildTestCase, type LlmTestCaseOption } from "../tracing/test-case.js";
-import { messageText } from "../tracing/message-text.js";
+import { buildTestCase, type LlmTestCaseOption } from "../spans/test-case.js";
+import { messageText } from "../spans/message-text.js";
 
 /** The parts of an Agents SDK trace this processor reads. */
 export interface AgentsTrace {

@@ -1,7 +1,9 @@
 import { servesRemoteCaller } from "../export/late-retry.js";
 import { type FlushResult, noWorkYet } from "../export/trace-exporter.js";
 import { resolveOptions } from "../config.js";
-import { allRuntimes, currentRuntime, type SdkStats } from "../runtime.js";
+import type { SdkStats } from "../runtime/runtime.js";
+import { allRuntimes } from "../runtime/registry.js";
+import { currentRuntime } from "../runtime/configure.js";
 import { currentObservedSpan } from "../tracing/context.js";
 
 const nothing = (): FlushResult => ({ ok: true, delivered: 0, notDelivered: [], pending: [], timedOut: false });

@@ -1,8 +1,8 @@
-import type { SpanType } from "../tracing/fields.js";
-import type { JsonValue } from "../tracing/serialize.js";
-import { SPAN_TYPE_ATTRIBUTE } from "../tracing/span-data.js";
-import { MAX_NAME_CHARS, truncateString } from "../tracing/string-limits.js";
-import { checkField, spanFieldRules } from "../tracing/validate-fields.js";
+import type { SpanType } from "../protocol/types.js";
+import type { JsonValue } from "../spans/serialize.js";
+import { SPAN_TYPE_ATTRIBUTE } from "../spans/span-data.js";
+import { MAX_NAME_CHARS, truncateString } from "../spans/string-limits.js";
+import { checkField, spanFieldRules } from "../spans/validate-fields.js";
 import { aiSdk } from "./ai-sdk.js";
 import { genAi } from "./genai.js";
 import { openInference } from "./openinference.js";

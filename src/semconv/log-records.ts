@@ -1,14 +1,6 @@
-import { processWide, registry } from "../registry.js";
-import { LOG_RECORDS_SLOT } from "../tracing/span-data.js";
-import { MAX_FOREIGN_JSON_CHARS, truncateString } from "../tracing/string-limits.js";
-
-/** A log record as an OpenTelemetry LoggerProvider hands it to its processors (the parts read here). */
-export interface EmittedLogRecord {
-  eventName?: string;
-  body?: unknown;
-  attributes?: { [key: string]: unknown };
-  spanContext?: { traceId: string; spanId: string };
-}
+import { processWide } from "../process-wide.js";
+import { LOG_RECORDS_SLOT } from "../spans/span-data.js";
+import { MAX_FOREIGN_JSON_CHARS, truncateString } from "../spans/string-limits.js";
 
 /** Most spans whose content records are held, most records per span, and most characters in all. */
 const MAX_SPANS = 2_000;
@@ -42,44 +34,22 @@ function drop(spanId: string): void {
 }
 
 /**
- * Keeps the GenAI content events an instrumentation emits as log records (the official
- * `@opentelemetry/instrumentation-openai` sends prompts and completions this way:
- * `gen_ai.user.message`, `gen_ai.choice`, ...), by the span they were emitted in, until that
- * span is mapped. Register it on your LoggerProvider next to your own processors:
- *
- * @example
- * const loggerProvider = new LoggerProvider({ processors: [new EvaltraceLogRecordProcessor()] });
- * logs.setGlobalLoggerProvider(loggerProvider);
+ * Holds one GenAI content record (`gen_ai.user.message`, `gen_ai.choice`, ...) of span `spanId`
+ * until that span is mapped; past the bounds, the oldest spans' records go first.
  */
-export class EvaltraceLogRecordProcessor {
-  onEmit(record: EmittedLogRecord): void {
-    try {
-      // Nothing is held while tracing is off.
-      if (!registry().current?.isRecording) return;
-      const eventName = record.eventName ?? record.attributes?.["event.name"];
-      const spanId = record.spanContext?.spanId;
-      if (typeof eventName !== "string" || !eventName.startsWith("gen_ai.") || !spanId) return;
-      let list = buffer.spans.get(spanId);
-      if (!list) {
-        list = [];
-        buffer.spans.set(spanId, list);
-      }
-      if (list.length >= MAX_RECORDS_PER_SPAN) return;
-      const kept = bounded(record.body);
-      list.push({ eventName, body: kept.body, size: kept.size });
-      buffer.chars += kept.size;
-      // Oldest spans first out, past either bound.
-      while ((buffer.spans.size > MAX_SPANS || buffer.chars > MAX_TOTAL_CHARS) && buffer.spans.size > 1) {
-        drop(buffer.spans.keys().next().value as string);
-      }
-    } catch {
-      // Never break the app's logging pipeline.
-    }
+export function holdLogRecord(spanId: string, eventName: string, body: unknown): void {
+  let list = buffer.spans.get(spanId);
+  if (!list) {
+    list = [];
+    buffer.spans.set(spanId, list);
   }
-
-  async forceFlush(): Promise<void> {}
-
-  async shutdown(): Promise<void> {}
+  if (list.length >= MAX_RECORDS_PER_SPAN) return;
+  const kept = bounded(body);
+  list.push({ eventName, body: kept.body, size: kept.size });
+  buffer.chars += kept.size;
+  while ((buffer.spans.size > MAX_SPANS || buffer.chars > MAX_TOTAL_CHARS) && buffer.spans.size > 1) {
+    drop(buffer.spans.keys().next().value as string);
+  }
 }
 
 /** The content records of a span, in order: those it took when it ended, else those still buffered. */

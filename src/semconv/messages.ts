@@ -1,8 +1,9 @@
 import type { AttributeValue } from "@opentelemetry/api";
-import type { JsonValue } from "../tracing/serialize.js";
-import { toText } from "../tracing/serialize.js";
+import type { JsonValue } from "../spans/serialize.js";
+import { toText } from "../spans/serialize.js";
 import type { FoundToolCall, Message } from "./types.js";
-import { json, readable, subIndexed } from "./values.js";
+import { json, subIndexed } from "./values.js";
+import { readable } from "../spans/lc-values.js";
 
 type Obj = { [key: string]: JsonValue };
 const isObj = (v: JsonValue | undefined): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);

@@ -1,7 +1,8 @@
-import type { SpanType } from "../tracing/fields.js";
-import type { JsonValue } from "../tracing/serialize.js";
+import type { SpanType } from "../protocol/types.js";
+import type { JsonValue } from "../spans/serialize.js";
 import type { Convention } from "./types.js";
-import { json, readable, str } from "./values.js";
+import { json, str } from "./values.js";
+import { readable } from "../spans/lc-values.js";
 
 /** `traceloop.span.kind` → span type. */
 const kinds: Record<string, SpanType> = { workflow: "base", task: "base", agent: "agent", tool: "tool" };

@@ -1,5 +1,5 @@
-import type { Runtime } from "../runtime.js";
-import { describeError, type JsonValue, type SerializeLimits, toJsonValue } from "./serialize.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { describeError, type JsonValue, type SerializeLimits, toJsonValue } from "../spans/serialize.js";
 
 let warnedMask = false;
 

@@ -1,7 +1,7 @@
 import { type Context, context, createContextKey, type Span, trace } from "@opentelemetry/api";
 import { LinkedContext } from "./linked-context.js";
-import { joinableRemoteParent, remoteAnchor } from "./remote-parent.js";
-import { ownerOf } from "./span-data.js";
+import { joinableRemoteParent, remoteAnchor } from "../spans/remote-parent.js";
+import { ownerOf } from "../spans/span-data.js";
 
 /**
  * Our current span lives under a key of its own as well as (with `otelContext: "shared"`, the

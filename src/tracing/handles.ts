@@ -1,10 +1,11 @@
 import { type Span, SpanStatusCode } from "@opentelemetry/api";
-import { spanUuid, traceUuid } from "../export/ids.js";
-import type { Runtime } from "../runtime.js";
-import { warnFieldOnce } from "./field-warnings.js";
-import type { SpanType, SpanUpdate, TraceUpdate } from "./fields.js";
-import { describeError } from "./serialize.js";
-import { getSpanData, parentSpanIdOf } from "./span-data.js";
+import { spanUuid, traceUuid } from "../spans/ids.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { warnFieldOnce } from "../spans/field-warnings.js";
+import type { SpanUpdate, TraceUpdate } from "../spans/fields.js";
+import type { SpanType } from "../protocol/types.js";
+import { describeError } from "../spans/serialize.js";
+import { getSpanData, parentSpanIdOf } from "../spans/span-data.js";
 import { current, updateSpanOf, updateTraceOf } from "./update.js";
 
 /**

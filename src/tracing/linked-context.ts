@@ -1,5 +1,5 @@
 import type { Context } from "@opentelemetry/api";
-import { keptShapes } from "./kept-shapes.js";
+import { keptShapes } from "../spans/kept-shapes.js";
 
 /** Links a lookup may walk before a context is flattened into a copy of its own. */
 const MAX_LINKS = 8;

@@ -1,12 +1,12 @@
 import { type Context, context } from "@opentelemetry/api";
-import { runtimeFor, sharesOtelContext } from "../runtime.js";
+import { runtimeFor, sharesOtelContext } from "../runtime/configure.js";
 import { parentFor } from "./context.js";
-import type { SpanType } from "./fields.js";
+import type { SpanType } from "../protocol/types.js";
 import { capture } from "./capture.js";
 import { end, start } from "./observe.js";
-import { describeError } from "./serialize.js";
-import { MAX_LABEL_CHARS, MAX_NAME_CHARS, truncateString } from "./string-limits.js";
-import { pickSpanFields } from "./validate-fields.js";
+import { describeError } from "../spans/serialize.js";
+import { MAX_LABEL_CHARS, MAX_NAME_CHARS, truncateString } from "../spans/string-limits.js";
+import { pickSpanFields } from "../spans/validate-fields.js";
 
 /** A span that an integration opens and ends by hand (for calls that are not one function). */
 export interface ManualSpan {

@@ -1,10 +1,10 @@
-import type { Runtime } from "../runtime.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { capture } from "./capture.js";
-import { warnFieldOnce, warnUnknownField } from "./field-warnings.js";
-import type { SpanType } from "./fields.js";
+import { warnFieldOnce, warnUnknownField } from "../spans/field-warnings.js";
+import type { SpanType } from "../protocol/types.js";
 import { promptFields } from "./prompt-ref.js";
-import type { JsonValue } from "./serialize.js";
-import { checkFieldOrWarn, checkRecord, pickSpanFields, spanFieldRules, spanNameRule } from "./validate-fields.js";
+import type { JsonValue } from "../spans/serialize.js";
+import { checkFieldOrWarn, checkRecord, pickSpanFields, spanFieldRules, spanNameRule } from "../spans/validate-fields.js";
 
 const spanTypes: ReadonlySet<string> = new Set<SpanType>(["base", "llm", "retriever", "agent", "tool"]);
 

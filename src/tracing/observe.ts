@@ -1,16 +1,18 @@
 import { type Attributes, type Context, context, type HrTime, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
-import { type Runtime, runtimeFor, sharesOtelContext } from "../runtime.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { runtimeFor, sharesOtelContext } from "../runtime/configure.js";
 import { capture, captureArguments } from "./capture.js";
 import { parentFor, withObservedSpan } from "./context.js";
-import type { ObserveOptions, SpanType } from "./fields.js";
+import type { ObserveOptions } from "../spans/fields.js";
+import type { SpanType } from "../protocol/types.js";
 import { type ObserveOptionsSnapshot, type PreparedObserveOptions, prepareObserveOptions, snapshotObserveOptions } from "./observe-options.js";
-import { describeError, type JsonValue } from "./serialize.js";
+import { describeError, type JsonValue } from "../spans/serialize.js";
 import { applyScopedDefaults } from "./scoped-defaults.js";
-import { setOwner, setSpanData, SPAN_TYPE_ATTRIBUTE, type SpanData } from "./span-data.js";
-import { MAX_NAME_CHARS, truncateString } from "./string-limits.js";
-import { isLater, preciseNow } from "./time.js";
+import { setOwner, setSpanData, SPAN_TYPE_ATTRIBUTE, type SpanData } from "../spans/span-data.js";
+import { MAX_NAME_CHARS, truncateString } from "../spans/string-limits.js";
+import { isLater, preciseNow } from "../spans/time.js";
 import { routeTrace } from "./trace-key.js";
-import { warnFieldOnce } from "./field-warnings.js";
+import { warnFieldOnce } from "../spans/field-warnings.js";
 
 /** Any function: what `observe` wraps. */
 export type AnyFunction = (...args: never[]) => unknown;

@@ -1,26 +1,7 @@
-import type { PromptPushResult } from "../client/types.js";
 import type { Logger } from "../logger.js";
-import { warnFieldOnce } from "./field-warnings.js";
-import type { JsonValue, SerializeLimits } from "./serialize.js";
-import { pickSpanFields } from "./validate-fields.js";
-
-/**
- * A prompt an llm span used: its `alias` and one of `version`, `label` or commit `hash`, or
- * what `client.prompts.push` returned (its `hash`; add the `alias` you pushed to name it).
- */
-export interface PromptRef {
-  /** The prompt's alias, as pushed. */
-  alias?: string;
-  /** A version of the prompt (numbers are sent as their text). */
-  version?: string | number;
-  /** A label pointing at a version (e.g. `production`). */
-  label?: string;
-  /** The commit hash, as `client.prompts.push` returns it. */
-  hash?: string;
-}
-
-/** What `prompt` options and updates accept: a {@link PromptRef}, or a push result as it came back. */
-export type PromptLink = PromptRef | PromptPushResult | (PromptPushResult & { alias: string });
+import { warnFieldOnce } from "../spans/field-warnings.js";
+import type { JsonValue, SerializeLimits } from "../spans/serialize.js";
+import { pickSpanFields } from "../spans/validate-fields.js";
 
 /** Which field of a reference fills which llm span field of the spec: data, read in order. */
 const promptFieldMap = [

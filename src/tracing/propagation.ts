@@ -1,8 +1,8 @@
 import { type Context, context, type SpanContext, type TextMapGetter, trace } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { ensureRuntime } from "../runtime.js";
+import { ensureRuntime } from "../runtime/configure.js";
 import { currentObservedSpan, withoutObservedSpan } from "./context.js";
-import { joinableRemoteParent, remoteAnchor, serializeAnchored } from "./remote-parent.js";
+import { joinableRemoteParent, remoteAnchor, serializeAnchored } from "../spans/remote-parent.js";
 
 /**
  * Request headers as apps hold them: a fetch `Headers`, or a plain object (Node's

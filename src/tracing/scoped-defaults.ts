@@ -1,14 +1,17 @@
 import { type Context, context, createContextKey } from "@opentelemetry/api";
-import { activeRuntime, type Runtime } from "../runtime.js";
-import { warnFieldOnce } from "./field-warnings.js";
-import type { SpanType, ToolCall } from "./fields.js";
-import { type PromptLink, promptFields } from "./prompt-ref.js";
-import { describeError, type JsonValue } from "./serialize.js";
-import { SCOPED_DEFAULTS_SLOT, type SpanData } from "./span-data.js";
-import { MAX_TAGS_PER_TRACE } from "./string-limits.js";
-import { admitTags } from "./trace-budget.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { activeRuntime } from "../runtime/configure.js";
+import { warnFieldOnce } from "../spans/field-warnings.js";
+import type { ToolCall } from "../protocol/types.js";
+import { promptFields } from "./prompt-ref.js";
+import type { PromptLink } from "../spans/fields.js";
+import { describeError, } from "../spans/serialize.js";
+import { appliesTo, fieldsFor, type ScopedDefaults, testCaseDefaults } from "../spans/scoped-fields.js";
+import { SCOPED_DEFAULTS_SLOT, type SpanData } from "../spans/span-data.js";
+import { MAX_TAGS_PER_TRACE } from "../spans/string-limits.js";
+import { admitTags } from "../spans/trace-budget.js";
 import { capturedRecord } from "./update.js";
-import { checkFieldOrWarn, spanFieldRules, traceFieldRules } from "./validate-fields.js";
+import { checkFieldOrWarn, spanFieldRules, traceFieldRules } from "../spans/validate-fields.js";
 
 /**
  * Defaults for every span created inside {@link withTracingContext}, integration and
@@ -37,27 +40,6 @@ export interface TracingDefaults {
   /** The tools every llm and agent span inside is expected to call (test case; the span's own wins). */
   expectedTools?: ToolCall[];
 }
-
-/** The test-case defaults, and the span types they apply to. */
-const testCaseDefaults = ["expectedOutput", "context", "retrievalContext", "expectedTools"] as const;
-
-/** Defaults as checked once, when the scope opens: JSON-safe and valid. */
-interface ScopedDefaults {
-  /** Test-case fields (`expectedOutput`, ...), checked. */
-  testCase?: { [key: string]: JsonValue };
-  metricCollection?: string;
-  tags?: string[];
-  metadata?: { [key: string]: JsonValue };
-  prompt?: { [key: string]: JsonValue };
-}
-
-/** Which span types each default applies to (tags go to the trace, whatever the span). */
-const appliesTo: { readonly [F in "metricCollection" | "prompt" | "metadata" | "testCase"]: ReadonlySet<SpanType> } = {
-  metricCollection: new Set<SpanType>(["llm"]),
-  testCase: new Set<SpanType>(["llm", "agent"]),
-  prompt: new Set<SpanType>(["llm"]),
-  metadata: new Set<SpanType>(["base", "llm", "retriever", "agent", "tool"]),
-};
 
 const SCOPE = createContextKey("evaltrace.scoped-defaults");
 
@@ -133,17 +115,6 @@ function merge(outer: ScopedDefaults | undefined, inner: ScopedDefaults): Scoped
   return out;
 }
 
-/** The fields of `type` the defaults give, below what `own` already has (the span's own win). */
-function fieldsFor(d: ScopedDefaults, type: SpanType, own: { [key: string]: unknown }): { [key: string]: JsonValue } {
-  const out: { [key: string]: JsonValue } = {};
-  if (d.metricCollection !== undefined && appliesTo.metricCollection.has(type) && own.metricCollection === undefined) out.metricCollection = d.metricCollection;
-  if (d.prompt && appliesTo.prompt.has(type) && own.promptAlias === undefined && own.promptCommitHash === undefined) Object.assign(out, d.prompt);
-  if (d.testCase && appliesTo.testCase.has(type)) {
-    for (const [key, value] of Object.entries(d.testCase)) if (own[key] === undefined) out[key] = value;
-  }
-  return out;
-}
-
 /** Merges the trace-level defaults (tags) onto the trace, once per tag. */
 function tagTrace(rt: Runtime, traceId: string, tags: string[] | undefined): void {
   if (!tags || tags.length === 0) return;
@@ -179,12 +150,4 @@ export function rememberScopedDefaults(rt: Runtime, span: object & { spanContext
   } catch {
     // Never break the app's tracing pipeline.
   }
-}
-
-/** Applies the remembered defaults to the wire form of a span of another instrumentation (its mapped values win). */
-export function applyScopedWireDefaults(span: object, type: SpanType, wire: { [key: string]: unknown }): void {
-  const d = (span as { [SCOPED_DEFAULTS_SLOT]?: ScopedDefaults })[SCOPED_DEFAULTS_SLOT];
-  if (!d) return;
-  Object.assign(wire, fieldsFor(d, type, wire));
-  if (d.metadata && appliesTo.metadata.has(type)) wire.metadata = { ...d.metadata, ...(wire.metadata as object | undefined) };
 }

@@ -1,8 +1,8 @@
-import { isUsableKey } from "../export/key-batches.js";
+import { isUsableKey } from "../http/keyed-transport.js";
 import { joinedRemotely } from "../export/late-retry.js";
-import type { TraceRecord } from "../export/trace-record.js";
-import type { Runtime } from "../runtime.js";
-import { warnFieldOnce } from "./field-warnings.js";
+import type { TraceRecord } from "../assemble/trace-record.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { warnFieldOnce } from "../spans/field-warnings.js";
 
 /**
  * Routes a trace to another project's API key (`observe({ apiKey })` on its root, or

@@ -1,7 +1,8 @@
-import { activeRuntime } from "../runtime.js";
-import { warnFieldOnce } from "./field-warnings.js";
-import type { AgentSpanFields, CommonSpanFields, LlmSpanFields, LlmSpanOptions, RetrieverSpanFields, SpanType, ToolSpanFields } from "./fields.js";
-import { getSpanData } from "./span-data.js";
+import { activeRuntime } from "../runtime/configure.js";
+import { warnFieldOnce } from "../spans/field-warnings.js";
+import type { AgentSpanFields, CommonSpanFields, LlmSpanFields, LlmSpanOptions, RetrieverSpanFields, ToolSpanFields } from "../spans/fields.js";
+import type { SpanType } from "../protocol/types.js";
+import { getSpanData } from "../spans/span-data.js";
 import { current, updateSpanOf } from "./update.js";
 
 /** What every typed update may set beside its type's fields. */

@@ -1,19 +1,20 @@
 import type { Span } from "@opentelemetry/api";
-import { spanUuid, traceUuid } from "../export/ids.js";
-import type { SafeTraceUpdate } from "../export/trace-assembler.js";
+import { spanUuid, traceUuid } from "../spans/ids.js";
+import type { SafeTraceUpdate } from "../assemble/trace-assembler.js";
 import type { Logger } from "../logger.js";
-import { activeRuntime, type Runtime, runtimeFor } from "../runtime.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { activeRuntime, runtimeFor } from "../runtime/configure.js";
 import { capture } from "./capture.js";
 import { currentObservedSpan } from "./context.js";
-import { warnFieldOnce, warnUnknownField } from "./field-warnings.js";
-import type { SpanUpdate, TraceUpdate } from "./fields.js";
-import { describeError, type JsonValue } from "./serialize.js";
-import { getSpanData, type SpanData } from "./span-data.js";
+import { warnFieldOnce, warnUnknownField } from "../spans/field-warnings.js";
+import type { SpanUpdate, TraceUpdate } from "../spans/fields.js";
+import { describeError, type JsonValue } from "../spans/serialize.js";
+import { getSpanData, type SpanData } from "../spans/span-data.js";
 import { promptFields } from "./prompt-ref.js";
-import { MAX_TAGS_PER_TRACE } from "./string-limits.js";
+import { MAX_TAGS_PER_TRACE } from "../spans/string-limits.js";
 import { routeTrace } from "./trace-key.js";
-import { admitMetadata, admitTags, mergeBounded } from "./trace-budget.js";
-import { checkFieldOrWarn, checkRecord, pickSpanFields, spanFieldRules, spanNameRule, traceFieldRules } from "./validate-fields.js";
+import { admitMetadata, admitTags, mergeBounded } from "../spans/trace-budget.js";
+import { checkFieldOrWarn, checkRecord, pickSpanFields, spanFieldRules, spanNameRule, traceFieldRules } from "../spans/validate-fields.js";
 
 /** The innermost observed span, recording, and its runtime (internal: updates, handles, typed helpers). */
 export function current() {

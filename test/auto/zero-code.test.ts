@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer, startFakeAnthropic, startFakeGoogleGenAI, startFakeOpenAI } from "../../src/devserver/index.js";
-import type { StoredSpan } from "../../src/devserver/store.js";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { startFakeAnthropic, startFakeGoogleGenAI, startFakeOpenAI } from "../../src/fakes/index.js";
+import type { StoredSpan } from "../../src/devserver/store/store.js";
 import { type Finished, packageRoot } from "../helpers/child.js";
 import { runsHere } from "../helpers/skips.js";
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkObject, checkParsedFields, opt, req, type Shape, t, testCaseExtras } from "../../src/spec/schema.js";
+import { checkObject, checkParsedFields, opt, req, type Shape, t, testCaseExtras } from "../../src/protocol/schema.js";
 
 // The emulator checks parsed bodies with checkParsedFields, which skips the checks that plainly
 // pass: it must reject exactly what checkObject rejects, with the same message.

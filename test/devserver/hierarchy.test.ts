@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkHierarchy } from "../../src/devserver/hierarchy.js";
-import type { StoredSpan } from "../../src/devserver/store.js";
+import type { StoredSpan } from "../../src/devserver/store/store.js";
 import { TimeSlicer } from "../../src/devserver/time-slicer.js";
 
 // The hierarchy check finds most parents without a map lookup (the span before, its parent, the

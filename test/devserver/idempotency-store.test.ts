@@ -11,7 +11,7 @@ import {
   IdempotencyStore,
   readIdempotencyKey,
 } from "../../src/devserver/idempotency.js";
-import type { IdempotencyRecord } from "../../src/devserver/store.js";
+import type { IdempotencyRecord } from "../../src/devserver/store/store.js";
 import { TimeSlicer } from "../../src/devserver/time-slicer.js";
 
 /** Canonical JSON by its definition (the recursive form the emulator wrote before): what the digests are of. */

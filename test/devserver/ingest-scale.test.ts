@@ -2,7 +2,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { checkHierarchy } from "../../src/devserver/hierarchy.js";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
-import type { StoredSpan } from "../../src/devserver/store.js";
+import type { StoredSpan } from "../../src/devserver/store/store.js";
 import { TimeSlicer } from "../../src/devserver/time-slicer.js";
 
 let dev: DevServer;

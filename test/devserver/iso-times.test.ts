@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isoMicros, t } from "../../src/spec/schema.js";
+import { isoMicros, t } from "../../src/protocol/schema.js";
 
 // The emulator reads every span's two timestamps: the common `...Z` form digit by digit, the rest
 // through Date.parse. Both must give the same instant, to the microsecond, and accept the same.

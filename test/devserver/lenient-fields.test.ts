@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkFields } from "../../src/devserver/lenient.js";
-import { type Check, checkObject, isPlainObject, opt, req, SchemaError, type Shape, t } from "../../src/spec/schema.js";
+import { type Check, checkObject, isPlainObject, opt, req, SchemaError, type Shape, t } from "../../src/protocol/schema.js";
 
 // checkFields copies nothing when every key is known and re-checks in lenient mode only the fields
 // the lenient shape relaxes: what it accepts, rejects and notes must be what the plain way gives.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ChurnMap, ROTATE_AFTER } from "../../src/export/churn-map.js";
+import { ChurnMap, ROTATE_AFTER } from "../../src/util/churn-map.js";
 
 // ChurnMap must behave exactly like a Map (lookups, sizes, insertion order) across its
 // rotations, whether the old generation is empty or still holds entries when one happens.

@@ -9,8 +9,8 @@ import { configureForTest } from "../helpers/sdk.js";
 
 /** The name of the traces whose writing throws, while set. */
 const broken = vi.hoisted(() => ({ name: undefined as string | undefined }));
-vi.mock("../../src/export/wire-bytes.js", async (importOriginal) => {
-  const real = await importOriginal<typeof import("../../src/export/wire-bytes.js")>();
+vi.mock("../../src/encode/wire-bytes.js", async (importOriginal) => {
+  const real = await importOriginal<typeof import("../../src/encode/wire-bytes.js")>();
   return {
     ...real,
     writeTrace: (...args: Parameters<typeof real.writeTrace>) => {

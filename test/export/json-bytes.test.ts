@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import { spanUuid, traceUuid } from "../../src/export/ids.js";
-import { JsonBytes } from "../../src/export/json-bytes.js";
-import { HEAD, type WireSpan, type WireTrace } from "../../src/export/wire.js";
-import { writeTrace, writeUpdate } from "../../src/export/wire-bytes.js";
-import { hrTimeToIso } from "../../src/tracing/time.js";
+import { spanUuid, traceUuid } from "../../src/spans/ids.js";
+import { JsonBytes } from "../../src/encode/json-bytes.js";
+import { HEAD, type WireSpan, type WireTrace } from "../../src/encode/wire.js";
+import { writeTrace, writeUpdate } from "../../src/encode/wire-bytes.js";
+import { hrTimeToIso } from "../../src/spans/time.js";
 
 // The body is written as bytes, uuids and times straight from the ids and times: every byte must
 // be what JSON.stringify writes of the strings the formatters make (the text sent before).
@@ -113,7 +113,7 @@ describe("JsonBytes: JSON.stringify's bytes", () => {
     vi.resetModules();
     vi.stubGlobal("Buffer", undefined);
     try {
-      const { JsonBytes: Edge } = await import("../../src/export/json-bytes.js");
+      const { JsonBytes: Edge } = await import("../../src/encode/json-bytes.js");
       const w = new Edge(16);
       fc.assert(fc.property(text, fc.jsonValue(), (s, v) => {
         const both = (x: JsonBytes) => {

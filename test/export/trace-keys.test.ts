@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { currentTraceUuid, evaluateTrace, flush, observe, shutdown, stats, updateCurrentTrace } from "../../src/index.js";
-import { groupByKey } from "../../src/export/key-batches.js";
+import { groupByKey } from "../../src/http/keyed-transport.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { startKeyProxy } from "./key-proxy.js";
 

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { forgetJsonText, jsonText } from "../../src/export/json-text.js";
-import { spanUuid, traceUuid } from "../../src/export/ids.js";
-import { defaultSerializeLimits, type JsonValue, toJsonValue, toText } from "../../src/tracing/serialize.js";
-import { hrTimeToIso } from "../../src/tracing/time.js";
+import { forgetJsonText, jsonText } from "../../src/encode/json-text.js";
+import { spanUuid, traceUuid } from "../../src/spans/ids.js";
+import { defaultSerializeLimits, type JsonValue, toJsonValue, toText } from "../../src/spans/serialize.js";
+import { hrTimeToIso } from "../../src/spans/time.js";
 
 // The export path's fast paths must send exactly what the general code sends: each is checked
 // against that code (the walk of toText, the uuid and ISO formatting without caches).

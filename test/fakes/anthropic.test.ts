@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type FakeAnthropic, startFakeAnthropic } from "../../src/devserver/index.js";
+import { type FakeAnthropic, startFakeAnthropic } from "../../src/fakes/index.js";
 import { postJson, readJson, readSse } from "./sse.js";
 
 interface Block {

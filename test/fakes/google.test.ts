@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type FakeGoogleGenAI, startFakeGoogleGenAI } from "../../src/devserver/index.js";
+import { type FakeGoogleGenAI, startFakeGoogleGenAI } from "../../src/fakes/index.js";
 import { postJson, readJson, readSse } from "./sse.js";
 
 // The Gemini API's REST shapes, checked with raw fetch (the real @google/genai is not a dependency

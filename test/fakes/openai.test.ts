@@ -2,7 +2,7 @@ import OpenAI from "openai";
 import { zodFunction, zodResponseFormat, zodTextFormat } from "openai/helpers/zod";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type FakeOpenAI, startFakeOpenAI } from "../../src/devserver/index.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/fakes/index.js";
 
 // The real openai package and its own helpers, unmodified, against the fake OpenAI server.
 let fake: FakeOpenAI;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { sampleFromSchema } from "../../src/devserver/fake-schema.js";
+import { sampleFromSchema } from "../../src/fakes/schema.js";
 
 // The values the fakes put in tool arguments and structured outputs must satisfy the schema the
 // app sent, or the SDKs' own parsers (zod in `parse()` helpers) reject them.

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
-import type { StoredSpan } from "../../src/devserver/store.js";
-import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "../../src/integrations/timing-keys.js";
+import type { StoredSpan } from "../../src/devserver/store/store.js";
+import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "../../src/protocol/metadata-keys.js";
 
 /** The streaming timings an llm span carries in its metadata (undefined when absent). */
 export function timingsOf(span: StoredSpan): { ttft: unknown; tps: unknown } {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, type FakeGoogleGenAI, startDevServer, startFakeGoogleGenAI } from "../../src/devserver/index.js";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { type FakeGoogleGenAI, startFakeGoogleGenAI } from "../../src/fakes/index.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
 import { configureForTest } from "../helpers/sdk.js";

@@ -1,7 +1,8 @@
 import { ApiError, type Content, GoogleGenAI, Type } from "@google/genai";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type DevServer, startDevServer, startFakeGoogleGenAI } from "../../src/devserver/index.js";
-import type { StoredSpan } from "../../src/devserver/store.js";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { startFakeGoogleGenAI } from "../../src/fakes/index.js";
+import type { StoredSpan } from "../../src/devserver/store/store.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
 import { configureForTest } from "../helpers/sdk.js";

@@ -2,9 +2,10 @@ import { tool } from "@langchain/core/tools";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { startFakeOpenAI } from "../../src/fakes/index.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
-import { EvaltraceCallbackHandler } from "../../src/integrations/langchain.js";
+import { EvaltraceCallbackHandler } from "../../src/integrations/langchain/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 let dev: DevServer;
@@ -124,7 +125,7 @@ describe("LangGraph createReactAgent with EvaltraceCallbackHandler", () => {
 
 describe("instrumentLangChain: every run, no callbacks passed", () => {
   it("records runs without callbacks, once each (a run's own handler wins), until undone; installing twice is one install", async () => {
-    const { instrumentLangChain, uninstrumentLangChain } = await import("../../src/integrations/langchain.js");
+    const { instrumentLangChain, uninstrumentLangChain } = await import("../../src/integrations/langchain/index.js");
     const undo = instrumentLangChain();
     try {
       expect(instrumentLangChain()).toBe(undo);

@@ -7,9 +7,10 @@ import { tool } from "@langchain/core/tools";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type DevServer, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { startFakeOpenAI } from "../../src/fakes/index.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
-import { EvaltraceCallbackHandler } from "../../src/integrations/langchain.js";
+import { EvaltraceCallbackHandler } from "../../src/integrations/langchain/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 let dev: DevServer;

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { z as Zod } from "zod";
-import { type DevServer, type FakeOpenAI, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
-import type { StoredSpan, StoredTrace } from "../../src/devserver/store.js";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/fakes/index.js";
+import type { StoredSpan, StoredTrace } from "../../src/devserver/store/store.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
-import { EvaltraceExporter, type MastraExportedSpan } from "../../src/integrations/mastra.js";
+import { EvaltraceExporter, type MastraExportedSpan } from "../../src/integrations/mastra/index.js";
 import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "../../src/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { runsHere } from "../helpers/skips.js";

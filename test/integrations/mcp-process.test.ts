@@ -2,9 +2,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
-import type { StoredSpan } from "../../src/devserver/store.js";
+import type { StoredSpan } from "../../src/devserver/store/store.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
-import { instrumentMcpClient } from "../../src/integrations/mcp.js";
+import { instrumentMcpClient } from "../../src/integrations/mcp/index.js";
 import { formats, load, packageRoot, runChild } from "../helpers/child.js";
 import { configureForTest } from "../helpers/sdk.js";
 

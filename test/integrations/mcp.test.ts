@@ -5,9 +5,9 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
-import type { StoredSpan } from "../../src/devserver/store.js";
+import type { StoredSpan } from "../../src/devserver/store/store.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
-import { instrumentMcpClient, instrumentMcpServer } from "../../src/integrations/mcp.js";
+import { instrumentMcpClient, instrumentMcpServer } from "../../src/integrations/mcp/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 let dev: DevServer;

@@ -2,7 +2,8 @@ import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTraceProcessors, s
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type DevServer, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { startFakeOpenAI } from "../../src/fakes/index.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { EvaltraceTracingProcessor } from "../../src/integrations/openai-agents.js";
 import { configureForTest } from "../helpers/sdk.js";

@@ -2,10 +2,11 @@ import OpenAI from "openai";
 import { zodResponseFormat, zodTextFormat } from "openai/helpers/zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type DevServer, type FakeOpenAI, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
-import type { StoredSpan } from "../../src/devserver/store.js";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/fakes/index.js";
+import type { StoredSpan } from "../../src/devserver/store/store.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
-import { wrapOpenAI } from "../../src/integrations/openai.js";
+import { wrapOpenAI } from "../../src/integrations/openai/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { expectStreamTimings, timingsOf } from "../helpers/stream-timings.js";
 

@@ -1,8 +1,9 @@
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, type FakeOpenAI, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/fakes/index.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
-import { wrapOpenAI } from "../../src/integrations/openai.js";
+import { wrapOpenAI } from "../../src/integrations/openai/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { runsHere } from "../helpers/skips.js";
 

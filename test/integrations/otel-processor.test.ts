@@ -4,8 +4,9 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import { embed, embedMany, generateObject, generateText, stepCountIs, streamObject, streamText, tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type DevServer, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
-import type { StoredTrace } from "../../src/devserver/store.js";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { startFakeOpenAI } from "../../src/fakes/index.js";
+import type { StoredTrace } from "../../src/devserver/store/store.js";
 import { EvaltraceSpanProcessor, flush, shutdown } from "../../src/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 

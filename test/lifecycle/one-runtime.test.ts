@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, type FakeOpenAI, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { type FakeOpenAI, startFakeOpenAI } from "../../src/fakes/index.js";
 import { type Format, runChild } from "../helpers/child.js";
 
 // Lifecycle issue, defect 2: exactly one runtime per process, whatever the module format.

@@ -3,7 +3,7 @@ import { formats, load, runChild } from "../helpers/child.js";
 import { faultyEmulator } from "../helpers/faulty-emulator.js";
 
 // The export's records of traces in flight live in two generations of maps replaced every
-// 1,024 traces (src/export/churn-map.ts). An app that runs thousands of traces while one trace
+// 1,024 traces (src/util/churn-map.ts). An app that runs thousands of traces while one trace
 // stays open across those replacements, in the built package, in ESM and CommonJS: every trace
 // arrives once, the long one whole, when the first answer of every request is lost and the app
 // ends without flush() (exit hook) or by SIGTERM.

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
-import type { StoredTrace } from "../../src/devserver/store.js";
+import type { StoredTrace } from "../../src/devserver/store/store.js";
 import { currentTraceUuid, flush, observe, shutdown, stats, updateCurrentSpan, updateCurrentTrace } from "../../src/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 

@@ -4,7 +4,7 @@ import { formats, load, runChild } from "../helpers/child.js";
 import { runsHere } from "../helpers/skips.js";
 
 // V8 forgets an object shape no live object has had through a few full GCs, and throws away the
-// optimized code built on it (src/tracing/kept-shapes.ts). An app in a child process, in ESM and
+// optimized code built on it (src/spans/kept-shapes.ts). An app in a child process, in ESM and
 // CommonJS, traces a burst (observed spans, and under them spans of the app's own OpenTelemetry
 // tracer with GenAI attributes, through the bridge), waits until all of it is delivered (nothing
 // of ours alive), and goes through full GCs, as an idle server does. The observed function's

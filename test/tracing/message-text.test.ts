@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { messageText } from "../../src/tracing/message-text.js";
+import { messageText } from "../../src/spans/message-text.js";
 
 describe("messageText", () => {
   it("reads strings, parts and objects as before", () => {

@@ -1,7 +1,7 @@
 import { APIPromise } from "openai/core/api-promise";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
-import type { StoredTrace } from "../../src/devserver/store.js";
+import type { StoredTrace } from "../../src/devserver/store/store.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 

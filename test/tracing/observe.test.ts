@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
-import type { StoredSpan, StoredTrace } from "../../src/devserver/store.js";
+import type { StoredSpan, StoredTrace } from "../../src/devserver/store/store.js";
 import {
   currentSpanUuid,
   currentTraceUuid,

@@ -6,9 +6,9 @@ import { suppressTracing } from "@opentelemetry/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { currentTraceUuid, EvaltraceSpanProcessor, flush, observe, shutdown } from "../../src/index.js";
-import { ObservedSpan } from "../../src/tracing/observed-span.js";
-import { startObservedSpan } from "../../src/tracing/observed-tracer.js";
-import { newSpanId, newTraceId } from "../../src/tracing/random-ids.js";
+import { ObservedSpan } from "../../src/spans/observed-span.js";
+import { startObservedSpan } from "../../src/spans/observed-tracer.js";
+import { newSpanId, newTraceId } from "../../src/spans/random-ids.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 let dev: DevServer;

@@ -3,10 +3,11 @@ import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { generateText } from "ai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
-import type { StoredSpan } from "../../src/devserver/store.js";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { startFakeOpenAI } from "../../src/fakes/index.js";
+import type { StoredSpan } from "../../src/devserver/store/store.js";
 import { Client, currentTraceUuid, EvaltraceSpanProcessor, flush, observe, shutdown, updateCurrentSpan, withTracingContext } from "../../src/index.js";
-import { wrapOpenAI } from "../../src/integrations/openai.js";
+import { wrapOpenAI } from "../../src/integrations/openai/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 let dev: DevServer;

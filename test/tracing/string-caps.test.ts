@@ -2,9 +2,9 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
-import type { StoredTrace } from "../../src/devserver/store.js";
+import type { StoredTrace } from "../../src/devserver/store/store.js";
 import { currentTraceUuid, EvaltraceSpanProcessor, flush, observe, shutdown, updateCurrentSpan, updateCurrentTrace } from "../../src/index.js";
-import { describeError, toJsonValue } from "../../src/tracing/serialize.js";
+import { describeError, toJsonValue } from "../../src/spans/serialize.js";
 import {
   MAX_ERROR_CHARS,
   MAX_ID_CHARS,
@@ -13,7 +13,7 @@ import {
   MAX_NAME_CHARS,
   MAX_TAG_CHARS,
   truncateString,
-} from "../../src/tracing/string-limits.js";
+} from "../../src/spans/string-limits.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 let dev: DevServer;

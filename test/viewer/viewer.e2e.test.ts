@@ -1,9 +1,10 @@
 import OpenAI from "openai";
 import type { Browser, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer, startFakeOpenAI } from "../../src/devserver/index.js";
+import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { startFakeOpenAI } from "../../src/fakes/index.js";
 import { flush, observe, shutdown, TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY, updateCurrentSpan, updateCurrentTrace } from "../../src/index.js";
-import { wrapOpenAI } from "../../src/integrations/openai.js";
+import { wrapOpenAI } from "../../src/integrations/openai/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { available, launch, shot } from "./browser.js";
 

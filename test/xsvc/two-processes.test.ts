@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
-import type { StoredSpan } from "../../src/devserver/store.js";
+import type { StoredSpan } from "../../src/devserver/store/store.js";
 import { type Format, formats, load, runChild } from "../helpers/child.js";
 import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
 

@@ -1,7 +1,7 @@
 import type { Tracer } from "@opentelemetry/api";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
-import { EvaltraceSpanProcessor } from "../../export/evaltrace-span-processor.js";
-import { processWide } from "../../registry.js";
+import { EvaltraceSpanProcessor } from "../../bridge/span-processor.js";
+import { processWide } from "../../process-wide.js";
 import type { LibraryHook } from "../instrumentation.js";
 import { isOn } from "../state.js";
 

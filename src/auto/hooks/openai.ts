@@ -1,4 +1,4 @@
-import { wrapOpenAI } from "../../integrations/openai.js";
+import { wrapOpenAI } from "../../integrations/openai/index.js";
 import { resourceClientHook } from "../resource-hook.js";
 
 /** `openai`: every client, on its first call, is instrumented by `wrapOpenAI`. */

@@ -1,7 +1,7 @@
 import type { Handler, RouteContext } from "../context.js";
 import { notFound } from "../http-error.js";
 import { keyView, rotate } from "../keys.js";
-import { checkApiKeyId, checkKeyUpdate, checkRotate } from "../../spec/requests.js";
+import { checkApiKeyId, checkKeyUpdate, checkRotate } from "../../protocol/requests.js";
 
 function orgKey(ctx: RouteContext) {
   const id = checkApiKeyId(ctx.params.apiKeyId);

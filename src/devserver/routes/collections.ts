@@ -1,7 +1,7 @@
 import type { Handler, RouteContext } from "../context.js";
 import { badRequest, conflict, notFound } from "../http-error.js";
-import { checkCollectionCreate, checkCollectionUpdate } from "../../spec/requests.js";
-import { type CollectionRecord, type MetricSetting, newId } from "../store.js";
+import { checkCollectionCreate, checkCollectionUpdate } from "../../protocol/requests.js";
+import { type CollectionRecord, type MetricSetting, newId } from "../store/store.js";
 
 /** Settings with defaults applied, each naming an existing metric of the collection's kind (spec 7 rule 3). */
 function settings(ctx: RouteContext, raw: unknown[], multiTurn: boolean): MetricSetting[] {

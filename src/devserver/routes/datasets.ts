@@ -1,8 +1,8 @@
 import type { Handler } from "../context.js";
 import { badRequest, HttpError } from "../http-error.js";
-import { checkDatasetPush, compareVersions } from "../../spec/requests.js";
-import { dict } from "../dict.js";
-import { type GoldenRecord, newId } from "../store.js";
+import { checkDatasetPush, compareVersions } from "../../protocol/requests.js";
+import { dict } from "../store/dict.js";
+import { type GoldenRecord, newId } from "../store/store.js";
 
 /** `POST /v2/datasets` (spec 4.9). */
 export const pushDataset: Handler = (ctx) => {

@@ -1,6 +1,6 @@
 import { judgeCollection, type Handler } from "../context.js";
-import { checkEvaluate } from "../../spec/requests.js";
-import { newId, type TestRunRecord } from "../store.js";
+import { checkEvaluate } from "../../protocol/requests.js";
+import { newId, type TestRunRecord } from "../store/store.js";
 import { findCollection } from "./collections.js";
 
 /** `POST /v1/evaluate` (spec 4.5): runs a collection over test cases and creates a test run. */

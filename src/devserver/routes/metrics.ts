@@ -1,7 +1,7 @@
-import { checkBatchMetrics, checkMetricCreate, checkMetricRules, checkMetricUpdate } from "../../spec/requests.js";
+import { checkBatchMetrics, checkMetricCreate, checkMetricRules, checkMetricUpdate } from "../../protocol/requests.js";
 import type { Handler, RouteContext } from "../context.js";
 import { badRequest, conflict, notFound } from "../http-error.js";
-import { type MetricRecord, newId } from "../store.js";
+import { type MetricRecord, newId } from "../store/store.js";
 
 type NewMetric = Omit<MetricRecord, "id" | "isDefault">;
 

@@ -1,7 +1,7 @@
 import { type Handler, judgeCollection, type RouteContext } from "../context.js";
 import { badRequest, notFound } from "../http-error.js";
-import { checkOfflineEvaluation } from "../../spec/requests.js";
-import { type EvaluationJob, newId } from "../store.js";
+import { checkOfflineEvaluation } from "../../protocol/requests.js";
+import { type EvaluationJob, newId } from "../store/store.js";
 import { findCollection } from "./collections.js";
 
 function record(ctx: RouteContext, job: Omit<EvaluationJob, "id" | "createdAt" | "trigger">) {

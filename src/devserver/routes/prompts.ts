@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Handler } from "../context.js";
-import { checkPromptPush } from "../../spec/requests.js";
-import { isPlainObject } from "../../spec/schema.js";
-import { dict } from "../dict.js";
-import { newId, type PromptCommit } from "../store.js";
+import { checkPromptPush } from "../../protocol/requests.js";
+import { isPlainObject } from "../../protocol/schema.js";
+import { dict } from "../store/dict.js";
+import { newId, type PromptCommit } from "../store/store.js";
 
 /** `POST /v2/prompts` (spec 4.8): a commit on a branch; the prompt and branch are created as needed. */
 export const pushPrompt: Handler = (ctx) => {

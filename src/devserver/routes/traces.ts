@@ -1,10 +1,10 @@
 import { type Handler, judgeCollection, type RouteContext } from "../context.js";
 import { badRequest, conflict, notFound } from "../http-error.js";
-import { type Check, checkObject, isoMicros, isPlainObject, llmTestCase, opt, req, SchemaError, type Shape, t, testCaseExtras } from "../../spec/schema.js";
+import { type Check, checkObject, isoMicros, isPlainObject, llmTestCase, opt, req, SchemaError, type Shape, t, testCaseExtras } from "../../protocol/schema.js";
 import { checkFields } from "../lenient.js";
 import { checkHierarchy } from "../hierarchy.js";
 import { bodyDigestSliced } from "../idempotency.js";
-import { type EvaluationJob, newId, type StoredSpan, type StoredTrace } from "../store.js";
+import { type EvaluationJob, newId, type StoredSpan, type StoredTrace } from "../store/store.js";
 
 export const spanLists = {
   baseSpans: "base",

@@ -1,5 +1,5 @@
 import { getContextVariable, registerConfigureHook, setContextVariable } from "@langchain/core/context";
-import { EvaltraceCallbackHandler, type EvaltraceCallbackHandlerOptions } from "../langchain.js";
+import { EvaltraceCallbackHandler, type EvaltraceCallbackHandlerOptions } from "./handler.js";
 
 /** Options of {@link instrumentLangChain}: those of the handler it installs. */
 export type InstrumentLangChainOptions = EvaltraceCallbackHandlerOptions;

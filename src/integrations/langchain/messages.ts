@@ -1,4 +1,4 @@
-import { messageText } from "../../tracing/message-text.js";
+import { messageText } from "../../spans/message-text.js";
 import { isObject } from "../model-call.js";
 
 /** A LangChain message as our spans carry it: a role, plain text, and the tool-call links. */

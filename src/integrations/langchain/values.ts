@@ -1,5 +1,5 @@
-import { readable } from "../../semconv/values.js";
-import { defaultSerializeLimits, describeError, toJsonValue } from "../../tracing/serialize.js";
+import { readable } from "../../spans/lc-values.js";
+import { defaultSerializeLimits, describeError, toJsonValue } from "../../spans/serialize.js";
 import { field, isMessage, readMessage } from "./messages.js";
 
 /** A LangChain `Document` as our spans carry it. */

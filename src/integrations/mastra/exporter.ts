@@ -1,6 +1,6 @@
 import { type Context, context } from "@opentelemetry/api";
 import { flush } from "../../lifecycle/delivery.js";
-import type { SpanType } from "../../tracing/fields.js";
+import type { SpanType } from "../../protocol/types.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { updateCurrentTrace } from "../../tracing/update.js";
 import { finishCall, type ModelWrapOptions, quietly, setMetadata } from "../model-call.js";

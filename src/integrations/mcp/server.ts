@@ -1,4 +1,4 @@
-import { registry } from "../../registry.js";
+import { registry } from "../../runtime/registry.js";
 import { withRemoteParent } from "../../tracing/propagation.js";
 import { currentSpanUuid } from "../../tracing/update.js";
 import { isObject, quietly } from "../model-call.js";

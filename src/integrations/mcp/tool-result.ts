@@ -1,4 +1,4 @@
-import { toText } from "../../tracing/serialize.js";
+import { toText } from "../../spans/serialize.js";
 import { isObject } from "../model-call.js";
 
 /** What a tool span records of an MCP `CallToolResult`. */

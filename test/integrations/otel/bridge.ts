@@ -1,8 +1,9 @@
 import { createRequire } from "node:module";
 import { trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { type DevServer, startDevServer, startFakeOpenAI } from "../../../src/devserver/index.js";
-import type { StoredSpan, StoredTrace } from "../../../src/devserver/store.js";
+import { type DevServer, startDevServer } from "../../../src/devserver/index.js";
+import { startFakeOpenAI } from "../../../src/fakes/index.js";
+import type { StoredSpan, StoredTrace } from "../../../src/devserver/store/store.js";
 import { EvaltraceSpanProcessor, observe, shutdown, stats } from "../../../src/index.js";
 import { configureForTest } from "../../helpers/sdk.js";
 

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { StoredTrace } from "../../../src/devserver/store.js";
+import type { StoredTrace } from "../../../src/devserver/store/store.js";
 import { observe } from "../../../src/index.js";
 import { llmSpans, requireCjs } from "./bridge.js";
 

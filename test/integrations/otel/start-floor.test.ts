@@ -1,7 +1,7 @@
 import { trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { flush, observe } from "../../../src/index.js";
-import { hrTimeToIso } from "../../../src/tracing/time.js";
+import { hrTimeToIso } from "../../../src/spans/time.js";
 import { nothingLeftOpen, startBridge, traceNamed } from "./bridge.js";
 
 // Instrumentations with a clock of whole milliseconds (OpenInference's LangChain tracer takes

@@ -1,0 +1,159 @@
+import { type Context, trace as otelTrace } from "@opentelemetry/api";
+import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type { Runtime } from "../runtime/runtime.js";
+import { runtimeFor } from "../runtime/configure.js";
+import { finishedSpan } from "../semconv/finished.js";
+import { interpret } from "../semconv/interpret.js";
+import { forgetLogs, keepLogs } from "../semconv/log-records.js";
+import { allRuntimes, registry } from "../runtime/registry.js";
+import { rememberScopedDefaults } from "../tracing/scoped-defaults.js";
+import type { LlmTestCase, SpanType } from "../protocol/types.js";
+import { hasJoinableRemoteParent } from "../spans/remote-parent.js";
+import {
+  declareForeignSlots,
+  type ForeignEvaluation,
+  getSpanData,
+  ownerOf,
+  parentSpanIdOf,
+  setForeignEvaluation,
+  setForeignType,
+  setOwner,
+  setParentOverride,
+  TRACKED_SLOT,
+} from "../spans/span-data.js";
+
+/** Options of {@link EvaltraceSpanProcessor}. */
+export interface EvaltraceSpanProcessorOptions {
+  /**
+   * Decides, when a span has ended (its final attributes set), whether it belongs in the
+   * service's traces. Spans left out are transparent: their kept descendants re-parent past them.
+   * @default spans a semantic convention claims: OpenTelemetry GenAI (current and legacy),
+   * OpenInference, OpenLLMetry, the Vercel AI SDK
+   */
+  keep?: (span: ReadableSpan) => boolean;
+  /** Single-turn metric collection that evaluates each llm span online. */
+  metricCollection?: string;
+  /** Builds the online-eval test case of an llm span. @default last user message and the reply, when metricCollection is set */
+  llmTestCase?: boolean | ((call: { input: string; output: string }) => LlmTestCase | undefined);
+}
+
+/**
+ * A span processor to add to your own OpenTelemetry setup (a `NodeTracerProvider`, `NodeSDK`,
+ * beside Sentry, Datadog, Honeycomb ...): the LLM spans of any instrumentation land in the
+ * service's traces, in the same trace as the `observe()` spans around them. What each span is
+ * (llm, tool, retriever, agent, base) and its fields are decided when it ends, from its final
+ * attributes, events and correlated log records, by the semantic-convention tables in
+ * `src/semconv/`. Spans no convention claims (HTTP, DB) are left out and their kept
+ * descendants re-parent to the nearest kept ancestor; the trace's local root is kept (as a base
+ * span named after it) whenever anything under it is, so a trace always has one root. Uses the
+ * options of `configure()`.
+ *
+ * @example
+ * const provider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(otlp), new EvaltraceSpanProcessor()] });
+ */
+export class EvaltraceSpanProcessor implements SpanProcessor {
+  private readonly keep: ((span: ReadableSpan) => boolean) | undefined;
+  private readonly evaluation: ForeignEvaluation | undefined;
+  /** Local roots not recorded (sampled out, or over maxOpenTraces), and their descendants. */
+  private readonly refused = new WeakSet<object>();
+
+  constructor(options: EvaltraceSpanProcessorOptions = {}) {
+    // From now on observed spans share the OTel context (unless otelContext says "separate"):
+    // there is a bridge to see what other instrumentations record inside them.
+    registry().bridged = true;
+    this.keep = options.keep;
+    const { metricCollection, llmTestCase } = options;
+    this.evaluation = metricCollection !== undefined || llmTestCase !== undefined ? { metricCollection, llmTestCase } : undefined;
+  }
+
+  onStart(span: Span, parentContext: Context): void {
+    try {
+      // Our own spans (observe(), integrations) reach the service through our own provider.
+      if (getSpanData(span)) return;
+      const parent = span.parentSpanContext ? otelTrace.getSpan(parentContext) : undefined;
+      // Under a trace we refused (sampled out, or maxOpenTraces): refused with it.
+      if (parent && this.refused.has(parent)) {
+        this.refused.add(span);
+        return;
+      }
+      const rt = runtimeFor(parent);
+      if (!rt) return;
+      declareForeignSlots(span);
+      // A span under a remote evaltrace caller's span joins the caller's trace (remote-parent.ts).
+      if (!this.isKnownParent(rt, span, parent) && !hasJoinableRemoteParent(span)) {
+        // The local root of a trace for us (its parent, if any, is in another process or
+        // untracked): sampled and admitted like any new trace, and a root on the wire.
+        const rate = rt.options.sampleRate;
+        if ((rate < 1 && Math.random() >= rate) || !rt.assembler.admitNewTrace()) {
+          this.refused.add(span);
+          return;
+        }
+        setParentOverride(span, null);
+      }
+      setOwner(span, rt);
+      (span as unknown as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT] = rt;
+      if (this.evaluation) setForeignEvaluation(span, this.evaluation);
+      rt.assembler.onStart(span, parentContext);
+      rememberScopedDefaults(rt, span, parentContext);
+    } catch {
+      // Never break the app's tracing pipeline.
+    }
+  }
+
+  /**
+   * Whether a span's parent belongs to a trace evaltrace records: a span we track (our own or
+   * one this processor saw), or one still open in the trace's record (instrumentations may pass
+   * the parent as a bare span context).
+   */
+  private isKnownParent(rt: Runtime, span: Span, parent: object | undefined): boolean {
+    const parentId = span.parentSpanContext?.spanId;
+    if (!parentId) return false;
+    if (parent && ownerOf(parent) === rt) return true;
+    return rt.assembler.isOpen(span.spanContext().traceId, parentId);
+  }
+
+  onEnd(span: ReadableSpan): void {
+    try {
+      const rt = (span as unknown as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT];
+      if (!rt) return;
+      const type = this.decide(span);
+      if (type === undefined && parentSpanIdOf(span) === undefined) {
+        // The local root: kept (named after itself) when anything under it is, else let go;
+        // decided once nothing under it runs any more.
+        forgetLogs(span.spanContext().spanId);
+        rt.assembler.onEndLocalRoot(span, () => setForeignType(span, "base"));
+        return;
+      }
+      if (type === undefined) {
+        forgetLogs(span.spanContext().spanId);
+        rt.assembler.onEndTransparent(span);
+        return;
+      }
+      setForeignType(span, type);
+      keepLogs(span);
+      rt.assembler.onEnd(span);
+    } catch {
+      // Never break the app's tracing pipeline.
+    }
+  }
+
+  /** The span's type in our traces, or undefined to leave it out. */
+  private decide(span: ReadableSpan): SpanType | undefined {
+    const mapped = interpret(finishedSpan(span));
+    if (!this.keep) return mapped?.type;
+    let kept = false;
+    try {
+      kept = this.keep(span);
+    } catch {
+      kept = false;
+    }
+    return kept ? (mapped?.type ?? "base") : undefined;
+  }
+
+  async forceFlush(): Promise<void> {
+    // The app's provider flushing (a serverless handler's end, say) delivers ours too.
+    await Promise.all(allRuntimes().map((rt) => rt.exporter.flush()));
+  }
+
+  async shutdown(): Promise<void> {}
+}

@@ -1,0 +1,20 @@
+/**
+ * `evaltrace/fakes`: fake model servers for tests and examples, speaking enough of the OpenAI,
+ * Anthropic and Google GenAI HTTP APIs that the official SDKs (and their own helpers) work
+ * against them unmodified. Each starts on a free loopback port and records what it was sent.
+ * Neither the SDK nor the emulator imports this subpath: it exists for code that tests them.
+ *
+ * @example
+ * import { startFakeOpenAI } from "evaltrace/fakes";
+ * const fake = await startFakeOpenAI();
+ * // new OpenAI({ baseURL: fake.url, apiKey: "test" }), then fake.requests holds what it was sent
+ * await fake.close();
+ */
+export type { FakeAnthropic } from "./anthropic.js";
+export { startFakeAnthropic } from "./anthropic.js";
+export type { FakeGoogleGenAI } from "./google.js";
+export { startFakeGoogleGenAI } from "./google.js";
+export type { FakeFailure, FakeModelServer, FakeRequest } from "./http.js";
+export { FAKE_REPLY } from "./model.js";
+export type { FakeOpenAI } from "./openai.js";
+export { startFakeOpenAI } from "./openai.js";

@@ -1,6 +1,0 @@
-/**
- * `evaltrace/mcp`: tool spans for the Model Context Protocol SDK (`@modelcontextprotocol/sdk`),
- * on the client side (`callTool`) and the server side (an `McpServer`'s tool handlers).
- */
-export { instrumentMcpClient, type McpClientLike } from "./mcp/client.js";
-export { instrumentMcpServer, type McpServerLike } from "./mcp/server.js";

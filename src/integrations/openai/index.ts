@@ -1,0 +1,253 @@
+import { context } from "@opentelemetry/api";
+import { readConversation, toolsCalled } from "../../semconv/messages.js";
+import type { FoundToolCall, Message } from "../../semconv/types.js";
+import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
+import { messageText } from "../../spans/message-text.js";
+import type { JsonValue } from "../../spans/serialize.js";
+import { buildTestCase, type LlmTestCaseOption } from "../../spans/test-case.js";
+import { type CallResult, tapOpenAIStream, type Usage } from "./stream.js";
+
+/** Options of {@link wrapOpenAI}. */
+export interface WrapOpenAIOptions {
+  /** Span name. @default "openai.chat.completions", "openai.responses" or "openai.embeddings" */
+  name?: string;
+  /** Single-turn metric collection that evaluates each call online. */
+  metricCollection?: string;
+  /**
+   * The test case of the online evaluation. `true` (the default when `metricCollection` is set)
+   * uses the last user message as `input` and the reply as `actualOutput`; a function builds it.
+   */
+  llmTestCase?: LlmTestCaseOption;
+}
+
+/** The three endpoints that reach a model; every helper of the SDK goes through their `create`. */
+type Api = "chat" | "responses" | "embeddings";
+
+const WRAPPED = Symbol.for("evaltrace.openai.wrapped");
+const spanNames: Record<Api, string> = { chat: "openai.chat.completions", responses: "openai.responses", embeddings: "openai.embeddings" };
+
+/**
+ * Instruments an OpenAI client in place: every call that reaches a model is one llm span
+ * (model, messages with tool calls and tool results, output, tool calls as `toolsCalled`, token
+ * counts), whichever method made it: `chat.completions.create` / `.parse` / `.stream` /
+ * `.runTools`, `responses.create` / `.parse` / `.stream`, `embeddings.create`, streamed or not;
+ * a stream's span ends when the app has consumed it. The client stays the very same object: the
+ * methods return the SDK's own promises (`.withResponse()`, `.asResponse()` work, and nothing
+ * reads a body the app did not ask for), errors are the SDK's own at the same moment, `#private`
+ * members and `withOptions()` work. Wrapping twice changes nothing.
+ *
+ * @example
+ * import OpenAI from "openai";
+ * import { wrapOpenAI } from "evaltrace/openai";
+ * const openai = wrapOpenAI(new OpenAI(), { metricCollection: "answers" });
+ */
+export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptions = {}): T {
+  try {
+    const c = client as { [WRAPPED]?: boolean; chat?: { completions?: object }; responses?: object; embeddings?: object; withOptions?: unknown };
+    if (c[WRAPPED]) return client;
+    instrument(c.chat?.completions, "chat", options);
+    instrument(c.responses, "responses", options);
+    instrument(c.embeddings, "embeddings", options);
+    const withOptions = c.withOptions;
+    if (typeof withOptions === "function") {
+      // A client derived with other options (openai 7) is instrumented the same way.
+      Object.defineProperty(client, "withOptions", {
+        configurable: true,
+        writable: true,
+        value(this: unknown, ...args: unknown[]) {
+          return wrapOpenAI((withOptions as (...a: unknown[]) => object).apply(this, args), options);
+        },
+      });
+    }
+    Object.defineProperty(client, WRAPPED, { value: true });
+  } catch {
+    // A client of an unexpected shape stays as it was.
+  }
+  return client;
+}
+
+/** Puts the span-making `create` on this resource object itself (its class is left alone). */
+function instrument(resource: object | undefined, api: Api, options: WrapOpenAIOptions): void {
+  if (!resource || typeof resource !== "object") return;
+  const original = (resource as { create?: unknown }).create;
+  if (typeof original !== "function" || (original as { [WRAPPED]?: boolean })[WRAPPED]) return;
+  const create = function create(this: unknown, ...args: unknown[]): unknown {
+    const span = startCall(api, args[0], options);
+    if (!span) return (original as (...a: unknown[]) => unknown).apply(this, args);
+    let result: unknown;
+    try {
+      result = context.with(span.span.context, () => (original as (...a: unknown[]) => unknown).apply(this, args));
+    } catch (err) {
+      span.span.fail(err);
+      throw err;
+    }
+    observeCall(result, span);
+    return result;
+  };
+  Object.defineProperty(create, WRAPPED, { value: true });
+  Object.defineProperty(resource, "create", { configurable: true, writable: true, value: create });
+}
+
+interface Call {
+  span: ManualSpan;
+  api: Api;
+  input: Message[];
+  streaming: boolean;
+  options: WrapOpenAIOptions;
+}
+
+/** Opens the call's span; never throws (a request the SDK will refuse is the SDK's to refuse). */
+function startCall(api: Api, params: unknown, options: WrapOpenAIOptions): Call | undefined {
+  try {
+    const p = (params && typeof params === "object" ? params : {}) as Record<string, unknown>;
+    const input = api === "chat" ? chatInput(p) : api === "responses" ? responsesInput(p) : embeddingInput(p);
+    const span = openSpan(options.name ?? spanNames[api], "llm", { model: p.model, provider: "OpenAI" }, input);
+    if (!span) return undefined;
+    span.setIntegration("OpenAI");
+    if (options.metricCollection) span.set({ metricCollection: options.metricCollection });
+    return { span, api, input, streaming: p.stream === true, options };
+  } catch {
+    return undefined;
+  }
+}
+
+type PromiseParts = { parseResponse?: unknown; responsePromise?: unknown; asResponse?: unknown };
+
+/**
+ * Watches the SDK's own promise without changing it or reading anything the app does not: the
+ * parsed result is seen where the SDK parses it (`parseResponse`, used by `then`, `withResponse`
+ * and every helper's `_thenUnwrap`), failures on the raw response promise, and a call whose app
+ * only takes the raw `Response` (`asResponse`) ends without output.
+ */
+function observeCall(result: unknown, call: Call): void {
+  try {
+    const p = result as PromiseParts & object;
+    let ended = false;
+    const end = (r: CallResult) => {
+      if (ended) return;
+      ended = true;
+      finish(call, r);
+    };
+    const fail = (err: unknown) => {
+      if (ended) return;
+      ended = true;
+      call.span.fail(err);
+    };
+    if (typeof p?.parseResponse === "function") {
+      const parseResponse = p.parseResponse as (...a: unknown[]) => unknown;
+      Object.defineProperty(p, "parseResponse", {
+        configurable: true,
+        writable: true,
+        value(this: unknown, ...args: unknown[]) {
+          const parsed = parseResponse.apply(this, args);
+          void Promise.resolve(parsed).then(
+            (value) => {
+              if (call.streaming && isAsyncIterable(value)) tapOpenAIStream(value, call.api, end, fail, call.span);
+              else end(readResult(call.api, value));
+            },
+            fail,
+          );
+          return parsed;
+        },
+      });
+    }
+    if (p?.responsePromise && typeof (p.responsePromise as Promise<unknown>).then === "function") {
+      (p.responsePromise as Promise<unknown>).then(undefined, fail);
+    }
+    if (typeof p?.asResponse === "function") {
+      const asResponse = p.asResponse as (...a: unknown[]) => Promise<unknown>;
+      Object.defineProperty(p, "asResponse", {
+        configurable: true,
+        writable: true,
+        value(this: unknown, ...args: unknown[]) {
+          const response = asResponse.apply(this, args);
+          // The app reads the body itself: the span ends with what the headers say.
+          void Promise.resolve(response).then(() => setTimeout(() => end({ output: "", toolCalls: [] }), 0), fail);
+          return response;
+        },
+      });
+    }
+    if (typeof p?.parseResponse !== "function" && typeof (p as { then?: unknown })?.then === "function") {
+      // Not the SDK's APIPromise (an older or mocked SDK): observe the settlement on the side.
+      void (p as Promise<unknown>).then((value) => (call.streaming && isAsyncIterable(value) ? tapOpenAIStream(value, call.api, end, fail, call.span) : end(readResult(call.api, value))), fail);
+    }
+  } catch (err) {
+    call.span.fail(err);
+  }
+}
+
+function finish(call: Call, r: CallResult): void {
+  const fields: Record<string, unknown> = {};
+  if (typeof r.model === "string") fields.model = r.model;
+  const inTokens = r.usage?.prompt_tokens ?? r.usage?.input_tokens;
+  const outTokens = r.usage?.completion_tokens ?? r.usage?.output_tokens;
+  if (inTokens !== undefined) fields.inputTokenCount = inTokens;
+  if (outTokens !== undefined) fields.outputTokenCount = outTokens;
+  const calls = toolsCalled(r.toolCalls);
+  if (calls) fields.toolsCalled = calls;
+  const testCase = buildTestCase(call.options.llmTestCase, call.options.metricCollection, call.input, r.output);
+  if (testCase) fields.llmTestCase = testCase;
+  call.span.set(fields);
+  call.span.end(r.output);
+}
+
+/** Chat messages as the service reads them: tool calls and tool results included. */
+function chatInput(params: Record<string, unknown>): Message[] {
+  return readConversation((Array.isArray(params.messages) ? params.messages : []) as JsonValue)?.messages ?? [];
+}
+
+/** A Responses request: `instructions` as the system message, then `input` (text or items). */
+function responsesInput(params: Record<string, unknown>): Message[] {
+  const out: Message[] = [];
+  if (typeof params.instructions === "string") out.push({ role: "system", content: params.instructions });
+  const input = params.input;
+  if (typeof input === "string") out.push({ role: "user", content: input });
+  else if (Array.isArray(input)) {
+    for (const item of input as Record<string, unknown>[]) {
+      if (item?.type === "function_call_output") out.push({ role: "tool", content: messageText(item.output) });
+      else if (item?.type === "function_call") out.push({ role: "assistant", content: `${String(item.name)}(${String(item.arguments ?? "")})` });
+      else out.push({ role: String(item?.role ?? "user"), content: messageText(item?.content) });
+    }
+  }
+  return out;
+}
+
+function embeddingInput(params: Record<string, unknown>): Message[] {
+  const input = params.input;
+  const texts = Array.isArray(input) ? input : [input];
+  return [{ role: "user", content: texts.map((t) => (typeof t === "string" ? t : messageText(t))).join("\n") }];
+}
+
+/** What a parsed response says: text, tool calls, model and usage, for each endpoint. */
+function readResult(api: Api, value: unknown): CallResult {
+  const r = (value ?? {}) as Record<string, unknown>;
+  const model = r.model;
+  const usage = r.usage as Usage | undefined;
+  if (api === "embeddings") {
+    const data = Array.isArray(r.data) ? r.data : [];
+    return { output: `[${data.length} embedding(s)]`, model, usage, toolCalls: [] };
+  }
+  if (api === "chat") {
+    const message = (r.choices as { message?: Record<string, unknown> }[] | undefined)?.[0]?.message;
+    const read = readConversation([{ role: "assistant", content: (message?.content ?? "") as JsonValue, tool_calls: (message?.tool_calls ?? []) as JsonValue }]);
+    return { output: read?.messages[0]?.content ?? "", model, usage, toolCalls: read?.toolCalls ?? [] };
+  }
+  const items = (Array.isArray(r.output) ? r.output : []) as Record<string, unknown>[];
+  const toolCalls: FoundToolCall[] = [];
+  const parts: string[] = [];
+  for (const item of items) {
+    if (item.type === "function_call") {
+      const read = readConversation([{ role: "assistant", content: [{ type: "function_call", name: item.name as JsonValue, arguments: item.arguments as JsonValue }] }]);
+      toolCalls.push(...(read?.toolCalls ?? []));
+      parts.push(read?.messages[0]?.content ?? "");
+    } else if (Array.isArray(item.content)) {
+      for (const c of item.content as Record<string, unknown>[]) if (typeof c.text === "string") parts.push(c.text);
+    }
+  }
+  const text = typeof r.output_text === "string" && r.output_text ? r.output_text : parts.join("");
+  return { output: text, model, usage, toolCalls };
+}
+
+function isAsyncIterable(v: unknown): v is AsyncIterable<unknown> {
+  return v !== null && typeof v === "object" && typeof (v as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
+}

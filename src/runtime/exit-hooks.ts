@@ -1,0 +1,90 @@
+import type { Registry } from "./registry.js";
+import { allRuntimes } from "./registry.js";
+
+type Listener = (...args: unknown[]) => void;
+type Proc = {
+  on(event: string, listener: Listener): unknown;
+  removeListener(event: string, listener: Listener): unknown;
+  listeners(event: string): Listener[];
+  kill(pid: number, signal: string): unknown;
+  pid: number;
+};
+
+/** Marks our own listeners, so that those of every evaltrace copy are told from the app's. */
+const OURS = Symbol.for("evaltrace.exitHook");
+
+function ours(listener: Listener): Listener {
+  (listener as { [OURS]?: boolean })[OURS] = true;
+  return listener;
+}
+
+function appListeners(proc: Proc, event: string): number {
+  return proc.listeners(event).filter((l) => !(l as { [OURS]?: boolean })[OURS]).length;
+}
+
+/**
+ * Delivers on the way out, once per process:
+ * - `beforeExit` (the loop ran dry: the app ended without `flush()`): traces still open can no
+ *   longer end, so they are sent as they stand, then everything is flushed; the flush keeps the
+ *   process alive until delivered or `shutdownTimeoutMillis`.
+ * - SIGTERM / SIGINT with no handler of the app: shut down (running work gets half the budget
+ *   to end), then the signal is re-raised so that the process ends as it would have.
+ * - SIGTERM / SIGINT with the app's own handler: the app decides when to exit. What has finished
+ *   is flushed and recording goes on, so that the app's own `await flush()` after draining its
+ *   requests delivers them too.
+ * - `exit` (process.exit(), or the end after a flush that timed out): nothing can be sent any
+ *   more; one warning says how many traces are left behind.
+ */
+export function installExitHooks(reg: Registry): void {
+  if (reg.hooksInstalled) return;
+  const proc = (globalThis as { process?: Proc }).process;
+  if (!proc || typeof proc.on !== "function" || typeof proc.listeners !== "function") return;
+  if (!reg.current?.options.registerExitHooks) return;
+  reg.hooksInstalled = true;
+  // Hooks are installed once per process; the current configure() says whether they act.
+  const wanted = () => reg.current?.options.registerExitHooks === true;
+  const flushedAt = new WeakMap<object, number>();
+  proc.on(
+    "beforeExit",
+    ours(() => {
+      if (!wanted()) return;
+      for (const live of allRuntimes()) {
+        if (live.isShutdown) continue;
+        live.assembler.forceEndAll("exit");
+        // Once per new batch of work: a flush that timed out must not be retried forever.
+        if (!live.exporter.hasPendingWork || flushedAt.get(live) === live.exporter.handedOff) continue;
+        flushedAt.set(live, live.exporter.handedOff);
+        void live.exporter.flush(live.options.shutdownTimeoutMillis);
+      }
+    }),
+  );
+  proc.on(
+    "exit",
+    ours(() => {
+      const runtimes = allRuntimes();
+      const left = runtimes.reduce((n, rt) => n + rt.assembler.openTraces, 0);
+      if (left === 0 || !reg.current) return;
+      reg.current.logger.warn(
+        `the process exited with ${left} trace(s) not delivered: process.exit() ends a process at once and nothing can be sent after it. ` +
+          "Await flush() (or shutdown()) before process.exit().",
+      );
+    }),
+  );
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    const onSignal = ours(() => {
+      const runtimes = allRuntimes();
+      if (appListeners(proc, signal) > 0) {
+        if (!wanted()) return;
+        for (const live of runtimes) if (!live.isShutdown) void live.exporter.flush(live.options.shutdownTimeoutMillis);
+        return;
+      }
+      const done = wanted() ? Promise.all(runtimes.map((rt) => rt.shutdown())) : Promise.resolve();
+      void done.finally(() => {
+        proc.removeListener(signal, onSignal);
+        // Re-raised only when no listener is left, so Node's default (exit by the signal) runs.
+        if (proc.listeners(signal).length === 0) proc.kill(proc.pid, signal);
+      });
+    });
+    proc.on(signal, onSignal);
+  }
+}

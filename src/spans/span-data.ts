@@ -1,0 +1,140 @@
+import type { HrTime, Span } from "@opentelemetry/api";
+import type { SpanType } from "../protocol/types.js";
+import type { JsonValue } from "./serialize.js";
+
+/**
+ * What evaltrace knows about one of its spans beyond OTel attributes: captured values already
+ * made JSON-safe (so later mutation by the app cannot change them), and the type's fields.
+ */
+export interface SpanData {
+  type: SpanType;
+  input?: JsonValue;
+  output?: JsonValue;
+  /** Set once `updateCurrentSpan({ output })` ran, so the return value does not overwrite it. */
+  outputPinned?: boolean;
+  /** Set once `updateCurrentSpan({ input })` ran: the input is the app's own, not the captured arguments. */
+  inputPinned?: boolean;
+  /** How many arguments the observed function got (the captured input is their list when more than one). */
+  argumentCount?: number;
+  metadata?: { [key: string]: JsonValue };
+  /** Type fields, test-case fields, metricCollection and llmTestCase, JSON-safe. */
+  fields: { [key: string]: JsonValue };
+  /** Set when the span is ended, so late updates are ignored like OTel ignores them. */
+  ended?: boolean;
+}
+
+// A symbol-keyed property on the span itself: cheaper than a WeakMap, and gone with the span.
+// Symbol.for: the ESM and CommonJS copies of the package must read what the other wrote.
+export const SPAN_DATA: unique symbol = Symbol.for("evaltrace.spanData") as typeof SPAN_DATA;
+
+/** Attribute that marks our spans and carries their type for any other OTel exporter. */
+export const SPAN_TYPE_ATTRIBUTE = "evaltrace.span.type";
+
+export function setSpanData(span: Span | object, data: SpanData): void {
+  (span as { [SPAN_DATA]?: SpanData })[SPAN_DATA] = data;
+}
+
+export function getSpanData(span: Span | object): SpanData | undefined {
+  return (span as { [SPAN_DATA]?: SpanData })[SPAN_DATA];
+}
+
+const PARENT = Symbol.for("evaltrace.parentOverride");
+
+/**
+ * Overrides a span's parent for our traces: the span id of its nearest kept ancestor, or null
+ * for a root. Set by the span processor for foreign spans whose parents were left out.
+ */
+export function setParentOverride(span: object, parentSpanId: string | null): void {
+  (span as { [PARENT]?: string | null })[PARENT] = parentSpanId;
+}
+
+/** The parent span id to use for a span in our traces (undefined for a root). */
+export function parentSpanIdOf(span: { parentSpanContext?: { spanId: string } | undefined }): string | undefined {
+  const override = (span as { [PARENT]?: string | null })[PARENT];
+  if (override !== undefined) return override ?? undefined;
+  return span.parentSpanContext?.spanId;
+}
+
+const START_FLOOR = Symbol.for("evaltrace.startFloor");
+
+/**
+ * Marks a span of another instrumentation that says it started before its parent (a clock of
+ * whole milliseconds, as LangChain's runs have): it is sent as starting with its parent, as the
+ * service requires (spec 4.6 rule 4). The span itself is left as it is.
+ */
+export function setStartFloor(span: object, parentStart: HrTime): void {
+  (span as { [START_FLOOR]?: HrTime })[START_FLOOR] = parentStart;
+}
+
+/** When a span is sent as starting: its own start, or its parent's where that is later. */
+export function sentStartOf(span: { startTime: HrTime }): HrTime {
+  return (span as { [START_FLOOR]?: HrTime })[START_FLOOR] ?? span.startTime;
+}
+
+const EVAL = Symbol.for("evaltrace.evaluation");
+
+/** Online-evaluation settings for a foreign llm span, applied when it is mapped. */
+export interface ForeignEvaluation {
+  metricCollection?: string;
+  llmTestCase?: boolean | ((call: { input: string; output: string }) => { input: string; actualOutput: string } | undefined);
+}
+
+export function setForeignEvaluation(span: object, evaluation: ForeignEvaluation): void {
+  (span as { [EVAL]?: ForeignEvaluation })[EVAL] = evaluation;
+}
+
+export function getForeignEvaluation(span: object): ForeignEvaluation | undefined {
+  return (span as { [EVAL]?: ForeignEvaluation })[EVAL];
+}
+
+export const SPAN_OWNER: unique symbol = Symbol.for("evaltrace.owner") as typeof SPAN_OWNER;
+
+/**
+ * Marks the runtime that records a span: its descendants go to the same runtime, even after a
+ * `configure()` replaced it, so that a running trace is never split between two.
+ */
+export function setOwner(span: object, owner: object): void {
+  (span as { [SPAN_OWNER]?: object })[SPAN_OWNER] = owner;
+}
+
+/** The runtime that records a span, when it is one of ours. */
+export function ownerOf(span: object): object | undefined {
+  return (span as { [SPAN_OWNER]?: object })[SPAN_OWNER];
+}
+
+const DECISION = Symbol.for("evaltrace.foreignType");
+
+/** The type a foreign span was given when it ended (the bridge's decision; its fields are read again when it is sent). */
+export function setForeignType(span: object, type: SpanType): void {
+  (span as { [DECISION]?: SpanType })[DECISION] = type;
+}
+
+export function getForeignType(span: object): SpanType | undefined {
+  return (span as { [DECISION]?: SpanType })[DECISION];
+}
+
+/** The runtime that saw a span of another instrumentation start, so its end goes to the same one whatever configure() did (evaltrace-span-processor.ts). */
+export const TRACKED_SLOT = Symbol.for("evaltrace.tracked");
+/** Where a span of another instrumentation keeps the scoped defaults it started under (scoped-defaults.ts). */
+export const SCOPED_DEFAULTS_SLOT = Symbol.for("evaltrace.scopedDefaults");
+/** Where a kept span of another instrumentation holds its GenAI log records (semconv/log-records.ts). */
+export const LOG_RECORDS_SLOT = Symbol.for("evaltrace.logRecords");
+
+/** Every slot the bridge may set on a span of another instrumentation, in the order they are made. */
+const FOREIGN_SLOTS: readonly symbol[] = [PARENT, SPAN_OWNER, TRACKED_SLOT, EVAL, START_FLOOR, SCOPED_DEFAULTS_SLOT, DECISION, LOG_RECORDS_SLOT];
+
+/**
+ * Makes every slot the bridge may set on a span of another instrumentation, unset, in one order,
+ * before any is set. Set as needed, they would give the span class one shape per combination and
+ * order (a local root, a span with a start floor, one with scoped defaults ...): the code that
+ * reads them would see several, and each shape no kept span has would be forgotten by V8 at a
+ * full GC, with the code built on it (kept-shapes.ts). A slot another copy of the package made
+ * is left as it is.
+ */
+export function declareForeignSlots(span: object): void {
+  const slots = span as { [key: symbol]: unknown };
+  for (let i = 0; i < FOREIGN_SLOTS.length; i++) {
+    const slot = FOREIGN_SLOTS[i]!;
+    if (!(slot in slots)) slots[slot] = undefined;
+  }
+}
