@@ -40,6 +40,29 @@ describe("the built package (npm test builds it first)", () => {
   });
 
   it("ships type declarations for both", () => {
-    for (const f of ["index.d.ts", "index.d.cts", "devserver.d.ts", "devserver.d.cts"]) expect(existsSync(`${root}/dist/${f}`)).toBe(true);
+    for (const f of ["index.d.ts", "index.d.cts", "devserver.d.ts", "devserver.d.cts", "fakes.d.ts", "fakes.d.cts"]) expect(existsSync(`${root}/dist/${f}`)).toBe(true);
   });
+
+  // A fake answers through evaltrace/fakes in both formats; evaltrace/devserver's deprecated
+  // re-exports are the very same functions.
+  const fakeProgram = (load: string) => `${load}
+(async () => {
+  const fake = await fakes.startFakeOpenAI();
+  const res = await fetch(fake.url + "/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }) });
+  const body = await res.json();
+  await fake.close();
+  const same = ["startFakeOpenAI", "startFakeAnthropic", "startFakeGoogleGenAI", "FAKE_REPLY"].every((k) => devserver[k] === fakes[k]);
+  console.log(JSON.stringify({ reply: body.choices[0].message.content === fakes.FAKE_REPLY, requests: fake.requests.length, same }));
+})();
+`;
+
+  for (const [format, args, load] of [
+    ["require() (CommonJS)", [], `const fakes = require("evaltrace/fakes"); const devserver = require("evaltrace/devserver");`],
+    ["import (ESM)", ["--input-type=module"], `import * as fakes from "evaltrace/fakes"; import * as devserver from "evaltrace/devserver";`],
+  ] as const) {
+    it(`evaltrace/fakes answers with ${format}, and evaltrace/devserver re-exports the same fakes`, () => {
+      const out = execFileSync(process.execPath, [...args, "-e", fakeProgram(load)], { cwd: root, encoding: "utf8" });
+      expect(JSON.parse(out)).toEqual({ reply: true, requests: 1, same: true });
+    });
+  }
 });

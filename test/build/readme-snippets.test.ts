@@ -1,18 +1,20 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../helpers/child.js";
 
-// Every ```ts block of the README type-checks as written, against the built package (imported by
+// Every ```ts block of the README and of docs/*.md type-checks as written, against the built package (imported by
 // its name, through its exports map, as a user's project would), under strict TypeScript. What a
 // snippet leaves to the reader (`goldens`, `handle`, ...) is declared once in readme-prelude.d.ts.
 
-const readme = readFileSync(join(packageRoot, "README.md"), "utf8");
+const docsDir = join(packageRoot, "docs");
+const docs = existsSync(docsDir) ? readdirSync(docsDir).filter((f) => f.endsWith(".md")).sort() : [];
+const readme = [join(packageRoot, "README.md"), ...docs.map((f) => join(docsDir, f))].map((f) => readFileSync(f, "utf8")).join("\n");
 const snippets = [...readme.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m) => m[1] ?? "");
 const dir = join(packageRoot, "test-artifacts", "readme-snippets");
 
-describe("README", () => {
+describe("README and docs/", () => {
   it("has TypeScript snippets", () => {
     expect(snippets.length).toBeGreaterThan(10);
   });

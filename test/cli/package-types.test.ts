@@ -15,14 +15,18 @@ const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 const program = `
 import { configure, observe, flush } from "evaltrace";
 import { startDevServer, type DevServer } from "evaltrace/devserver";
+import { startFakeOpenAI, type FakeOpenAI } from "evaltrace/fakes";
 import type { wrapOpenAI } from "evaltrace/openai";
 const run = async (): Promise<DevServer> => startDevServer({ port: 0 });
 const answer = observe({ type: "llm", model: "gpt-4o", name: "answer" }, async function answer(q: string) { return q; });
 configure({ apiKey: "k" });
-void run; void answer; void flush; type _ = typeof wrapOpenAI;
+const fake = async (): Promise<FakeOpenAI> => startFakeOpenAI();
+void run; void answer; void flush; void fake; type _ = typeof wrapOpenAI;
 // A wrong type is caught: the declarations were really read (not any).
 // @ts-expect-error port is a number
 startDevServer({ port: "80" });
+// @ts-expect-error the fake takes no arguments
+startFakeOpenAI(1);
 `;
 
 /** Settings per moduleResolution: module kind and the source file's extension. */
