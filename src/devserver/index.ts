@@ -2,23 +2,23 @@ import * as fakes from "../fakes/index.js";
 
 // The fake model servers moved to `evaltrace/fakes`; these re-exports stay for one minor.
 /** @deprecated Import it from `evaltrace/fakes`. */
-export type FakeAnthropic = fakes.FakeAnthropic;
+export interface FakeAnthropic extends fakes.FakeAnthropic {}
 /** @deprecated Import it from `evaltrace/fakes`. */
 export const startFakeAnthropic: typeof fakes.startFakeAnthropic = fakes.startFakeAnthropic;
 /** @deprecated Import it from `evaltrace/fakes`. */
-export type FakeGoogleGenAI = fakes.FakeGoogleGenAI;
+export interface FakeGoogleGenAI extends fakes.FakeGoogleGenAI {}
 /** @deprecated Import it from `evaltrace/fakes`. */
 export const startFakeGoogleGenAI: typeof fakes.startFakeGoogleGenAI = fakes.startFakeGoogleGenAI;
 /** @deprecated Import it from `evaltrace/fakes`. */
-export type FakeFailure = fakes.FakeFailure;
+export interface FakeFailure extends fakes.FakeFailure {}
 /** @deprecated Import it from `evaltrace/fakes`. */
-export type FakeModelServer = fakes.FakeModelServer;
+export interface FakeModelServer extends fakes.FakeModelServer {}
 /** @deprecated Import it from `evaltrace/fakes`. */
-export type FakeRequest = fakes.FakeRequest;
+export interface FakeRequest extends fakes.FakeRequest {}
 /** @deprecated Import it from `evaltrace/fakes`. */
 export const FAKE_REPLY: typeof fakes.FAKE_REPLY = fakes.FAKE_REPLY;
 /** @deprecated Import it from `evaltrace/fakes`. */
-export type FakeOpenAI = fakes.FakeOpenAI;
+export interface FakeOpenAI extends fakes.FakeOpenAI {}
 /** @deprecated Import it from `evaltrace/fakes`. */
 export const startFakeOpenAI: typeof fakes.startFakeOpenAI = fakes.startFakeOpenAI;
 

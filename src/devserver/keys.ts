@@ -29,6 +29,14 @@ export function isExpired(key: KeyRecord, now: number): boolean {
   return key.expiresAt !== null && now >= key.expiresAt;
 }
 
+/** Whether `value` is a live project key (its value, or the new one of a pending rotation). */
+export function isProjectKey(state: State, value: string, now: number): boolean {
+  return state.keys.some((k) => {
+    settle(k, now);
+    return k.scope === "project" && k.valid && !isExpired(k, now) && (k.value === value || k.shadowValue === value);
+  });
+}
+
 /** Creates a key. */
 export function createKey(
   state: State,

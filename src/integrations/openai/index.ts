@@ -7,6 +7,8 @@ import type { JsonValue } from "../../spans/serialize.js";
 import { buildTestCase, type LlmTestCaseOption } from "../../spans/test-case.js";
 import { type CallResult, tapOpenAIStream, type Usage } from "./stream.js";
 
+export type { CallResult, Usage };
+
 /** Options of {@link wrapOpenAI}. */
 export interface WrapOpenAIOptions {
   /** Span name. @default "openai.chat.completions", "openai.responses" or "openai.embeddings" */
