@@ -4,23 +4,14 @@ import type { Runtime } from "../runtime/runtime.js";
 import { runtimeFor } from "../runtime/configure.js";
 import { finishedSpan } from "../semconv/finished.js";
 import { interpret } from "../semconv/interpret.js";
-import { forgetLogs, keepLogs } from "../semconv/log-records.js";
+import { takeLogs } from "../semconv/log-records.js";
+import type { Mapped } from "../semconv/types.js";
 import { allRuntimes, registry } from "../runtime/registry.js";
 import { rememberScopedDefaults } from "../tracing/scoped-defaults.js";
 import type { LlmTestCase, SpanType } from "../protocol/types.js";
 import { hasJoinableRemoteParent } from "../spans/remote-parent.js";
-import {
-  declareForeignSlots,
-  type ForeignEvaluation,
-  getSpanData,
-  ownerOf,
-  parentSpanIdOf,
-  setForeignEvaluation,
-  setForeignType,
-  setOwner,
-  setParentOverride,
-  TRACKED_SLOT,
-} from "../spans/span-data.js";
+import { declareForeignSlots, getSpanData, ownerOf, parentSpanIdOf, setForeignSource, setOwner, setParentOverride, TRACKED_SLOT } from "../spans/span-data.js";
+import { ForeignReader } from "./foreign-span.js";
 
 /** Options of {@link EvaltraceSpanProcessor}. */
 export interface EvaltraceSpanProcessorOptions {
@@ -43,17 +34,18 @@ export interface EvaltraceSpanProcessorOptions {
  * service's traces, in the same trace as the `observe()` spans around them. What each span is
  * (llm, tool, retriever, agent, base) and its fields are decided when it ends, from its final
  * attributes, events and correlated log records, by the semantic-convention tables in
- * `src/semconv/`. Spans no convention claims (HTTP, DB) are left out and their kept
- * descendants re-parent to the nearest kept ancestor; the trace's local root is kept (as a base
- * span named after it) whenever anything under it is, so a trace always has one root. Uses the
- * options of `configure()`.
+ * `src/semconv/`, read once then (bridge/foreign-span.ts). Spans no convention claims (HTTP, DB)
+ * are left out and their kept descendants re-parent to the nearest kept ancestor; the trace's
+ * local root is kept (as a base span named after it) whenever anything under it is, so a trace
+ * always has one root. Uses the options of `configure()`.
  *
  * @example
  * const provider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(otlp), new EvaltraceSpanProcessor()] });
  */
 export class EvaltraceSpanProcessor implements SpanProcessor {
   private readonly keep: ((span: ReadableSpan) => boolean) | undefined;
-  private readonly evaluation: ForeignEvaluation | undefined;
+  /** Reads the spans it tracks, with its online-evaluation settings. */
+  private readonly reader: ForeignReader;
   /** Local roots not recorded (sampled out, or over maxOpenTraces), and their descendants. */
   private readonly refused = new WeakSet<object>();
 
@@ -63,7 +55,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
     registry().bridged = true;
     this.keep = options.keep;
     const { metricCollection, llmTestCase } = options;
-    this.evaluation = metricCollection !== undefined || llmTestCase !== undefined ? { metricCollection, llmTestCase } : undefined;
+    this.reader = new ForeignReader(metricCollection !== undefined || llmTestCase !== undefined ? { metricCollection, llmTestCase } : undefined);
   }
 
   onStart(span: Span, parentContext: Context): void {
@@ -92,7 +84,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       }
       setOwner(span, rt);
       (span as unknown as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT] = rt;
-      if (this.evaluation) setForeignEvaluation(span, this.evaluation);
+      setForeignSource(span, this.reader);
       rt.assembler.onStart(span, parentContext);
       rememberScopedDefaults(rt, span, parentContext);
     } catch {
@@ -116,21 +108,22 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
     try {
       const rt = (span as unknown as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT];
       if (!rt) return;
-      const type = this.decide(span);
+      // Read once, here, from its final attributes, events and the log records it took with it.
+      const logs = takeLogs(span.spanContext().spanId);
+      const mapped = interpret(finishedSpan(span, logs));
+      const type = this.decide(span, mapped);
       if (type === undefined && parentSpanIdOf(span) === undefined) {
         // The local root: kept (named after itself) when anything under it is, else let go;
         // decided once nothing under it runs any more.
-        forgetLogs(span.spanContext().spanId);
-        rt.assembler.onEndLocalRoot(span, () => setForeignType(span, "base"));
+        const claimed = mapped !== undefined;
+        rt.assembler.onEndLocalRoot(span, () => this.keepRoot(span, claimed));
         return;
       }
       if (type === undefined) {
-        forgetLogs(span.spanContext().spanId);
         rt.assembler.onEndTransparent(span);
         return;
       }
-      setForeignType(span, type);
-      keepLogs(span);
+      this.reader.ended(span, type, mapped, logs);
       rt.assembler.onEnd(span);
     } catch {
       // Never break the app's tracing pipeline.
@@ -138,8 +131,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
   }
 
   /** The span's type in our traces, or undefined to leave it out. */
-  private decide(span: ReadableSpan): SpanType | undefined {
-    const mapped = interpret(finishedSpan(span));
+  private decide(span: ReadableSpan, mapped: Mapped | undefined): SpanType | undefined {
     if (!this.keep) return mapped?.type;
     let kept = false;
     try {
@@ -148,6 +140,15 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       kept = false;
     }
     return kept ? (mapped?.type ?? "base") : undefined;
+  }
+
+  /** A local root kept as its trace's root: read as a base span (called by the assembler, which it must not break). */
+  private keepRoot(span: ReadableSpan, claimed: boolean): void {
+    try {
+      this.reader.endedRoot(span, claimed);
+    } catch {
+      // Left to its reader: sent as it stands.
+    }
   }
 
   async forceFlush(): Promise<void> {

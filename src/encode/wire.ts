@@ -1,19 +1,12 @@
-import { applyScopedWireDefaults } from "../spans/scoped-fields.js";
 import { type HrTime, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanType } from "../protocol/types.js";
-import { type JsonValue, toJsonValue } from "../spans/serialize.js";
-import { type ForeignEvaluation, getForeignEvaluation, getForeignType, getSpanData, parentSpanIdOf, sentStartOf } from "../spans/span-data.js";
-import { keptShapes } from "../spans/kept-shapes.js";
+import type { JsonValue } from "../spans/serialize.js";
+import { foreignSpanData, getSpanData, parentSpanIdOf, sentStartOf } from "../spans/span-data.js";
 import { isLater } from "../spans/time.js";
 import { MAX_ERROR_CHARS, MAX_NAME_CHARS, truncateString } from "../spans/string-limits.js";
-import { buildTestCase } from "../spans/test-case.js";
-import { checkField, spanFieldRules } from "../spans/validate-fields.js";
-import { finishedSpan } from "../semconv/finished.js";
-import { interpret } from "../semconv/interpret.js";
 import { providerName } from "../semconv/providers.js";
 import { llmInputMessages } from "./llm-input.js";
-import { forgetLogs } from "../semconv/log-records.js";
 import { jsonText } from "./json-text.js";
 
 /**
@@ -89,29 +82,25 @@ export type SomeSpanLists = { [K in SpanListKey]?: WireSpan[] };
 export const NO_SPANS: WireSpan[] = Object.freeze([]) as unknown as WireSpan[];
 
 /**
- * Maps a finished OTel span to the service's span. Our own spans carry their data in the span
- * data store; spans of other instrumentations are mapped from their OpenTelemetry GenAI
- * (`gen_ai.*`) and Vercel AI SDK (`ai.*`) attributes. The parent is the span's own, or the
- * nearest kept ancestor the span processor set for it. Every string is bounded: the name by
- * MAX_NAME_CHARS, the error by MAX_ERROR_CHARS, values of foreign spans like captured values.
+ * Maps a finished OTel span to the service's span, from its span data: our own spans carry it
+ * from their start; a span of another instrumentation carries what the bridge read it as, by its
+ * semantic convention, when it ended (bridge/foreign-span.ts: OpenTelemetry GenAI `gen_ai.*`,
+ * Vercel AI SDK `ai.*` ...). The parent is the span's own, or the nearest kept ancestor the span
+ * processor set for it. Every string is bounded: the name by MAX_NAME_CHARS, the error by
+ * MAX_ERROR_CHARS, captured values (and the values of foreign spans, like them) when shaped.
  */
 export function toWireSpan(span: ReadableSpan): WireSpan {
   const ctx = span.spanContext();
-  const data = getSpanData(span);
-  // A foreign span is read by its semantic convention from its final attributes, events and log
-  // records; the type decided when it ended (a kept local root is a base span) wins.
-  const mapped = data ? undefined : interpret(finishedSpan(span));
-  if (!data) {
-    forgetLogs(ctx.spanId);
-    keptShapes.mappedSpan = mapped;
-  }
-  const type: SpanType = data?.type ?? getForeignType(span) ?? mapped?.type ?? "base";
+  const data = getSpanData(span) ?? foreignSpanData(span);
+  const type = data.type;
+  // Already shaped when read (input, output), its fields final (its test case stays as it is).
+  const foreign = data.foreign === true;
   const errored = span.status.code === SpanStatusCode.ERROR;
   // Made with the fields written by name, unset ones undefined (left out of the JSON), and the
   // symbol last (V8 keeps in the object itself only the fields a literal names before a computed
   // key): a span's usual fields fit in the object, with no property store grown as they are set.
   const wire: WireSpan = {
-    name: truncateString(typeof span.name === "string" ? span.name : String(span.name), MAX_NAME_CHARS),
+    name: data.name ?? truncateString(typeof span.name === "string" ? span.name : String(span.name), MAX_NAME_CHARS),
     type,
     status: errored ? "ERRORED" : "SUCCESS",
     error: errored ? errorText(span.status.message) : undefined,
@@ -119,32 +108,21 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
     output: undefined,
     [HEAD]: headOf(span, ctx.traceId, ctx.spanId),
   };
-  if (data) {
-    if (data.input !== undefined) {
-      wire.input = type === "llm" ? (llmInputMessages(data.input, data.inputPinned ? 1 : (data.argumentCount ?? 1)) as unknown as JsonValue) : shapeValue(type, data.input);
-    }
-    if (data.output !== undefined) wire.output = shapeValue(type, data.output, true);
-    if (data.metadata) wire.metadata = data.metadata;
-    const fields = data.fields;
-    // for-in, not Object.keys: most spans have no fields, and a keys array would be made for each.
-    for (const key in fields) if (Object.hasOwn(fields, key)) wire[key] = fields[key];
-    // Online evaluation reads the span's own input and output (the vendor SDKs put the test
-    // case there): the test case's, unless the app set them itself.
-    applyTestCase(wire, type, !data.inputPinned, !data.outputPinned);
-  } else {
-    // A span of another instrumentation (OpenTelemetry GenAI conventions, Vercel AI SDK).
-    const foreign = mapped && mapped.type === type ? mapped : { name: wire.name, fields: { integration: mapped?.integration ?? "OpenTelemetry" } as { [key: string]: JsonValue } };
-    wire.name = foreign.name;
-    const fields = foreign.fields;
-    // Parsed from attributes of any size: bounded like a captured value.
-    if (fields.input !== undefined) wire.input = shapeValue(type, toJsonValue(fields.input));
-    if (fields.output !== undefined) wire.output = shapeValue(type, toJsonValue(fields.output), true);
-    // Copied field by field, not through a rest object (a shape of its own, made per span).
-    for (const key in fields) if (key !== "input" && key !== "output" && Object.hasOwn(fields, key)) wire[key] = fields[key];
-    const evaluation = getForeignEvaluation(span);
-    if (evaluation && type === "llm") Object.assign(wire, foreignEvaluationFields(evaluation, wire));
-    applyScopedWireDefaults(span, type, wire);
+  if (data.input !== undefined) {
+    wire.input = foreign
+      ? data.input
+      : type === "llm"
+        ? (llmInputMessages(data.input, data.inputPinned ? 1 : (data.argumentCount ?? 1)) as unknown as JsonValue)
+        : shapeValue(type, data.input);
   }
+  if (data.output !== undefined) wire.output = foreign ? data.output : shapeValue(type, data.output, true);
+  if (data.metadata) wire.metadata = data.metadata;
+  const fields = data.fields;
+  // for-in, not Object.keys: most spans have no fields, and a keys array would be made for each.
+  for (const key in fields) if (Object.hasOwn(fields, key)) wire[key] = fields[key];
+  // Online evaluation reads the span's own input and output (the vendor SDKs put the test case
+  // there): the test case's, unless the app set them itself.
+  if (!foreign) applyTestCase(wire, type, !data.inputPinned, !data.outputPinned);
   if (typeof wire.provider === "string") wire.provider = providerName(wire.provider);
   if (type === "agent") {
     wire.availableTools ??= [];
@@ -206,32 +184,11 @@ function errorText(message: unknown): string {
 }
 
 /**
- * The online-evaluation fields of a foreign llm span, checked like those of our own spans. The
- * test case comes from the app's callback, which may throw or return anything: then there is
- * no test case, and the span still goes out.
- */
-function foreignEvaluationFields(evaluation: ForeignEvaluation, wire: WireSpan): { [key: string]: JsonValue } {
-  const out: { [key: string]: JsonValue } = {};
-  const collection = checkField(spanFieldRules.metricCollection!, evaluation.metricCollection, "metricCollection").value;
-  if (collection !== undefined) out.metricCollection = collection;
-  const messages = Array.isArray(wire.input) ? (wire.input as { role: string; content: string }[]) : [];
-  let testCase: unknown;
-  try {
-    testCase = buildTestCase(evaluation.llmTestCase, typeof collection === "string" ? collection : undefined, messages, typeof wire.output === "string" ? wire.output : "");
-  } catch {
-    testCase = undefined;
-  }
-  const checked = checkField(spanFieldRules.llmTestCase!, testCase, "llmTestCase").value;
-  if (checked !== undefined) out.llmTestCase = checked;
-  return out;
-}
-
-/**
  * Shapes a captured value the way the spec types it: base span input/output are strings; llm
  * span input is a list of `{role, content}` and its output a string or such a list. Other
  * types' shapes are "not shown" in the spec and go as captured JSON.
  */
-function shapeValue(type: SpanType, value: JsonValue, isOutput = false): JsonValue {
+export function shapeValue(type: SpanType, value: JsonValue, isOutput = false): JsonValue {
   if (type === "base") return jsonText(value);
   if (type !== "llm") return value;
   if (isMessageList(value)) return value.map((m) => ({ role: m.role, content: jsonText(m.content) }));

@@ -1,13 +1,14 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { logsOf } from "./log-records.js";
 import type { FinishedSpan } from "./types.js";
 
-/** What the conventions read of a span: name, attributes, events and its correlated log records. */
-export function finishedSpan(span: ReadableSpan): FinishedSpan {
+const NO_LOGS: FinishedSpan["logs"] = Object.freeze([]);
+
+/** What the conventions read of a span: name, attributes, events and its correlated log records (taken from the buffer by the caller). */
+export function finishedSpan(span: ReadableSpan, logs: FinishedSpan["logs"] | undefined): FinishedSpan {
   return {
     name: typeof span.name === "string" ? span.name : String(span.name),
     attributes: span.attributes ?? {},
     events: span.events ?? [],
-    logs: logsOf(span),
+    logs: logs ?? NO_LOGS,
   };
 }

@@ -38,20 +38,20 @@ export function interpret(span: FinishedSpan): Mapped | undefined {
     const type: SpanType | undefined = typeof declared === "string" && spanTypes.has(declared) ? (declared as SpanType) : convention?.type(span);
     if (!type) return undefined;
     const fields: { [key: string]: JsonValue } = {};
+    let input: JsonValue | undefined;
+    let output: JsonValue | undefined;
     if (convention) {
       for (const source of convention.fields) {
         if (source.types && !source.types.includes(type) || fields[source.field] !== undefined) continue;
         const v = read(source, span);
         if (v !== undefined) fields[source.field] = v;
       }
-      const input = convention.input?.(span, type);
-      if (input !== undefined) fields.input = input;
-      const output = convention.output?.(span, type);
-      if (output !== undefined) fields.output = output;
+      input = convention.input?.(span, type);
+      output = convention.output?.(span, type);
       Object.assign(fields, convention.extra?.(span, type));
     }
     for (const [key, value] of Object.entries(fields)) {
-      if (key === "input" || key === "output" || !Object.hasOwn(spanFieldRules, key)) continue;
+      if (!Object.hasOwn(spanFieldRules, key)) continue;
       const checked = checkField(spanFieldRules[key]!, value, key).value;
       if (checked === undefined) delete fields[key];
       else fields[key] = checked;
@@ -59,7 +59,7 @@ export function interpret(span: FinishedSpan): Mapped | undefined {
     const integration = convention?.name ?? "OpenTelemetry";
     fields.integration = integration;
     const name = convention?.spanName?.(span, type) ?? span.name;
-    return { type, name: truncateString(name, MAX_NAME_CHARS), integration, fields };
+    return { type, name: truncateString(name, MAX_NAME_CHARS), integration, fields, input, output };
   } catch {
     return undefined;
   }

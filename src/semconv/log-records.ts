@@ -1,5 +1,4 @@
 import { processWide } from "../process-wide.js";
-import { LOG_RECORDS_SLOT } from "../spans/span-data.js";
 import { MAX_FOREIGN_JSON_CHARS, truncateString } from "../spans/string-limits.js";
 
 /** Most spans whose content records are held, most records per span, and most characters in all. */
@@ -26,9 +25,7 @@ function bounded(body: unknown): { body: unknown; size: number } {
   return { body: cut, size: cut.length };
 }
 
-function drop(spanId: string): void {
-  const list = buffer.spans.get(spanId);
-  if (!list) return;
+function drop(spanId: string, list: readonly Held[]): void {
   for (const r of list) buffer.chars -= r.size;
   buffer.spans.delete(spanId);
 }
@@ -48,28 +45,21 @@ export function holdLogRecord(spanId: string, eventName: string, body: unknown):
   list.push({ eventName, body: kept.body, size: kept.size });
   buffer.chars += kept.size;
   while ((buffer.spans.size > MAX_SPANS || buffer.chars > MAX_TOTAL_CHARS) && buffer.spans.size > 1) {
-    drop(buffer.spans.keys().next().value as string);
+    const [oldestId, oldest] = buffer.spans.entries().next().value as [string, Held[]];
+    drop(oldestId, oldest);
   }
 }
 
-/** The content records of a span, in order: those it took when it ended, else those still buffered. */
-export function logsOf(span: { spanContext(): { spanId: string } }): readonly { eventName: string; body: unknown }[] {
-  const kept = (span as { [LOG_RECORDS_SLOT]?: Held[] })[LOG_RECORDS_SLOT];
-  const later = buffer.spans.get(span.spanContext().spanId);
-  if (kept && later) return [...kept, ...later];
-  return kept ?? later ?? [];
-}
+/** A span's content records in order. */
+export type LogRecords = readonly { eventName: string; body: unknown }[];
 
-/** A kept span takes its records with it when it ends, so that a backlog never evicts them. */
-export function keepLogs(span: object & { spanContext(): { spanId: string } }): void {
-  const spanId = span.spanContext().spanId;
+/**
+ * Takes the content records held for a span, in order (they leave the buffer): undefined when
+ * there are none. The bridge takes them when the span ends, and any that came after when it is
+ * sent.
+ */
+export function takeLogs(spanId: string): LogRecords | undefined {
   const list = buffer.spans.get(spanId);
-  if (!list) return;
-  (span as { [LOG_RECORDS_SLOT]?: Held[] })[LOG_RECORDS_SLOT] = list;
-  drop(spanId);
-}
-
-/** Lets go of a span's buffered records. */
-export function forgetLogs(spanId: string): void {
-  drop(spanId);
+  if (list) drop(spanId, list);
+  return list;
 }

@@ -24,13 +24,17 @@ export interface FinishedSpan {
   logs: readonly { eventName: string; body: unknown }[];
 }
 
-/** What a convention makes of a span: its type, name and service fields (input/output included). */
+/** What a convention makes of a span: its type, name, service fields, input and output. */
 export interface Mapped {
   type: SpanType;
   name: string;
   /** The convention that read it, recorded as the span's `integration`. */
   integration: string;
+  /** Checked like those of our own spans; `integration` last. */
   fields: { [key: string]: JsonValue };
+  /** As read from attributes of any size: not yet bounded. */
+  input: JsonValue | undefined;
+  output: JsonValue | undefined;
 }
 
 /**

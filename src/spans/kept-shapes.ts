@@ -26,7 +26,7 @@ export const keptShapes: {
   traceState: object | undefined;
   /** The newest span of another instrumentation that ended in one of our traces, as the bridge marked it (export/trace-assembler.ts). */
   foreignSpan: object | undefined;
-  /** What the newest span of another instrumentation was read as by its semantic convention (export/wire.ts). */
+  /** What the newest span of another instrumentation was read as by its semantic convention when it ended, its span data once sent (bridge/foreign-span.ts). */
   mappedSpan: object | undefined;
   /** The newest trace mapped to the wire, with its spans and their captured values (export/trace-exporter.ts). */
   wireTrace: object | undefined;

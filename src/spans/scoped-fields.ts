@@ -38,10 +38,13 @@ export function fieldsFor(d: ScopedDefaults, type: SpanType, own: { [key: string
   return out;
 }
 
-/** Applies the remembered defaults to the wire form of a span of another instrumentation (its mapped values win). */
-export function applyScopedWireDefaults(span: object, type: SpanType, wire: { [key: string]: unknown }): void {
+/**
+ * Applies the defaults a span of another instrumentation started under to the fields it was read
+ * as (its mapped values win), `metadata` among them.
+ */
+export function applyScopedForeignDefaults(span: object, type: SpanType, fields: { [key: string]: JsonValue }): void {
   const d = (span as { [SCOPED_DEFAULTS_SLOT]?: ScopedDefaults })[SCOPED_DEFAULTS_SLOT];
   if (!d) return;
-  Object.assign(wire, fieldsFor(d, type, wire));
-  if (d.metadata && appliesTo.metadata.has(type)) wire.metadata = { ...d.metadata, ...(wire.metadata as object | undefined) };
+  Object.assign(fields, fieldsFor(d, type, fields));
+  if (d.metadata && appliesTo.metadata.has(type)) fields.metadata = { ...d.metadata, ...(fields.metadata as { [key: string]: JsonValue } | undefined) };
 }

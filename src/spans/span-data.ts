@@ -21,6 +21,14 @@ export interface SpanData {
   fields: { [key: string]: JsonValue };
   /** Set when the span is ended, so late updates are ignored like OTel ignores them. */
   ended?: boolean;
+  /** The name sent, when not the span's own: a span of another instrumentation's, as its convention names it (bounded). */
+  name?: string;
+  /**
+   * Set on the data of a span of another instrumentation ({@link ForeignSpanSource}): its input
+   * and output are already as the wire carries them, and its fields are final (its test case,
+   * made from that input and output, is not spread onto it).
+   */
+  foreign?: true;
 }
 
 // A symbol-keyed property on the span itself: cheaper than a WeakMap, and gone with the span.
@@ -71,22 +79,6 @@ export function sentStartOf(span: { startTime: HrTime }): HrTime {
   return (span as { [START_FLOOR]?: HrTime })[START_FLOOR] ?? span.startTime;
 }
 
-const EVAL = Symbol.for("evaltrace.evaluation");
-
-/** Online-evaluation settings for a foreign llm span, applied when it is mapped. */
-export interface ForeignEvaluation {
-  metricCollection?: string;
-  llmTestCase?: boolean | ((call: { input: string; output: string }) => { input: string; actualOutput: string } | undefined);
-}
-
-export function setForeignEvaluation(span: object, evaluation: ForeignEvaluation): void {
-  (span as { [EVAL]?: ForeignEvaluation })[EVAL] = evaluation;
-}
-
-export function getForeignEvaluation(span: object): ForeignEvaluation | undefined {
-  return (span as { [EVAL]?: ForeignEvaluation })[EVAL];
-}
-
 export const SPAN_OWNER: unique symbol = Symbol.for("evaltrace.owner") as typeof SPAN_OWNER;
 
 /**
@@ -102,26 +94,39 @@ export function ownerOf(span: object): object | undefined {
   return (span as { [SPAN_OWNER]?: object })[SPAN_OWNER];
 }
 
-const DECISION = Symbol.for("evaltrace.foreignType");
-
-/** The type a foreign span was given when it ended (the bridge's decision; its fields are read again when it is sent). */
-export function setForeignType(span: object, type: SpanType): void {
-  (span as { [DECISION]?: SpanType })[DECISION] = type;
+/**
+ * Where the encoder gets the span data of a span of another instrumentation: the bridge reads it
+ * by its semantic convention once, when it ends (bridge/foreign-span.ts).
+ */
+export interface ForeignSpanSource {
+  /** The data to send for `span` (the span itself, or an unfinished view of it: a ReadableSpan). */
+  spanData(span: object): SpanData;
 }
 
-export function getForeignType(span: object): SpanType | undefined {
-  return (span as { [DECISION]?: SpanType })[DECISION];
+const FOREIGN = Symbol.for("evaltrace.foreignSpan");
+
+/**
+ * Sets where a span of another instrumentation gets its data: from the span processor's reader
+ * when it starts (a span sent unfinished is read as it stands), from what it was read as when it
+ * ends.
+ */
+export function setForeignSource(span: object, source: ForeignSpanSource): void {
+  (span as { [FOREIGN]?: ForeignSpanSource })[FOREIGN] = source;
 }
 
-/** The runtime that saw a span of another instrumentation start, so its end goes to the same one whatever configure() did (evaltrace-span-processor.ts). */
+/** The data to send for a span of another instrumentation (a base span, should the bridge not have seen it start). */
+export function foreignSpanData(span: object): SpanData {
+  const source = (span as { [FOREIGN]?: ForeignSpanSource })[FOREIGN];
+  return source ? source.spanData(span) : { type: "base", fields: { integration: "OpenTelemetry" }, foreign: true };
+}
+
+/** The runtime that saw a span of another instrumentation start, so its end goes to the same one whatever configure() did (bridge/span-processor.ts). */
 export const TRACKED_SLOT = Symbol.for("evaltrace.tracked");
 /** Where a span of another instrumentation keeps the scoped defaults it started under (scoped-defaults.ts). */
 export const SCOPED_DEFAULTS_SLOT = Symbol.for("evaltrace.scopedDefaults");
-/** Where a kept span of another instrumentation holds its GenAI log records (semconv/log-records.ts). */
-export const LOG_RECORDS_SLOT = Symbol.for("evaltrace.logRecords");
 
 /** Every slot the bridge may set on a span of another instrumentation, in the order they are made. */
-const FOREIGN_SLOTS: readonly symbol[] = [PARENT, SPAN_OWNER, TRACKED_SLOT, EVAL, START_FLOOR, SCOPED_DEFAULTS_SLOT, DECISION, LOG_RECORDS_SLOT];
+const FOREIGN_SLOTS: readonly symbol[] = [PARENT, SPAN_OWNER, TRACKED_SLOT, FOREIGN, START_FLOOR, SCOPED_DEFAULTS_SLOT];
 
 /**
  * Makes every slot the bridge may set on a span of another instrumentation, unset, in one order,

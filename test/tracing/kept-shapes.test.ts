@@ -33,7 +33,7 @@ const OURS = new Set([
   "floorStart",
   "finishedSpan",
   "interpret",
-  "keepLogs",
+  "takeLogs",
 ]);
 
 let dev: DevServer;

@@ -1,0 +1,129 @@
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { shapeValue } from "../encode/wire.js";
+import type { SpanType } from "../protocol/types.js";
+import { finishedSpan } from "../semconv/finished.js";
+import { interpret } from "../semconv/interpret.js";
+import { type LogRecords, takeLogs } from "../semconv/log-records.js";
+import type { Mapped } from "../semconv/types.js";
+import { keptShapes } from "../spans/kept-shapes.js";
+import { applyScopedForeignDefaults } from "../spans/scoped-fields.js";
+import { type JsonValue, toJsonValue } from "../spans/serialize.js";
+import { type ForeignSpanSource, type SpanData, setForeignSource } from "../spans/span-data.js";
+import { buildTestCase, type LlmTestCaseOption } from "../spans/test-case.js";
+import { checkField, spanFieldRules } from "../spans/validate-fields.js";
+
+/** Online-evaluation settings for the foreign llm spans of one span processor. */
+export interface ForeignEvaluation {
+  metricCollection?: string;
+  llmTestCase?: LlmTestCaseOption;
+}
+
+/**
+ * How the spans of other instrumentations are read for one `EvaltraceSpanProcessor` (its
+ * online-evaluation settings). It is each tracked span's {@link ForeignSpanSource} until the span
+ * ends: a span sent unfinished (its trace could wait no longer) is read as it stands.
+ */
+export class ForeignReader implements ForeignSpanSource {
+  constructor(readonly evaluation: ForeignEvaluation | undefined) {}
+
+  /** Reads a span that has not ended, as it stands (what its trace sends for it now). */
+  spanData(span: object): SpanData {
+    const logs = takeLogs((span as ReadableSpan).spanContext().spanId);
+    const mapped = interpret(finishedSpan(span as ReadableSpan, logs));
+    return new ForeignSpan(this, mapped?.type ?? "base", mapped, logs).spanData(span);
+  }
+
+  /** A span kept as `type` when it ended, read then by its convention (`mapped`, from its records `logs`), from now on its data. */
+  ended(span: ReadableSpan, type: SpanType, mapped: Mapped | undefined, logs: LogRecords | undefined): void {
+    setForeignSource(span, new ForeignSpan(this, type, mapped, logs));
+  }
+
+  /**
+   * The trace's local root, kept as a base span once something under it was kept (it ended
+   * without a type of its own). Read with the records that came since it ended (those before
+   * were let go); when no convention claimed it then, none would now.
+   */
+  endedRoot(span: ReadableSpan, claimed: boolean): void {
+    const logs = takeLogs(span.spanContext().spanId);
+    this.ended(span, "base", claimed ? interpret(finishedSpan(span, logs)) : undefined, logs);
+  }
+}
+
+/**
+ * A kept span of another instrumentation as its convention read it when it ended: the one object
+ * the bridge stores on it. It becomes the span's {@link SpanData} when the span is sent: its input
+ * and output shaped for the wire, the online-evaluation and scoped-default fields added. Content
+ * records that came after it ended (a log record emitted late) are read with those it had.
+ */
+class ForeignSpan implements SpanData, ForeignSpanSource {
+  name: string | undefined = undefined;
+  input: JsonValue | undefined = undefined;
+  output: JsonValue | undefined = undefined;
+  fields: { [key: string]: JsonValue } = NO_FIELDS;
+  readonly foreign = true;
+
+  constructor(
+    private readonly reader: ForeignReader,
+    readonly type: SpanType,
+    mapped: Mapped | undefined,
+    /** Its content records, until it is sent: read again with any that come later. */
+    private logs: LogRecords | undefined,
+  ) {
+    this.take(mapped);
+    keptShapes.mappedSpan = this;
+  }
+
+  /** Its data as sent (once, when its trace or late update is written). */
+  spanData(span: object): SpanData {
+    const late = takeLogs((span as ReadableSpan).spanContext().spanId);
+    if (late !== undefined) {
+      // Records that came after it ended: read again with those it had.
+      const logs = this.logs ? [...this.logs, ...late] : late;
+      this.take(interpret(finishedSpan(span as ReadableSpan, logs)));
+    }
+    this.logs = undefined;
+    const type = this.type;
+    // Parsed from attributes of any size: bounded like a captured value.
+    if (this.input !== undefined) this.input = shapeValue(type, toJsonValue(this.input));
+    if (this.output !== undefined) this.output = shapeValue(type, toJsonValue(this.output), true);
+    const evaluation = this.reader.evaluation;
+    if (evaluation && type === "llm") Object.assign(this.fields, evaluationFields(evaluation, this.input, this.output));
+    applyScopedForeignDefaults(span, type, this.fields);
+    return this;
+  }
+
+  /**
+   * Takes what the convention read. A type other than the convention's (a kept local root, a span
+   * `keep` kept) makes a base span with the span's own name.
+   */
+  private take(mapped: Mapped | undefined): void {
+    const read = mapped !== undefined && mapped.type === this.type;
+    this.name = read ? mapped.name : undefined;
+    this.input = read ? mapped.input : undefined;
+    this.output = read ? mapped.output : undefined;
+    this.fields = read ? mapped.fields : { integration: mapped?.integration ?? "OpenTelemetry" };
+  }
+}
+
+const NO_FIELDS: { [key: string]: JsonValue } = Object.freeze({});
+
+/**
+ * The online-evaluation fields of a foreign llm span, checked like those of our own spans, from
+ * its input and output as sent. The test case comes from the app's callback, which may throw or
+ * return anything: then there is no test case, and the span still goes out.
+ */
+function evaluationFields(evaluation: ForeignEvaluation, input: JsonValue | undefined, output: JsonValue | undefined): { [key: string]: JsonValue } {
+  const out: { [key: string]: JsonValue } = {};
+  const collection = checkField(spanFieldRules.metricCollection!, evaluation.metricCollection, "metricCollection").value;
+  if (collection !== undefined) out.metricCollection = collection;
+  const messages = Array.isArray(input) ? (input as { role: string; content: string }[]) : [];
+  let testCase: unknown;
+  try {
+    testCase = buildTestCase(evaluation.llmTestCase, typeof collection === "string" ? collection : undefined, messages, typeof output === "string" ? output : "");
+  } catch {
+    testCase = undefined;
+  }
+  const checked = checkField(spanFieldRules.llmTestCase!, testCase, "llmTestCase").value;
+  if (checked !== undefined) out.llmTestCase = checked;
+  return out;
+}
