@@ -9,6 +9,8 @@ import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/integrations/openai/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { expectStreamTimings, timingsOf } from "../helpers/stream-timings.js";
+import { packageRoot } from "../helpers/child.js";
+import { helperMethodTests, zeroCodeHelperTests } from "./openai-helpers.js";
 
 // wrapOpenAI "complete and invisible" (integrations issue): every method that reaches the model
 // is one span, and the client behaves as the raw one, call by call. Real openai package, fake server.
@@ -16,10 +18,11 @@ let dev: DevServer;
 let fake: FakeOpenAI;
 let raw: OpenAI;
 let client: OpenAI;
+let logger: { lines: string[] };
 beforeAll(async () => {
   dev = await startDevServer({ port: 0 });
   fake = await startFakeOpenAI();
-  configureForTest(dev.url, dev.projectKey);
+  logger = configureForTest(dev.url, dev.projectKey);
   raw = new OpenAI({ apiKey: "sk-test", baseURL: fake.url, maxRetries: 0 });
   client = wrapOpenAI(new OpenAI({ apiKey: "sk-test", baseURL: fake.url, maxRetries: 0 }));
 });
@@ -96,6 +99,14 @@ describe("every method that reaches the model is one span", () => {
     const twice = wrapOpenAI(wrapOpenAI(new OpenAI({ apiKey: "sk-test", baseURL: fake.url, maxRetries: 0 })));
     const spans = await llmSpans(() => twice.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }));
     expect(spans).toHaveLength(1);
+  });
+});
+
+describe("openai 6's helper methods: one span per call, ended by the call (issue 31, as on openai 7)", () => {
+  helperMethodTests(() => ({ dev, fake, logger, OpenAI }));
+  // Zero-code rides on Node's module hooks, which Bun does not have.
+  describe.skipIf("Bun" in globalThis)("zero-code", () => {
+    zeroCodeHelperTests("openai 6", () => ({ dev, fake, cwd: packageRoot }));
   });
 });
 

@@ -1,11 +1,16 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../../src/fakes/index.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/integrations/openai/index.js";
 import { configureForTest } from "../helpers/sdk.js";
+import { packageRoot } from "../helpers/child.js";
 import { runsHere } from "../helpers/skips.js";
+import { type HelperSuiteContext, helperMethodTests, zeroCodeHelperTests } from "./openai-helpers.js";
 
 // openai 7 (Node 22+): the same instrumentation, and `withOptions()` clients traced too. On older
 // Node this file says so and skips (npm run test:runtimes runs it on Node 22 and 24).
@@ -20,11 +25,12 @@ type Client = {
 let dev: DevServer;
 let fake: FakeOpenAI;
 let OpenAI: new (o: unknown) => Client;
+let logger: { lines: string[] };
 beforeAll(async () => {
   if (!supported) return;
   dev = await startDevServer({ port: 0 });
   fake = await startFakeOpenAI();
-  configureForTest(dev.url, dev.projectKey);
+  logger = configureForTest(dev.url, dev.projectKey);
   OpenAI = createRequire(import.meta.url)("openai-v7");
 });
 afterAll(async () => {
@@ -54,4 +60,25 @@ describe.skipIf(!supported)("wrapOpenAI with openai 7", () => {
     expect(llm).toHaveLength(3);
     expect(llm.map((s) => (s.input as { content: string }[])[0]!.content).sort()).toEqual(["derived", "hi", "raw"]);
   });
+});
+
+describe.skipIf(!supported)("openai 7's helper methods, wrapped: one span per call, ended by the call (issue 31)", () => {
+  helperMethodTests(() => ({ dev, fake, logger, OpenAI: OpenAI as unknown as HelperSuiteContext["OpenAI"] }));
+});
+
+describe.skipIf(!supported)("openai 7's helper methods, zero-code (issue 31)", () => {
+  // A zero-code app imports "openai": here a directory where that name is openai 7 (a link to the
+  // `openai-v7` alias) and `evaltrace` is this package; --preserve-symlinks keeps the module's
+  // path (and so its name, which the module hooks go by) as "openai".
+  let app = "";
+  beforeAll(() => {
+    app = mkdtempSync(join(tmpdir(), "evaltrace-openai7-"));
+    mkdirSync(join(app, "node_modules"));
+    symlinkSync(join(packageRoot, "node_modules", "openai-v7"), join(app, "node_modules", "openai"), "dir");
+    symlinkSync(packageRoot, join(app, "node_modules", "evaltrace"), "dir");
+  });
+  afterAll(() => {
+    if (app) rmSync(app, { recursive: true, force: true });
+  });
+  zeroCodeHelperTests("openai 7", () => ({ dev, fake, cwd: app, flags: ["--preserve-symlinks"] }));
 });
