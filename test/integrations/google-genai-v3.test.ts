@@ -69,4 +69,43 @@ describe.skipIf(!supported)("wrapGoogleGenAI with @google/genai 3", () => {
     ]);
     expect(llm[1]!.toolsCalled).toEqual([{ name: "lookup_order", inputParameters: { orderId: "A-1001" } }]);
   });
+
+  it("automatic function calling (a callable tool): an agent span with one llm span per model request the fake served and the tool call between them, plain and streamed", async () => {
+    const ai = wrapGoogleGenAI(new GoogleGenAI({ apiKey: "test-key", httpOptions: { baseUrl: fake.url } }));
+    const tool = {
+      tool: async () => ({ functionDeclarations: tools[0]!.functionDeclarations }),
+      callTool: async (calls: { name: string; args: { orderId: string } }[]) => calls.map((c) => ({ functionResponse: { name: c.name, response: { output: `order ${c.args.orderId} shipped` } } })),
+    };
+    const before = fake.requests.length;
+    let uuid = "";
+    await observe({ type: "agent", name: "agent" }, async () => {
+      uuid = currentTraceUuid()!;
+      const r = await ai.models.generateContent({ model: "gemini-2.5-flash", contents: "Where is my order?", config: { tools: [tool] } });
+      expect(r.candidates?.[0]?.content?.parts?.[0]?.text).toBe("Orders ship in 2 days.");
+      for await (const _chunk of await ai.models.generateContentStream({ model: "gemini-2.5-flash", contents: "Where is my order?", config: { tools: [tool] } })) {
+        // consume
+      }
+    })();
+    expect(fake.requests.length - before).toBe(4);
+    expect((await flush()).ok).toBe(true);
+    const spans = [...dev.state.traces[uuid]!.spans].sort((a, b) => a.startTime.localeCompare(b.startTime));
+    const runs = spans.filter((s) => s.name === "gemini.automaticFunctionCalling");
+    expect(runs.map((s) => [s.type, s.status, s.output, s.availableTools])).toEqual([
+      ["agent", "SUCCESS", "Orders ship in 2 days.", ["lookup_order"]],
+      ["agent", "SUCCESS", "Orders ship in 2 days.", ["lookup_order"]],
+    ]);
+    for (const [run, name] of [
+      [runs[0]!, "gemini.generateContent"],
+      [runs[1]!, "gemini.generateContentStream"],
+    ] as const) {
+      const steps = spans.filter((s) => s.parentUuid === run.uuid);
+      expect(steps.map((s) => [s.type, s.name, s.output])).toEqual([
+        ["llm", name, 'lookup_order({"orderId":"A-1001"})'],
+        ["tool", "lookup_order", { output: "order A-1001 shipped" }],
+        ["llm", name, "Orders ship in 2 days."],
+      ]);
+      expect(steps[0]!.toolsCalled).toEqual([{ name: "lookup_order", inputParameters: { orderId: "A-1001" } }]);
+      for (const llm of [steps[0]!, steps[2]!]) expect(llm.inputTokenCount).toBeGreaterThan(0);
+    }
+  });
 });

@@ -2,10 +2,12 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { type FakeGoogleGenAI, startFakeGoogleGenAI } from "../../src/fakes/index.js";
 import type { StoredSpan } from "../../src/devserver/store/store.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { instrumentMcpClient } from "../../src/integrations/mcp/index.js";
 import { formats, load, packageRoot, runChild } from "../helpers/child.js";
+import { runsHere } from "../helpers/skips.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 // The MCP integration across processes: a stdio server in a child process (the way MCP servers
@@ -13,12 +15,15 @@ import { configureForTest } from "../helpers/sdk.js";
 // Needs the dist: `npx tsup`.
 
 let dev: DevServer;
+let google: FakeGoogleGenAI;
 beforeAll(async () => {
   dev = await startDevServer({ port: 0 });
+  google = await startFakeGoogleGenAI();
   configureForTest(dev.url, dev.projectKey);
 });
 afterAll(async () => {
   await shutdown(0);
+  await google.close();
   await dev.close();
 });
 
@@ -140,6 +145,80 @@ describe("evaltrace/mcp from the built package", () => {
       const server = trace.spans.find((s) => s.type === "tool" && s.parentUuid === client.uuid)!;
       expect(client).toMatchObject({ name: "lookup_order", input: { orderId: "C-1" }, output: "order C-1 shipped", metadata: { mcpServer: "orders" } });
       expect(server).toMatchObject({ name: "lookup_order", input: { orderId: "C-1" }, output: "order C-1 shipped", metadata: { mcpClient: "app" } });
+    });
+  }
+});
+
+// Zero-code rides on Node's module hooks; Bun has neither (there an app calls the wrap functions).
+const onBun = !runsHere(!("Bun" in globalThis), "test/integrations/mcp-process.test.ts (zero-code)", "zero-code needs Node's module hooks, which Bun does not have");
+
+describe.skipIf(onBun)("zero-code (evaltrace/auto): js-genai's MCP sample, servers and clients in the app's process", () => {
+  for (const format of formats) {
+    it(`${format === "esm" ? "ESM with --import" : "CommonJS with --require"}: one trace, the run's model requests as llm spans, each tool call once per side, client over server, none orphaned`, async () => {
+      const marker = `genai-mcp-${format}`;
+      const lines = (names: string, spec: string) => (format === "esm" ? `import { ${names} } from "${spec}";` : `const { ${names} } = require("${spec}");`);
+      // sdk-samples/mcp_client.ts of googleapis/js-genai, against the fakes: the clients handed over
+      // with mcpToTool (the SDK's current way), the sample's connect() left unawaited as it is there.
+      const source = `${lines("GoogleGenAI, mcpToTool", "@google/genai")}
+${lines("Client", "@modelcontextprotocol/sdk/client/index.js")}
+${lines("InMemoryTransport", "@modelcontextprotocol/sdk/inMemory.js")}
+${lines("McpServer", "@modelcontextprotocol/sdk/server/mcp.js")}
+${lines("z", "zod")}
+async function spinUp(name, register) {
+  const server = new McpServer({ name, version: "1.0.0" });
+  register(server);
+  const transports = InMemoryTransport.createLinkedPair();
+  await server.connect(transports[0]);
+  const client = new Client({ name, version: "1.0.0" });
+  client.connect(transports[1]);
+  return client;
+}
+const printing = await spinUp("printer", (s) => s.tool("print_message", { text: z.string(), color: z.string() }, async ({ text }) => ({ content: [{ type: "text", text: "printed " + text }] })));
+const beeping = await spinUp("beeper", (s) => s.tool("beep", async () => ({ content: [] })));
+const ai = new GoogleGenAI({ apiKey: "k", httpOptions: { baseUrl: process.env.FAKE_GOOGLE } });
+const r = await ai.models.generateContent({ model: "gemini-2.5-flash", contents: "${marker}: print_message a math question, then beep", config: { tools: [mcpToTool(printing), mcpToTool(beeping)] } });
+console.log("RESULT " + r.candidates[0].content.parts[0].text);
+await printing.close();
+await beeping.close();`;
+      const before = google.requests.length;
+      const child = runChild(format, source, {
+        SERVICE_API_KEY: dev.projectKey,
+        SERVICE_BASE_URL: dev.url,
+        FAKE_GOOGLE: google.url,
+        NODE_OPTIONS: format === "esm" ? "--import evaltrace/auto" : "--require evaltrace/auto",
+      });
+      const done = await child.finished;
+      expect(done.stderr).toBe("");
+      expect(done.stdout).toBe("RESULT Orders ship in 2 days.\n");
+      const served = google.requests.length - before;
+      expect(served).toBe(2);
+      const traces = Object.values(dev.state.traces).filter((t) => JSON.stringify(t.spans).includes(marker));
+      expect(traces).toHaveLength(1);
+      const spans = [...traces[0]!.spans].sort((a, b) => a.startTime.localeCompare(b.startTime));
+      const ids = new Set(spans.map((s) => s.uuid));
+      expect(spans.filter((s) => s.parentUuid !== undefined && !ids.has(s.parentUuid))).toEqual([]);
+      const run = spans.find((s) => s.parentUuid === undefined)!;
+      expect(run).toMatchObject({ name: "gemini.automaticFunctionCalling", type: "agent", status: "SUCCESS", output: "Orders ship in 2 days.", availableTools: ["print_message", "beep"] });
+      const steps = spans.filter((s) => s.parentUuid === run.uuid);
+      expect(steps.map((s) => [s.type, s.name])).toEqual([
+        ["llm", "gemini.generateContent"],
+        ["tool", "print_message"],
+        ["tool", "beep"],
+        ["llm", "gemini.generateContent"],
+      ]);
+      expect(steps.filter((s) => s.type === "llm")).toHaveLength(served);
+      expect((steps[0]!.toolsCalled as { name: string }[] | undefined)?.map((c) => c.name)).toEqual(["print_message", "beep"]);
+      const side = (s: StoredSpan) => (s.metadata as Record<string, unknown> | undefined)?.mcpSide;
+      for (const [call, peer] of [
+        [steps[1]!, "printer"],
+        [steps[2]!, "beeper"],
+      ] as const) {
+        const clientSpans = spans.filter((s) => s.parentUuid === call.uuid);
+        expect(clientSpans.map((s) => [s.name, side(s), (s.metadata as Record<string, unknown>).mcpServer])).toEqual([[call.name, "client", peer]]);
+        const serverSpans = spans.filter((s) => s.parentUuid === clientSpans[0]!.uuid);
+        expect(serverSpans.map((s) => [s.name, side(s), (s.metadata as Record<string, unknown>).mcpClient])).toEqual([[call.name, "server", peer]]);
+      }
+      expect(spans.filter((s) => side(s) !== undefined)).toHaveLength(4);
     });
   }
 });

@@ -1,3 +1,4 @@
+import { GoogleGenAI, mcpToTool } from "@google/genai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -6,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import type { StoredSpan } from "../../src/devserver/store/store.js";
+import { startFakeGoogleGenAI } from "../../src/fakes/index.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
+import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
 import { instrumentMcpClient, instrumentMcpServer } from "../../src/integrations/mcp/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 
@@ -91,11 +94,13 @@ async function traced(fn: () => Promise<unknown>): Promise<{ root: StoredSpan; t
   return { root: spans.find((s) => s.name === "agent")!, tools: spans.filter((s) => s.type === "tool") };
 }
 
-/** The client's and the server's span of one call: the server's is the client's child. */
+const side = (s: StoredSpan) => (s.metadata as Record<string, unknown> | undefined)?.mcpSide;
+
+/** The client's and the server's span of one call (as each says, `mcpSide`): the server's is the client's child. */
 function sides(tools: StoredSpan[], name: string): { client: StoredSpan; server: StoredSpan } {
   const named = tools.filter((s) => s.name === name);
-  const client = named.find((s) => (s.metadata as Record<string, unknown>).mcpServer !== undefined)!;
-  const server = named.find((s) => (s.metadata as Record<string, unknown>).mcpClient !== undefined)!;
+  const client = named.find((s) => side(s) === "client")!;
+  const server = named.find((s) => side(s) === "server")!;
   expect(named).toHaveLength(2);
   expect(server.parentUuid).toBe(client.uuid);
   return { client, server };
@@ -154,7 +159,7 @@ describe("instrumentMcpClient and instrumentMcpServer with the real @modelcontex
       integration: "MCP",
       input: { orderId: "A-1001" },
       output: "order A-1001 shipped\narrives Friday",
-      metadata: { mcpServer: "orders" },
+      metadata: { mcpSide: "client", mcpServer: "orders" },
     });
     expect(server).toMatchObject({
       type: "tool",
@@ -163,7 +168,7 @@ describe("instrumentMcpClient and instrumentMcpServer with the real @modelcontex
       description: "Finds an order",
       input: { orderId: "A-1001" },
       output: "order A-1001 shipped\narrives Friday",
-      metadata: { mcpClient: "support-bot" },
+      metadata: { mcpSide: "server", mcpClient: "support-bot" },
     });
   });
 
@@ -272,6 +277,87 @@ describe("instrumentMcpClient and instrumentMcpServer with the real @modelcontex
   });
 });
 
+/**
+ * js-genai's MCP sample (sdk-samples/mcp_client.ts): McpServers in the app's process, each linked to
+ * a Client of the same name over InMemoryTransport, the clients handed to Gemini as tools. The two
+ * tool spans of a call carry one name, and the peer keys name the other end (`mcpServer` on the
+ * client's span, `mcpClient` on the server's): read as "this span is the client's", the server's
+ * span was the parent of the client's (issue 31). Each span now says its side.
+ */
+async function printerPair(): Promise<Client> {
+  const server = instrumentMcpServer(new McpServer({ name: "printer", version: "1.0.0" }));
+  server.tool("print_message", { text: z.string() }, async ({ text }) => ({ content: [{ type: "text", text: `printed ${text}` }] }));
+  const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = instrumentMcpClient(new Client({ name: "printer", version: "1.0.0" }));
+  await client.connect(clientSide);
+  return client;
+}
+
+/** Every span of a trace has its parent in the trace (or is the root): no orphan. */
+function expectNoOrphan(spans: StoredSpan[]): void {
+  const ids = new Set(spans.map((s) => s.uuid));
+  expect(spans.filter((s) => s.parentUuid !== undefined && !ids.has(s.parentUuid)).map((s) => s.name)).toEqual([]);
+  expect(spans.filter((s) => s.parentUuid === undefined)).toHaveLength(1);
+}
+
+describe("a client and a server of one name in one process (js-genai's MCP sample)", () => {
+  it("each span says its side: the client's callTool span is the parent of the server's, each once, none orphaned", async () => {
+    const client = await printerPair();
+    let uuid = "";
+    await observe({ type: "agent", name: "printing" }, async () => {
+      uuid = currentTraceUuid()!;
+      await client.callTool({ name: "print_message", arguments: { text: "4" } });
+    })();
+    expect((await flush()).ok).toBe(true);
+    const spans = dev.state.traces[uuid]!.spans;
+    expectNoOrphan(spans);
+    const tools = spans.filter((s) => s.type === "tool");
+    expect(tools.map((s) => [s.name, side(s)]).sort()).toEqual([
+      ["print_message", "client"],
+      ["print_message", "server"],
+    ]);
+    const { client: callSpan, server: handlerSpan } = sides(tools, "print_message");
+    expect(callSpan).toMatchObject({ parentUuid: spans.find((s) => s.name === "printing")!.uuid, metadata: { mcpSide: "client", mcpServer: "printer" }, output: "printed 4" });
+    expect(handlerSpan).toMatchObject({ parentUuid: callSpan.uuid, metadata: { mcpSide: "server", mcpClient: "printer" }, output: "printed 4" });
+    await client.close();
+  });
+
+  it("through Gemini's automatic function calling (mcpToTool): the run holds its model requests and the tool call, the MCP client's span under it and the server's under that", async () => {
+    const fake = await startFakeGoogleGenAI();
+    try {
+      const ai = wrapGoogleGenAI(new GoogleGenAI({ apiKey: "k", httpOptions: { baseUrl: fake.url } }));
+      const client = await printerPair();
+      let uuid = "";
+      await observe({ type: "agent", name: "gemini-printing" }, async () => {
+        uuid = currentTraceUuid()!;
+        const r = await ai.models.generateContent({ model: "gemini-2.5-flash", contents: "print_message a math question", config: { tools: [mcpToTool(client)] } });
+        expect(r.candidates?.[0]?.content?.parts?.[0]?.text).toBe("Orders ship in 2 days.");
+      })();
+      expect((await flush()).ok).toBe(true);
+      const spans = [...dev.state.traces[uuid]!.spans].sort((a, b) => a.startTime.localeCompare(b.startTime));
+      expectNoOrphan(spans);
+      const run = spans.find((s) => s.name === "gemini.automaticFunctionCalling")!;
+      const steps = spans.filter((s) => s.parentUuid === run.uuid);
+      expect(steps.map((s) => [s.type, s.name, s.integration])).toEqual([
+        ["llm", "gemini.generateContent", "Google GenAI"],
+        ["tool", "print_message", "Google GenAI"],
+        ["llm", "gemini.generateContent", "Google GenAI"],
+      ]);
+      expect(fake.requests).toHaveLength(2);
+      const callSpan = spans.find((s) => side(s) === "client")!;
+      const handlerSpan = spans.find((s) => side(s) === "server")!;
+      expect(spans.filter((s) => side(s) !== undefined)).toHaveLength(2);
+      expect(callSpan.parentUuid).toBe(steps[1]!.uuid);
+      expect(handlerSpan.parentUuid).toBe(callSpan.uuid);
+      expect(handlerSpan).toMatchObject({ input: { text: expect.any(String) }, output: expect.stringMatching(/^printed /) });
+      await client.close();
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
 describe("host safety: the instrumented pair answers exactly as the raw one", () => {
   const cyclic: Record<string, unknown> = { orderId: "A-9" };
   cyclic.self = cyclic;
@@ -323,7 +409,7 @@ describe("host safety: the instrumented pair answers exactly as the raw one", ()
         got = await outcome(pair.client, params());
       });
       expect(got).toEqual(expected);
-      const client = tools.filter((s) => (s.metadata as Record<string, unknown>).mcpServer !== undefined);
+      const client = tools.filter((s) => side(s) === "client");
       expect(client).toHaveLength(1);
       const failed = "error" in (expected as object) || (expected as { value?: { isError?: boolean } }).value?.isError === true;
       expect(client[0]!.status).toBe(failed ? "ERRORED" : "SUCCESS");

@@ -15,7 +15,8 @@ type Fn = (...args: unknown[]) => unknown;
 /**
  * Instruments an MCP client in place and returns it: every `callTool` becomes a tool span named
  * after the tool, with the arguments as input and the result as output (the text content joined;
- * `{ text, structuredContent }` when the tool returns structured content). A result with
+ * `{ text, structuredContent }` when the tool returns structured content), and the metadata
+ * `{ mcpSide: "client", mcpServer: <the server's name> }`. A result with
  * `isError: true`, and a call that rejects, are ERRORED spans. The span is a child of the active
  * span (an `observe()` function, an integration's span), or the root of a new trace; an
  * instrumented server in the same process (see `instrumentMcpServer`) records its handler under it.
@@ -76,7 +77,7 @@ function withTraceContext(args: unknown[]): unknown[] {
 function describeCall(client: Record<PropertyKey, unknown>, params: unknown): ToolCallStart {
   const p = params !== null && typeof params === "object" ? (params as Record<PropertyKey, unknown>) : {};
   const name = read(() => p.name);
-  const start: ToolCallStart = { name: typeof name === "string" && name ? name : "tool", input: read(() => p.arguments), metadata: {} };
+  const start: ToolCallStart = { name: typeof name === "string" && name ? name : "tool", input: read(() => p.arguments), metadata: { mcpSide: "client" } };
   quietly(() => {
     const server = (client.getServerVersion as (() => { name?: unknown } | undefined) | undefined)?.call(client);
     start.metadata.mcpServer = server?.name;

@@ -18,10 +18,10 @@ type Fn = (...args: unknown[]) => unknown;
  * Instruments an `McpServer` in place and returns it: every tool handler (registered with
  * `tool(...)` or `registerTool(...)`, before or after this call, or swapped with `update()`) runs
  * inside a tool span named after the tool, with the validated arguments as input, the tool's
- * description, and the result as output; a handler that throws, or returns `isError: true`, gives
- * an ERRORED span. In the same process as an instrumented client (an in-memory transport) the span
- * is a child of the client's tool span; otherwise it is a child of the active span, or the root of
- * a new trace.
+ * description, the result as output, and the metadata `{ mcpSide: "server", mcpClient: <the
+ * client's name> }`; a handler that throws, or returns `isError: true`, gives an ERRORED span. In
+ * the same process as an instrumented client (an in-memory transport) the span is a child of the
+ * client's tool span; otherwise it is a child of the active span, or the root of a new trace.
  *
  * The server stays the app's own object and answers exactly as it did. Instrumenting twice is
  * instrumenting once; a server already connected is instrumented as well. Task-based tools
@@ -89,7 +89,7 @@ function isTaskTool(tool: unknown): boolean {
 
 /** The span of one handler run: the tool's registered name (found by identity), description and arguments. */
 function describeHandler(server: Record<PropertyKey, unknown>, tool: unknown, args: unknown): ToolCallStart {
-  const start: ToolCallStart = { name: "tool", input: args, metadata: {} };
+  const start: ToolCallStart = { name: "tool", input: args, metadata: { mcpSide: "server" } };
   quietly(() => {
     const tools = server._registeredTools;
     if (isObject(tools)) for (const [name, registered] of Object.entries(tools)) if (registered === tool) start.name = name;

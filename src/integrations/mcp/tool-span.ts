@@ -12,7 +12,12 @@ export interface ToolCallStart {
   input: unknown;
   /** The tool's description, when this side knows it. */
   description?: unknown;
-  /** Who is at the other end (`mcpServer` / `mcpClient`), as span metadata. */
+  /**
+   * Span metadata: which side recorded the span (`mcpSide`: "client" or "server") and who is at the
+   * other end (`mcpServer` on the client's span, `mcpClient` on the server's). Both spans carry the
+   * tool's name, and the peer keys name the *other* side: without `mcpSide`, a client and a server
+   * of one name (as in js-genai's MCP sample) read as each other.
+   */
   metadata: Record<string, unknown>;
 }
 

@@ -1,0 +1,223 @@
+import { type Context, context } from "@opentelemetry/api";
+import { toText } from "../spans/serialize.js";
+import { currentObservedSpan } from "../tracing/context.js";
+import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
+import { isObject, type Message, quietly } from "./model-call.js";
+
+/**
+ * Automatic function calling (AFC) of `@google/genai`: one `models.generateContent` (or
+ * `generateContentStream`) whose `config.tools` hold callable tools (objects with `tool()` and
+ * `callTool(functionCalls)`, such as `mcpToTool(client)`) makes several model requests itself:
+ * it sends the request, calls the tools the model asked for, sends their results back, and so on
+ * until the model answers in text. The run is recorded as an agent span (the app's one call: its
+ * input and the final answer, `availableTools`), with, under it, one llm span per model request
+ * (recorded by `google-genai.ts` through {@link afcStep}) and one tool span per function call a
+ * callable tool answered.
+ */
+
+/** The context key of a run (Symbol.for: the ESM and CommonJS copies of evaltrace share it). */
+const RUN = Symbol.for("evaltrace.google-genai.afc");
+/** Marks a callable tool instrumented by {@link instrumentCallable}. */
+const CALLABLE = Symbol.for("evaltrace.google-genai.callable");
+
+type Fn = (...args: unknown[]) => unknown;
+type Declared = Map<string, string | undefined>;
+
+/** One automatic-function-calling run: its agent span and the context the SDK's loop runs in. */
+export interface AfcRun {
+  readonly span: ManualSpan;
+  /** The agent span's context, marked as this run's: run the SDK's call (and a stream's steps) in it. */
+  readonly ctx: Context;
+  /** Ends the agent span with the final answer and the tools the callables declared. */
+  end(output: string): void;
+}
+
+interface RunState {
+  /** The agent span as the context holds it: the SDK's steps run with it as the current span. */
+  observed: unknown;
+  tools: object[];
+}
+
+/** What each callable tool declared (function name → description), from its own `tool()`. */
+const declarations = new WeakMap<object, Declared>();
+
+const isCallable = (tool: unknown): tool is Record<PropertyKey, unknown> => isObject(tool) && typeof tool.callTool === "function";
+
+/**
+ * Whether the SDK runs this call as automatic function calling: callable tools in
+ * `config.tools`, and AFC not turned off (`automaticFunctionCalling.disable`, or a
+ * `maximumRemoteCalls` the SDK refuses), as `shouldDisableAfc` of `@google/genai` decides.
+ */
+export function usesAfc(params: Record<string, unknown>): boolean {
+  const config = isObject(params.config) ? params.config : {};
+  if (!Array.isArray(config.tools) || !config.tools.some(isCallable)) return false;
+  const afc = isObject(config.automaticFunctionCalling) ? config.automaticFunctionCalling : {};
+  if (afc.disable) return false;
+  const max = afc.maximumRemoteCalls;
+  return !(max === 0 || (typeof max === "number" && max && (max < 0 || !Number.isInteger(max))));
+}
+
+/**
+ * Opens the agent span of an AFC call (a child of the current span) and instruments its callable
+ * tools; undefined when tracing is off. Never throws.
+ */
+export function startAfc(params: Record<string, unknown>, input: Message[]): AfcRun | undefined {
+  let span: ManualSpan | undefined;
+  try {
+    span = openSpan("gemini.automaticFunctionCalling", "agent", {}, input);
+    if (!span) return undefined;
+    span.setIntegration("Google GenAI");
+    const config = isObject(params.config) ? params.config : {};
+    const tools = (Array.isArray(config.tools) ? config.tools : []).filter(isCallable);
+    for (const tool of tools) instrumentCallable(tool);
+    const state: RunState = { observed: currentObservedSpan(span.context), tools };
+    const open = span;
+    return {
+      span: open,
+      ctx: open.context.setValue(RUN, state),
+      end(output) {
+        quietly(() => {
+          const names = new Set<string>();
+          for (const tool of state.tools) for (const name of declarations.get(tool)?.keys() ?? []) names.add(name);
+          if (names.size > 0) open.set({ availableTools: [...names] });
+        });
+        open.end(output);
+      },
+    };
+  } catch {
+    span?.fail(new Error("could not start the automatic function calling span"));
+    return undefined;
+  }
+}
+
+/**
+ * Whether the active context is an AFC run's own loop (its agent span the current span): a model
+ * request or a tool call made there is one of the run's steps. A call made inside a step (a
+ * callable tool that calls the model itself) is not.
+ */
+export function afcStep(ctx: Context = context.active()): boolean {
+  const state = ctx.getValue(RUN) as RunState | undefined;
+  return state !== undefined && currentObservedSpan(ctx) === state.observed;
+}
+
+/**
+ * Instruments a callable tool in place, once: its `callTool`, when the SDK's AFC loop calls it,
+ * opens a tool span per function call it answers; its `tool()` is read for the names it declares
+ * (so that a tool is not credited with calls another tool answers: the SDK gives every callable
+ * all of a reply's calls). Outside an AFC step both run as they are. A tool we cannot patch
+ * (frozen) is left alone.
+ */
+function instrumentCallable(tool: Record<PropertyKey, unknown>): void {
+  try {
+    if (tool[CALLABLE]) return;
+    const callTool = tool.callTool as Fn;
+    const declare = tool.tool;
+    // Method shorthand: the patched methods keep the SDK interface's names.
+    const patched = {
+      callTool(this: unknown, ...args: unknown[]) {
+        return traceCallTool(tool, () => callTool.apply(this ?? tool, args), args[0]);
+      },
+      tool(this: unknown, ...args: unknown[]) {
+        const declared = (declare as Fn).apply(this ?? tool, args);
+        quietly(() => void Promise.resolve(declared).then((t) => recordDeclarations(tool, t), () => undefined));
+        return declared;
+      },
+    };
+    define(tool, "callTool", patched.callTool);
+    if (typeof declare === "function") define(tool, "tool", patched.tool);
+    define(tool, CALLABLE, true);
+  } catch {
+    // Left as it is.
+  }
+}
+
+/** Puts `value` on `target` as its own `key`, enumerable only when the property it replaces was own and enumerable. */
+export function define(target: object, key: PropertyKey, value: unknown): void {
+  const own = Object.getOwnPropertyDescriptor(target, key);
+  Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: own?.enumerable ?? false });
+}
+
+function recordDeclarations(tool: object, declared: unknown): void {
+  quietly(() => {
+    if (!isObject(declared) || !Array.isArray(declared.functionDeclarations)) return;
+    const names: Declared = new Map();
+    for (const d of declared.functionDeclarations) {
+      if (isObject(d) && typeof d.name === "string") names.set(d.name, typeof d.description === "string" ? d.description : undefined);
+    }
+    declarations.set(tool, names);
+  });
+}
+
+type FunctionCall = Record<PropertyKey, unknown>;
+
+/**
+ * Runs one `callTool(functionCalls)` of an AFC step: a tool span per call this tool answers (its
+ * name, arguments and description; the function response as output, ERRORED when the call throws
+ * or the response holds only an `error`, as the Gemini API has tools report one). With one call the
+ * tool runs inside its span (what it traces nests under it); with several, beside them.
+ */
+function traceCallTool<R>(tool: object, call: () => R, calls: unknown): R {
+  let spans: { call: FunctionCall; span: ManualSpan }[] = [];
+  try {
+    if (afcStep()) {
+      const declared = declarations.get(tool);
+      const list = Array.isArray(calls) ? calls.filter(isObject) : [];
+      const mine = declared ? list.filter((c) => typeof c.name === "string" && declared.has(c.name)) : list;
+      for (const c of mine) {
+        const name = typeof c.name === "string" && c.name ? c.name : "tool";
+        const description = declared?.get(name);
+        const span = openSpan(name, "tool", description === undefined ? {} : { description }, c.args ?? {});
+        if (span) {
+          span.setIntegration("Google GenAI");
+          spans.push({ call: c, span });
+        }
+      }
+    }
+  } catch {
+    for (const s of spans) s.span.fail(new Error("could not trace the tool call"));
+    spans = [];
+  }
+  if (spans.length === 0) return call();
+  let result: R;
+  try {
+    result = spans.length === 1 ? context.with(spans[0]!.span.context, call) : call();
+  } catch (err) {
+    for (const s of spans) s.span.fail(err);
+    throw err;
+  }
+  quietly(() => {
+    void Promise.resolve(result).then(
+      (parts) => quietly(() => endCalls(spans, parts)),
+      (err: unknown) => {
+        for (const s of spans) s.span.fail(err);
+      },
+    );
+  });
+  return result;
+}
+
+/** Ends each call's span with its function response: matched by `id`, else by name in order. */
+function endCalls(spans: { call: FunctionCall; span: ManualSpan }[], parts: unknown): void {
+  const responses = (Array.isArray(parts) ? parts : []).map((p) => (isObject(p) && isObject(p.functionResponse) ? p.functionResponse : undefined)).filter((r) => r !== undefined);
+  for (const { call, span } of spans) {
+    const at = responses.findIndex((r) => (call.id !== undefined && r.id !== undefined ? r.id === call.id : r.name === call.name));
+    if (at < 0) {
+      span.end();
+      continue;
+    }
+    const response = responses.splice(at, 1)[0]!.response;
+    if (isObject(response) && "error" in response && !("output" in response)) span.fail(toolError(response.error));
+    else span.end(response);
+  }
+}
+
+/** A function response's `error` as an Error (its text: a string, the text of an MCP result, or JSON). */
+function toolError(error: unknown): Error {
+  let text: string;
+  if (typeof error === "string") text = error;
+  else if (isObject(error) && Array.isArray(error.content)) text = error.content.map((b) => (isObject(b) && typeof b.text === "string" ? b.text : "")).filter((s) => s !== "").join("\n");
+  else text = toText(error ?? null);
+  const err = new Error(text || "the tool reported an error");
+  err.name = "ToolError";
+  return err;
+}
