@@ -1,4 +1,4 @@
-import type { EvaluationOutcome } from "./export/trace-exporter.js";
+import type { EvaluationOutcome } from "./export/types.js";
 import { isSettled, type TraceRecord, waitFor } from "./assemble/trace-record.js";
 import type { Runtime } from "./runtime/runtime.js";
 import { activeRuntime } from "./runtime/configure.js";

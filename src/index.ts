@@ -48,7 +48,7 @@ export type { OfflineEvaluationOptions, ThreadEvaluationOptions } from "./evalua
 export { evaluateSpan, evaluateThread, evaluateTrace } from "./evaluate.js";
 export type { EvaltraceSpanProcessorOptions } from "./bridge/span-processor.js";
 export { EvaltraceSpanProcessor } from "./bridge/span-processor.js";
-export type { EvaluationOutcome, ExporterStats, FlushResult } from "./export/trace-exporter.js";
+export type { EvaluationOutcome, ExporterStats, FlushResult } from "./export/types.js";
 export type { EmittedLogRecord } from "./bridge/log-record-processor.js";
 export { EvaltraceLogRecordProcessor } from "./bridge/log-record-processor.js";
 export type { WaitUntil } from "./lifecycle/delivery.js";
@@ -64,7 +64,8 @@ export type { AnyFunction, ObserveDecorator } from "./tracing/observe.js";
 export { observe } from "./tracing/observe.js";
 export type { HeaderCarrier } from "./tracing/propagation.js";
 export { extractTraceContext, injectTraceHeaders, withRemoteParent } from "./tracing/propagation.js";
-export type { JsonValue, SerializeLimits } from "./spans/serialize.js";
+export type { SerializeLimits } from "./spans/serialize.js";
+export type { JsonValue } from "./spans/json-value.js";
 export { currentSpanUuid, currentTraceUuid, updateCurrentSpan, updateCurrentTrace } from "./tracing/update.js";
 export type { InstrumentOptions } from "./auto/instrument.js";
 export { instrument } from "./auto/instrument.js";

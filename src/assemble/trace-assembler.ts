@@ -4,17 +4,16 @@ import { trace as otelTrace } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { isReportableCount, type Logger } from "../logger.js";
 import type { TraceUpdate } from "../spans/fields.js";
-import type { JsonValue } from "../spans/serialize.js";
+import type { JsonValue } from "../spans/json-value.js";
 import { getSpanData, parentSpanIdOf, sentStartOf, setParentOverride, setStartFloor } from "../spans/span-data.js";
 import type { ParentSpan } from "../spans/observed-tracer.js";
 import { anchorTraceState, joinRemoteParent } from "../spans/remote-parent.js";
 import { keptShapes } from "../spans/kept-shapes.js";
 import { isLater, preciseNow } from "../spans/time.js";
-import { joinedRemotely } from "../export/late-retry.js";
-import type { TraceExporter } from "../export/trace-exporter.js";
 import { ChurnMap } from "../util/churn-map.js";
 import { MAX_REMEMBERED_TRACES, RecentTraces } from "../util/recent-traces.js";
-import { addOpenSpan, clearOpenSpans, endOpenSpan, newTraceRecord, notify, type TraceRecord, waitFor } from "./trace-record.js";
+import { addOpenSpan, clearOpenSpans, endOpenSpan, joinedRemotely, newTraceRecord, notify, type TraceRecord, waitFor } from "./trace-record.js";
+import type { TraceSink } from "./trace-sink.js";
 import { TRUNCATED_KEY, UNFINISHED_SPAN_KEY, UNFINISHED_SPANS_KEY, unfinishedView } from "./unfinished.js";
 
 /** The subset of `TraceUpdate`, already made JSON-safe, that the assembler stores. */
@@ -35,9 +34,10 @@ export type ForceEndReason = "maxTraceDurationMillis" | "deliver" | "shutdown" |
 
 /**
  * The span processor of our provider. It buffers the finished spans of each trace and, when the
- * trace's root ends, hands the whole trace to the exporter. Spans and trace updates that arrive
- * after that become late updates (`PUT`). Holds at most `maxOpenTraces` running traces, each for
- * at most `maxTraceDurationMillis`: a trace whose spans never end is sent with them marked.
+ * trace's root ends, hands the whole trace to its {@link TraceSink} (the exporter). Spans and
+ * trace updates that arrive after that become late updates (`PUT`). Holds at most
+ * `maxOpenTraces` running traces, each for at most `maxTraceDurationMillis`: a trace whose spans
+ * never end is sent with them marked.
  */
 export class TraceAssembler implements SpanProcessor {
   private readonly records = new ChurnMap<string, TraceRecord>();
@@ -67,7 +67,7 @@ export class TraceAssembler implements SpanProcessor {
   private lastRefusalSweep = Number.NEGATIVE_INFINITY;
 
   constructor(
-    private readonly exporter: TraceExporter,
+    private readonly sink: TraceSink,
     private readonly limits: AssemblerOptions,
     private readonly logger: Logger,
   ) {}
@@ -215,7 +215,7 @@ export class TraceAssembler implements SpanProcessor {
     if (rec.held?.length && rec.phase !== "open" && rec.phase !== "queued") {
       // Children held for it can go now, under its parent.
       rec.late ??= { spans: [] };
-      this.exporter.scheduleUpdate(rec);
+      this.sink.scheduleUpdate(rec);
     }
     if (rec.open === 0) {
       this.settleRoot(rec);
@@ -337,7 +337,7 @@ export class TraceAssembler implements SpanProcessor {
     } else {
       rec.late ??= { spans: [] };
       rec.late.spans.push(span);
-      this.exporter.scheduleUpdate(rec);
+      this.sink.scheduleUpdate(rec);
     }
   }
 
@@ -346,7 +346,7 @@ export class TraceAssembler implements SpanProcessor {
     this.running--;
     rec.root = root;
     rec.phase = "queued";
-    this.exporter.enqueue(rec);
+    this.sink.enqueue(rec);
   }
 
   private forceEnd(rec: TraceRecord, reason: ForceEndReason): void {
@@ -451,7 +451,7 @@ export class TraceAssembler implements SpanProcessor {
     if (typeof update.environment === "string") late.environment = update.environment;
     if (isRecord(update.metadata)) late.metadata = { ...late.metadata, ...update.metadata };
     if (Array.isArray(update.tags)) late.tags = [...(late.tags ?? []), ...update.tags.filter((t) => typeof t === "string")];
-    this.exporter.scheduleUpdate(rec);
+    this.sink.scheduleUpdate(rec);
   }
 
   /**
@@ -473,8 +473,8 @@ export class TraceAssembler implements SpanProcessor {
       rec.failure = "dropped by the app";
       rec.spans = [];
     }
-    // Queued: the exporter takes it out of its queue (and its counts).
-    this.exporter.discard(rec);
+    // Queued: the sink (the exporter) takes it out of its queue (and its counts).
+    this.sink.discard(rec);
     this.spansOpen -= rec.open;
     rec.open = 0;
     clearOpenSpans(rec);
@@ -500,11 +500,11 @@ export class TraceAssembler implements SpanProcessor {
   }
 
   async forceFlush(): Promise<void> {
-    await this.exporter.flush();
+    await this.sink.flush();
   }
 
   async shutdown(): Promise<void> {
-    await this.exporter.shutdown();
+    await this.sink.shutdown();
   }
 }
 

@@ -1,6 +1,6 @@
 import type { HrTime } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import type { JsonValue } from "../spans/serialize.js";
+import type { JsonValue } from "../spans/json-value.js";
 import { traceUuid } from "../spans/ids.js";
 import { NOT_OPEN, type OpenSpans, openSpansIn, withOpenSpan, withoutOpenSpan } from "./open-spans.js";
 import { keptShapes } from "../spans/kept-shapes.js";
@@ -86,6 +86,24 @@ export interface TraceRecord {
   discarded?: boolean;
   /** The project key the trace goes to, when not the configured one (`observe({ apiKey })`). */
   apiKey?: string;
+}
+
+/**
+ * Traces this process records as the callee of another service: their spans hang under a span
+ * of a trace that the caller's process sends, so they go out as late updates of it (never
+ * `POST`), and without an `endTime` (the caller knows when its trace ended). The assembler adds
+ * a record when its first span has a remote evaltrace parent.
+ */
+export const joinedRemotely = new WeakSet<TraceRecord>();
+
+/**
+ * Whether a trace joined from a remote caller still has a request being served: a span whose
+ * parent is the caller's is open (for `deliver()`, that is another request, not work left running).
+ */
+export function servesRemoteCaller(rec: TraceRecord): boolean {
+  if (!joinedRemotely.has(rec)) return false;
+  for (const span of rec.openSpans) if (span.parentSpanContext?.isRemote) return true;
+  return false;
 }
 
 export function newTraceRecord(traceId: string, startedAt: number): TraceRecord {

@@ -1,4 +1,5 @@
-import { defaultSerializeLimits, type JsonValue, toText } from "../spans/serialize.js";
+import { defaultSerializeLimits, toText } from "../spans/serialize.js";
+import type { JsonValue } from "../spans/json-value.js";
 
 /**
  * `toText(value)` for a value that is already JSON-safe (a captured value), without copying it:

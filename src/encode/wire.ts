@@ -1,7 +1,7 @@
 import { type HrTime, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { SpanType } from "../protocol/types.js";
-import type { JsonValue } from "../spans/serialize.js";
+import type { JsonValue } from "../spans/json-value.js";
 import { foreignSpanData, getSpanData, parentSpanIdOf, sentStartOf } from "../spans/span-data.js";
 import { isLater } from "../spans/time.js";
 import { MAX_ERROR_CHARS, MAX_NAME_CHARS, truncateString } from "../spans/string-limits.js";

@@ -1,27 +1,10 @@
 import type { Clock, TimerHandle } from "../clock.js";
 import { backoffDelay } from "../http/retry.js";
 import type { TransportOutcome } from "../http/transport.js";
+import { isReportableCount, type Logger } from "../logger.js";
+import { joinedRemotely, type TraceRecord } from "../assemble/trace-record.js";
 
 type TransportFailure = Extract<TransportOutcome, { ok: false }>;
-import { isReportableCount, type Logger } from "../logger.js";
-import type { TraceRecord } from "../assemble/trace-record.js";
-
-/**
- * Traces this process records as the callee of another service: their spans hang under a span
- * of a trace that the caller's process sends, so they go out as late updates of it (never
- * `POST`), and without an `endTime` (the caller knows when its trace ended).
- */
-export const joinedRemotely = new WeakSet<TraceRecord>();
-
-/**
- * Whether a trace joined from a remote caller still has a request being served: a span whose
- * parent is the caller's is open (for `deliver()`, that is another request, not work left running).
- */
-export function servesRemoteCaller(rec: TraceRecord): boolean {
-  if (!joinedRemotely.has(rec)) return false;
-  for (const span of rec.openSpans) if (span.parentSpanContext?.isRemote) return true;
-  return false;
-}
 
 /** How long a late update is retried while the service does not know its trace yet. */
 export const UNKNOWN_TRACE_WINDOW_MILLIS = 60_000;

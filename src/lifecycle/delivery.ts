@@ -1,5 +1,5 @@
-import { servesRemoteCaller } from "../export/late-retry.js";
-import { type FlushResult, noWorkYet } from "../export/trace-exporter.js";
+import { servesRemoteCaller } from "../assemble/trace-record.js";
+import { type FlushResult, noWorkYet } from "../export/types.js";
 import { resolveOptions } from "../config.js";
 import type { SdkStats } from "../runtime/runtime.js";
 import { allRuntimes } from "../runtime/registry.js";

@@ -2,7 +2,13 @@ import type { Attributes, Context, HrTime, Span } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { ResolvedOptions } from "../config.js";
 import { TraceAssembler } from "../assemble/trace-assembler.js";
-import { type ExporterStats, type FlushResult, TraceExporter } from "../export/trace-exporter.js";
+import { TraceBodies } from "../encode/trace-body.js";
+import { Evaluations } from "../export/evaluations.js";
+import { LateUpdates } from "../export/late-updates.js";
+import { Requests } from "../export/requests.js";
+import { Settlement } from "../export/settlement.js";
+import { TraceExporter } from "../export/trace-exporter.js";
+import { type ExporterStats, type FlushResult, noWorkYet } from "../export/types.js";
 import { KeyedTransport } from "../http/keyed-transport.js";
 import { type Logger, safeLogger } from "../logger.js";
 import type { ObservedSpan } from "../spans/observed-span.js";
@@ -50,16 +56,32 @@ export class Runtime {
       return options.apiKey ? [options.apiKey, ...perTrace] : perTrace;
     });
     for (const problem of options.envProblems) this.logger.warn(problem);
-    let exporter!: TraceExporter;
+    const { clock } = options;
+    const logger = this.logger;
+    // The exporter's counters: each of its parts counts in them what it does.
+    const counters = noWorkYet();
     this.transport = new KeyedTransport({
       ...options,
-      logger: this.logger,
-      onRetry: () => exporter.countRetry(),
+      logger,
+      onRetry: () => {
+        counters.retries++;
+      },
     });
-    exporter = new TraceExporter(options, this.transport, options.clock, this.logger);
-    this.exporter = exporter;
-    this.assembler = new TraceAssembler(exporter, options, this.logger);
-    exporter.release = (rec) => this.assembler.release(rec);
+    const requests = new Requests(this.transport, counters, options.batch.concurrency);
+    const bodies = new TraceBodies(options, logger);
+    // Settled records are let go by the assembler, made below (the exporter is its sink).
+    const settlement = new Settlement({ clock, logger, counters, onSettled: (rec) => this.assembler.release(rec) });
+    this.exporter = new TraceExporter(options, {
+      requests,
+      bodies,
+      settlement,
+      lateUpdates: new LateUpdates({ requests, bodies, settlement, counters, clock, logger, apiKey: options.apiKey, maxWaiting: options.batch.maxQueuedTraces }),
+      evaluations: new Evaluations({ requests, settlement, counters, clock, logger, flushTimeoutMillis: options.flushTimeoutMillis }),
+      counters,
+      clock,
+      logger,
+    });
+    this.assembler = new TraceAssembler(this.exporter, options, logger);
     const assembler = this.assembler;
     this.spans = {
       onStart: (span: ObservedSpan, parentContext: Context, parent: ParentSpan) => assembler.onStart(span, parentContext, parent),

@@ -1,5 +1,5 @@
 import type { SpanType } from "../protocol/types.js";
-import type { JsonValue } from "../spans/serialize.js";
+import type { JsonValue } from "../spans/json-value.js";
 import { SPAN_TYPE_ATTRIBUTE } from "../spans/span-data.js";
 import { MAX_NAME_CHARS, truncateString } from "../spans/string-limits.js";
 import { checkField, spanFieldRules } from "../spans/validate-fields.js";

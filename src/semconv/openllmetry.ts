@@ -1,5 +1,5 @@
 import type { SpanType } from "../protocol/types.js";
-import type { JsonValue } from "../spans/serialize.js";
+import type { JsonValue } from "../spans/json-value.js";
 import type { Convention } from "./types.js";
 import { json, str } from "./values.js";
 import { readable } from "../spans/lc-values.js";

@@ -1,6 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { SpanType } from "../protocol/types.js";
-import type { JsonValue } from "../spans/serialize.js";
+import type { JsonValue } from "../spans/json-value.js";
 
 /** A chat message as the service reads it: a role and plain text. */
 export interface Message {

@@ -1,6 +1,6 @@
 import type { AttributeValue, Attributes } from "@opentelemetry/api";
 import { readable } from "../spans/lc-values.js";
-import type { JsonValue } from "../spans/serialize.js";
+import type { JsonValue } from "../spans/json-value.js";
 import { MAX_FOREIGN_JSON_CHARS } from "../spans/string-limits.js";
 
 /** A string attribute. */

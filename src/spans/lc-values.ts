@@ -1,4 +1,4 @@
-import type { JsonValue } from "./serialize.js";
+import type { JsonValue } from "./json-value.js";
 
 export type LcBlob = { lc: number; type: string; id: string[]; kwargs?: { [key: string]: JsonValue } };
 

@@ -1,5 +1,5 @@
 import type { SpanType } from "../protocol/types.js";
-import type { JsonValue } from "./serialize.js";
+import type { JsonValue } from "./json-value.js";
 import { SCOPED_DEFAULTS_SLOT } from "./span-data.js";
 
 // The defaults of `withTracingContext` as data: which span types each applies to, and how they

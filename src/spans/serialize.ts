@@ -1,8 +1,6 @@
+import type { JsonValue } from "./json-value.js";
 import { isLcBlob, readable } from "./lc-values.js";
 import { MAX_ERROR_CHARS, truncateString } from "./string-limits.js";
-
-/** A JSON value: what every captured input, output and metadata becomes before it is stored. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 /** Bounds on one captured value. */
 export interface SerializeLimits {

@@ -1,6 +1,6 @@
 import type { HrTime, Span } from "@opentelemetry/api";
 import type { SpanType } from "../protocol/types.js";
-import type { JsonValue } from "./serialize.js";
+import type { JsonValue } from "./json-value.js";
 
 /**
  * What evaltrace knows about one of its spans beyond OTel attributes: captured values already

@@ -1,5 +1,5 @@
 import { processWide } from "../process-wide.js";
-import type { JsonValue } from "./serialize.js";
+import type { JsonValue } from "./json-value.js";
 
 /** What `updateCurrentTrace` has let through for one trace so far. */
 interface TraceBudget {

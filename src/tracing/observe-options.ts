@@ -3,7 +3,7 @@ import { capture } from "./capture.js";
 import { warnFieldOnce, warnUnknownField } from "../spans/field-warnings.js";
 import type { SpanType } from "../protocol/types.js";
 import { promptFields } from "./prompt-ref.js";
-import type { JsonValue } from "../spans/serialize.js";
+import type { JsonValue } from "../spans/json-value.js";
 import { checkFieldOrWarn, checkRecord, pickSpanFields, spanFieldRules, spanNameRule } from "../spans/validate-fields.js";
 
 const spanTypes: ReadonlySet<string> = new Set<SpanType>(["base", "llm", "retriever", "agent", "tool"]);

@@ -1,6 +1,7 @@
 import type { Logger } from "../logger.js";
 import { warnFieldOnce } from "../spans/field-warnings.js";
-import type { JsonValue, SerializeLimits } from "../spans/serialize.js";
+import type { SerializeLimits } from "../spans/serialize.js";
+import type { JsonValue } from "../spans/json-value.js";
 import { pickSpanFields } from "../spans/validate-fields.js";
 
 /** Which field of a reference fills which llm span field of the spec: data, read in order. */

@@ -1,6 +1,5 @@
 import { isUsableKey } from "../http/keyed-transport.js";
-import { joinedRemotely } from "../export/late-retry.js";
-import type { TraceRecord } from "../assemble/trace-record.js";
+import { joinedRemotely, type TraceRecord } from "../assemble/trace-record.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { warnFieldOnce } from "../spans/field-warnings.js";
 

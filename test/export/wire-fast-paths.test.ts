@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { forgetJsonText, jsonText } from "../../src/encode/json-text.js";
 import { spanUuid, traceUuid } from "../../src/spans/ids.js";
-import { defaultSerializeLimits, type JsonValue, toJsonValue, toText } from "../../src/spans/serialize.js";
+import { defaultSerializeLimits, toJsonValue, toText } from "../../src/spans/serialize.js";
+import type { JsonValue } from "../../src/spans/json-value.js";
 import { hrTimeToIso } from "../../src/spans/time.js";
 
 // The export path's fast paths must send exactly what the general code sends: each is checked

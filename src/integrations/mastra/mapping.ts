@@ -1,7 +1,7 @@
 import type { SpanType } from "../../protocol/types.js";
 import { type CallResult, callLine, isObject, type Message, streamTimings, toolCall } from "../model-call.js";
 import { readConversation } from "../../semconv/messages.js";
-import type { JsonValue } from "../../spans/serialize.js";
+import type { JsonValue } from "../../spans/json-value.js";
 import type { MastraExportedSpan } from "./types.js";
 
 /**

@@ -1,0 +1,57 @@
+import PQueue from "p-queue";
+import type { KeyedTransport } from "../http/keyed-transport.js";
+import type { RequestBody, TransportOutcome } from "../http/transport.js";
+import type { ExporterCounters } from "./types.js";
+
+/**
+ * The exporter's requests: at most `concurrency` in flight, their slots shared by batches, late
+ * updates and offline evaluations, each request counted with its bytes. Retry is the transport's.
+ */
+export class Requests {
+  private readonly slots: PQueue;
+
+  constructor(
+    private readonly transport: KeyedTransport,
+    private readonly counters: Pick<ExporterCounters, "requests" | "bytesSent">,
+    private readonly concurrency: number,
+  ) {
+    this.slots = new PQueue({ concurrency });
+  }
+
+  /** Runs `task` in a slot, once one is free (p-queue counts it as running until it returned). */
+  add<T>(task: () => Promise<T>): Promise<T> {
+    return this.slots.add(task);
+  }
+
+  /** Sends one request, counted; the caller holds a slot. */
+  async send(method: "POST" | "PUT", path: string, body: RequestBody, apiKey?: string): Promise<TransportOutcome> {
+    this.counters.requests++;
+    this.counters.bytesSent += body.length;
+    return this.transport.send(method, path, body, apiKey);
+  }
+
+  /** Sends one request in a slot, once one is free. */
+  sendInSlot(method: "POST" | "PUT", path: string, body: RequestBody, apiKey?: string): Promise<TransportOutcome> {
+    return this.slots.add(() => this.send(method, path, body, apiKey));
+  }
+
+  /** Requests in flight now. */
+  get inFlight(): number {
+    return this.slots.pending;
+  }
+
+  /** Whether a task added now would start at once (no slot is taken, or promised to a waiting task). */
+  get hasFreeSlot(): boolean {
+    return this.slots.pending + this.slots.size < this.concurrency;
+  }
+
+  /** Calls `fn` each time a request freed its slot. */
+  onSlotFreed(fn: () => void): void {
+    this.slots.on("next", fn);
+  }
+
+  /** Closes the transport: what is in flight is cut off, nothing retries after it. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}
