@@ -1,6 +1,6 @@
 import { readConversation } from "../semconv/messages.js";
 import type { Message } from "../semconv/types.js";
-import type { JsonValue } from "../spans/serialize.js";
+import type { JsonValue } from "../spans/json-value.js";
 import { jsonText } from "./json-text.js";
 
 type Obj = { [key: string]: JsonValue };

@@ -1,5 +1,5 @@
 import type { SpanType } from "../protocol/types.js";
-import type { JsonValue } from "../spans/serialize.js";
+import type { JsonValue } from "../spans/json-value.js";
 import { messageContent, readConversation, toolsCalled } from "./messages.js";
 import type { Convention, FinishedSpan } from "./types.js";
 import { json, str } from "./values.js";

@@ -1,5 +1,5 @@
 import type { AttributeValue } from "@opentelemetry/api";
-import type { JsonValue } from "../spans/serialize.js";
+import type { JsonValue } from "../spans/json-value.js";
 import { toText } from "../spans/serialize.js";
 import type { FoundToolCall, Message } from "./types.js";
 import { json, subIndexed } from "./values.js";

@@ -3,7 +3,7 @@ import { readConversation, toolsCalled } from "../../semconv/messages.js";
 import type { FoundToolCall, Message } from "../../semconv/types.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { messageText } from "../../spans/message-text.js";
-import type { JsonValue } from "../../spans/serialize.js";
+import type { JsonValue } from "../../spans/json-value.js";
 import { buildTestCase, type LlmTestCaseOption } from "../../spans/test-case.js";
 import { type CallResult, tapOpenAIStream, type Usage } from "./stream.js";
 
