@@ -1,5 +1,4 @@
-import { readConversation } from "../semconv/messages.js";
-import type { Message } from "../semconv/types.js";
+import { type ReadableMessage, readConversation } from "../semconv/messages.js";
 import type { JsonValue } from "../spans/json-value.js";
 import { jsonText } from "./json-text.js";
 
@@ -7,7 +6,7 @@ type Obj = { [key: string]: JsonValue };
 const isObj = (v: JsonValue | undefined): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** A system prompt given beside the messages: Anthropic's `system`, the Responses API's `instructions`. */
-function systemOf(request: Obj): Message[] {
+function systemOf(request: Obj): ReadableMessage[] {
   const system = request.system ?? request.instructions;
   if (system === undefined || system === null) return [];
   const text = typeof system === "string" ? system : (readConversation(system)?.messages.map((m) => m.content).join("\n") ?? jsonText(system));
@@ -19,9 +18,9 @@ function systemOf(request: Obj): Message[] {
  * with `messages` (OpenAI Chat, Anthropic with `system`), `input` (OpenAI Responses, with
  * `instructions`), `contents` (Gemini) or `prompt`; a prompt string. Undefined when it is none.
  */
-function messagesOf(value: JsonValue): Message[] | undefined {
+function messagesOf(value: JsonValue): ReadableMessage[] | undefined {
   if (typeof value === "string") return [{ role: "user", content: value }];
-  if (Array.isArray(value)) return readConversation(value)?.messages.length ? readConversation(value)!.messages : undefined;
+  if (Array.isArray(value)) return readConversation(value)?.messages;
   if (!isObj(value)) return undefined;
   for (const key of ["messages", "input", "contents"] as const) {
     const list = value[key];
@@ -40,11 +39,12 @@ function looksLikeMessages(value: JsonValue): boolean {
 }
 
 /**
- * An llm span's input as the service reads it, `[{role, content}]` in plain text, from what the
- * observed function was called with (one argument: the value; several: the list of them). The
- * common call shapes are recognised; otherwise each argument becomes one user message.
+ * An llm span's input as the service reads it, `[{role, content}]` in plain text (an assistant's
+ * `tool_calls` and a tool result's `tool_call_id` kept, so that each result links to its call),
+ * from what the observed function was called with (one argument: the value; several: the list of
+ * them). The common call shapes are recognised; otherwise each argument becomes one user message.
  */
-export function llmInputMessages(captured: JsonValue, argumentCount: number): Message[] {
+export function llmInputMessages(captured: JsonValue, argumentCount: number): ReadableMessage[] {
   if (argumentCount <= 1 || !Array.isArray(captured)) {
     const found = messagesOf(captured);
     if (found) return found;

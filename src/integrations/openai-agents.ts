@@ -1,8 +1,9 @@
 import type { Context } from "@opentelemetry/api";
 import type { SpanType } from "../protocol/types.js";
-import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
+import { type Conversation, contentFromString, type ReadableMessage, readConversation, toolsCalled } from "../semconv/messages.js";
+import type { JsonValue } from "../spans/json-value.js";
 import { buildTestCase, type LlmTestCaseOption } from "../spans/test-case.js";
-import { messageText } from "../spans/message-text.js";
+import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
 
 /** The parts of an Agents SDK trace this processor reads. */
 export interface AgentsTrace {
@@ -28,14 +29,36 @@ export interface EvaltraceTracingProcessorOptions {
   llmTestCase?: LlmTestCaseOption;
 }
 
-type Message = { role: string; content: string };
+type Usage = { input_tokens?: number; output_tokens?: number };
 
-function messages(items: unknown): Message[] {
-  if (typeof items === "string") return [{ role: "user", content: items }];
-  if (!Array.isArray(items)) return [];
-  return items
-    .filter((m): m is Record<string, unknown> => m !== null && typeof m === "object")
-    .map((m) => ({ role: String(m.role ?? (m.type === "function_call_output" ? "tool" : "assistant")), content: messageText(m.content ?? m.output ?? m.arguments ?? m) }));
+/**
+ * Messages of any shape the SDK hands over, made readable: Chat Completions messages
+ * (generation spans), Responses items and the SDK's own items (`function_call` with `callId`,
+ * `function_call_result` with its output as content parts) of response spans; a string is the
+ * user's.
+ */
+function conversation(items: unknown): Conversation | undefined {
+  if (items === undefined || items === null || items === "") return undefined;
+  try {
+    return readConversation(items as JsonValue);
+  } catch {
+    // Never in the SDK's way: a value no reader can walk (a throwing getter) is left out.
+    return undefined;
+  }
+}
+
+/** The agent's instructions a Responses request carried (`instructions`: text, or input items) as the system message. */
+function instructionsOf(instructions: unknown): ReadableMessage[] {
+  if (typeof instructions === "string") return instructions ? [{ role: "system", content: instructions }] : [];
+  if (!Array.isArray(instructions)) return [];
+  const read = conversation(instructions);
+  return read ? [{ role: "system", content: read.messages.map((m) => m.content).join("\n") }] : [];
+}
+
+/** A model reply: its text (message texts and tool calls as `name(arguments)` lines) and its tool calls, handoffs' included. */
+function reply(read: Conversation | undefined): { text: string; calls: JsonValue | undefined } {
+  if (!read) return { text: "", calls: undefined };
+  return { text: read.messages.map((m) => m.content).filter((c) => c !== "").join("\n"), calls: toolsCalled(read.toolCalls) };
 }
 
 function parseJson(s: unknown): unknown {
@@ -45,6 +68,13 @@ function parseJson(s: unknown): unknown {
   } catch {
     return s;
   }
+}
+
+/** A tool's output as the SDK recorded it (a string): an MCP content part (or list of them) as its text, JSON parsed, else the text. */
+function toolOutput(output: unknown): unknown {
+  if (typeof output !== "string") return output;
+  const text = contentFromString(output);
+  return text !== output ? text : parseJson(output);
 }
 
 /**
@@ -116,31 +146,33 @@ export class EvaltraceTracingProcessor {
         opened.set({ availableTools: data.tools ?? [], agentHandoffs: data.handoffs ?? [] });
         break;
       case "generation": {
-        const input = messages(data.input);
+        const input = conversation(data.input)?.messages ?? [];
         opened.setInput(input);
         // In chat-completions mode the output holds the raw completions, usage included.
         const raw = (Array.isArray(data.output) ? data.output[0] : undefined) as
           | { object?: string; model?: unknown; usage?: { prompt_tokens?: number; completion_tokens?: number }; choices?: { message?: { content?: unknown; tool_calls?: unknown } }[] }
           | undefined;
         const completion = raw?.object === "chat.completion" ? raw : undefined;
-        const usage = (data.usage as { input_tokens?: number; output_tokens?: number } | undefined) ??
+        const usage = (data.usage as Usage | undefined) ??
           (completion?.usage ? { input_tokens: completion.usage.prompt_tokens, output_tokens: completion.usage.completion_tokens } : undefined);
         const message = completion?.choices?.[0]?.message;
-        output = completion ? (message?.content ? messageText(message.content) : JSON.stringify(message?.tool_calls ?? "")) : messages(data.output).map((m) => m.content).join("");
-        this.llmFields(opened, data.model ?? completion?.model, usage, input, output as string);
+        const result = reply(completion ? conversation([{ role: "assistant", content: message?.content ?? "", tool_calls: message?.tool_calls ?? [] }]) : conversation(data.output));
+        output = result.text;
+        this.llmFields(opened, data.model ?? completion?.model, usage, input, result);
         break;
       }
       case "response": {
-        const response = (data._response ?? {}) as { model?: unknown; usage?: { input_tokens?: number; output_tokens?: number }; output?: unknown[] };
-        const input = messages(data._input);
+        const response = (data._response ?? {}) as { model?: unknown; instructions?: unknown; usage?: Usage; output?: unknown[] };
+        const input = [...instructionsOf(response.instructions), ...(conversation(data._input)?.messages ?? [])];
         if (input.length) opened.setInput(input);
-        output = messages(response.output).map((m) => m.content).join("");
-        this.llmFields(opened, response.model, response.usage, input, output as string);
+        const result = reply(conversation(response.output));
+        output = result.text;
+        this.llmFields(opened, response.model, response.usage, input, result);
         break;
       }
       case "function":
         opened.setInput(parseJson(data.input));
-        output = parseJson(data.output);
+        output = toolOutput(data.output);
         break;
       case "handoff":
         // The target is known only once the handoff happened.
@@ -170,10 +202,11 @@ export class EvaltraceTracingProcessor {
     }
   }
 
-  private llmFields(span: ManualSpan, model: unknown, usage: { input_tokens?: number; output_tokens?: number } | undefined, input: Message[], output: string): void {
+  private llmFields(span: ManualSpan, model: unknown, usage: Usage | undefined, input: ReadableMessage[], result: { text: string; calls: JsonValue | undefined }): void {
     const fields: Record<string, unknown> = { model, provider: "openai", inputTokenCount: usage?.input_tokens, outputTokenCount: usage?.output_tokens };
+    if (result.calls) fields.toolsCalled = result.calls;
     if (this.options.metricCollection) fields.metricCollection = this.options.metricCollection;
-    const testCase = buildTestCase(this.options.llmTestCase, this.options.metricCollection, input, output);
+    const testCase = buildTestCase(this.options.llmTestCase, this.options.metricCollection, input, result.text);
     if (testCase) fields.llmTestCase = testCase;
     span.set(fields);
   }

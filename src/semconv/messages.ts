@@ -9,15 +9,64 @@ type Obj = { [key: string]: JsonValue };
 const isObj = (v: JsonValue | undefined): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 const text = (v: JsonValue | undefined): string => (v === undefined || v === null ? "" : typeof v === "string" ? v : toText(v));
 
+/** An assistant's tool call as a readable message keeps it: its name, arguments and id. */
+export interface ReadableToolCall {
+  /** The id its result answers to (`tool_call_id`), when the convention gives one. */
+  id?: string;
+  name: string;
+  arguments?: { [key: string]: JsonValue };
+}
+
+/**
+ * A message as the readable llm input holds it: a role and plain text (tool calls folded in as
+ * `name(arguments)` lines, so that it reads without the rest), the assistant's `tool_calls`, and
+ * for a tool result the `tool_call_id` of the call it answers.
+ */
+export interface ReadableMessage extends Message {
+  tool_calls?: ReadableToolCall[];
+  tool_call_id?: string;
+}
+
 /** Messages plus the tool calls they carry. */
 export interface Conversation {
-  messages: Message[];
+  messages: ReadableMessage[];
   toolCalls: FoundToolCall[];
 }
+
+/** A tool call found while reading, with the id that links it to its result. */
+type Call = FoundToolCall & { id?: string };
+
+/** What reading a message's parts collects beside its text: calls, and ids of the calls it answers. */
+interface Found {
+  calls: Call[];
+  answers: string[];
+}
+
+/** A call or result id: the first of `keys` that is a non-empty string (or number). */
+function idOf(o: Obj, keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    const v = o[key];
+    if ((typeof v === "string" && v !== "") || typeof v === "number") return String(v);
+  }
+  return undefined;
+}
+
+/** Where each convention keeps a call's id: Responses `call_id` (its `id` is the item's), the Agents SDK `callId`, the AI SDK `toolCallId`, then `id` (OpenAI Chat, GenAI, Anthropic). */
+const CALL_ID_KEYS = ["call_id", "callId", "toolCallId", "id"] as const;
+/** Where a result names its call: OpenAI `tool_call_id`, Responses `call_id`, Agents SDK `callId`, Anthropic `tool_use_id`, AI SDK `toolCallId`, GenAI `id`. */
+const RESULT_ID_KEYS = ["tool_call_id", "call_id", "callId", "tool_use_id", "toolCallId", "id"] as const;
 
 /** A tool call as one line of text, so that a message of calls only still reads as something. */
 function callLine(call: FoundToolCall): string {
   return `${call.name}(${call.inputParameters === undefined ? "" : toText(call.inputParameters)})`;
+}
+
+/** A found call as the readable message lists it. */
+function readableCall(call: Call): ReadableToolCall {
+  // The id first: it is what the tool message's tool_call_id points at.
+  const out: ReadableToolCall = call.id === undefined ? { name: call.name } : { id: call.id, name: call.name };
+  if (call.inputParameters !== undefined) out.arguments = call.inputParameters;
+  return out;
 }
 
 function args(v: JsonValue | undefined): Obj | undefined {
@@ -27,21 +76,23 @@ function args(v: JsonValue | undefined): Obj | undefined {
 
 /**
  * One part of a message's content, whatever the convention: text (OpenAI `text`, GenAI
- * `content`), a tool call (GenAI `tool_call`, Anthropic `tool_use`, AI SDK `tool-call`) or a tool
- * result (GenAI `tool_call_response`, Anthropic `tool_result`, AI SDK `tool-result`).
+ * `content`), a tool call (GenAI `tool_call`, Anthropic `tool_use`, AI SDK `tool-call`, Responses
+ * `function_call`) or a tool result (GenAI `tool_call_response`, Anthropic `tool_result`, AI SDK
+ * `tool-result`, Responses `function_call_output`, Agents SDK `function_call_result`); the ids
+ * linking them are collected in `found`.
  */
-function readPart(part: JsonValue, calls: FoundToolCall[]): string {
+function readPart(part: JsonValue, found: Found): string {
   if (!isObj(part)) return text(part);
   const type = typeof part.type === "string" ? part.type : "text";
   if (type === "tool_call" || type === "tool_use" || type === "tool-call" || type === "function_call") {
-    const call: FoundToolCall = { name: String(part.name ?? part.toolName ?? "tool") };
-    const input = args(part.arguments ?? part.input ?? part.args);
-    if (input) call.inputParameters = input;
-    calls.push(call);
+    const call = callOf(part);
+    found.calls.push(call);
     return callLine(call);
   }
-  if (type === "tool_call_response" || type === "tool_result" || type === "tool-result" || type === "function_call_output") {
-    return messageContent(part.response ?? part.content ?? part.output ?? part.result ?? part.value);
+  if (type === "tool_call_response" || type === "tool_result" || type === "tool-result" || type === "function_call_output" || type === "function_call_result") {
+    const id = idOf(part, RESULT_ID_KEYS);
+    if (id !== undefined) found.answers.push(id);
+    return resultText(part);
   }
   if (typeof part.text === "string") return part.text;
   if (typeof part.content === "string") return part.content;
@@ -60,39 +111,104 @@ export function contentFromString(text: string): string {
   return text;
 }
 
-/** The plain text of a message content: a string, or a list of parts. */
-export function messageContent(content: JsonValue | undefined, calls: FoundToolCall[] = []): string {
-  if (Array.isArray(content)) return content.map((p) => readPart(p, calls)).join("");
-  if (isObj(content)) return readPart(content, calls);
+/** A call part or item (`{name, arguments}`, `{toolName, input}`, `{name, args}`) with its id. */
+function callOf(part: Obj): Call {
+  const call: Call = { name: String(part.name ?? part.toolName ?? "tool") };
+  const input = args(part.arguments ?? part.input ?? part.args);
+  if (input) call.inputParameters = input;
+  const id = idOf(part, CALL_ID_KEYS);
+  if (id !== undefined) call.id = id;
+  return call;
+}
+
+/** A tool result's text: its output as written, a content part (or list of them) read as text. */
+function resultText(part: Obj): string {
+  const value = part.response ?? part.content ?? part.output ?? part.result ?? part.value;
+  return typeof value === "string" ? contentFromString(value) : messageContent(value);
+}
+
+function readContent(content: JsonValue | undefined, found: Found): string {
+  if (Array.isArray(content)) return content.map((p) => readPart(p, found)).join("");
+  if (isObj(content)) return readPart(content, found);
   return text(content);
 }
 
-/** An OpenAI/LangChain `tool_calls` list: `{function: {name, arguments}}` or `{name, args}`. */
-function readToolCalls(list: JsonValue | undefined): FoundToolCall[] {
+/** The plain text of a message content: a string, or a list of parts. */
+export function messageContent(content: JsonValue | undefined, calls: FoundToolCall[] = []): string {
+  return readContent(content, { calls, answers: [] });
+}
+
+/** An OpenAI/LangChain `tool_calls` list: `{id, function: {name, arguments}}` or `{id, name, args}`. */
+function readToolCalls(list: JsonValue | undefined): Call[] {
   if (!Array.isArray(list)) return [];
   return list.filter(isObj).map((c) => {
-    const fn = isObj(c.function) ? c.function : c;
-    const call: FoundToolCall = { name: String(fn.name ?? "tool") };
-    const input = args(fn.arguments ?? fn.args ?? fn.input);
-    if (input) call.inputParameters = input;
+    const call = callOf(isObj(c.function) ? c.function : c);
+    const id = idOf(c, CALL_ID_KEYS);
+    if (id !== undefined) call.id = id;
     return call;
   });
 }
 
-/** One message of any convention as `{role, content}`, its tool calls collected. */
-function readMessage(m: JsonValue, calls: FoundToolCall[]): Message | undefined {
+/** `content` with the call lines it does not hold yet (a readable message holds them already). */
+function withCallLines(content: string, calls: readonly Call[]): string {
+  const have = new Set(content.split("\n"));
+  const lines = calls.map(callLine).filter((l) => !have.has(l));
+  if (lines.length === 0) return content;
+  return content ? `${content}\n${lines.join("\n")}` : lines.join("\n");
+}
+
+/** A message with its calls and the call it answers, each kept only when there is one. */
+function readableMessage(role: string, content: string, calls: readonly Call[], answers: readonly string[]): ReadableMessage {
+  const out: ReadableMessage = { role, content };
+  if (calls.length > 0) out.tool_calls = calls.map(readableCall);
+  // A message answering several calls at once (Anthropic) has no one id to give.
+  const answered = [...new Set(answers)];
+  if (answered.length === 1) out.tool_call_id = answered[0]!;
+  return out;
+}
+
+/** One message of any convention as `{role, content}` (with its tool-call links), its tool calls collected. */
+function readMessage(m: JsonValue, calls: FoundToolCall[]): ReadableMessage | undefined {
   if (!isObj(m)) return typeof m === "string" ? { role: "user", content: m } : undefined;
-  const own: FoundToolCall[] = [];
-  let content = messageContent(m.parts ?? m.content ?? m.text, own);
+  // Items of the OpenAI Responses API and of the Agents SDK: a call, a call's result.
+  if (m.role === undefined && m.type === "function_call") {
+    const call = callOf(m);
+    calls.push(call);
+    return readableMessage("assistant", callLine(call), [call], []);
+  }
+  if (m.role === undefined && (m.type === "function_call_output" || m.type === "function_call_result")) {
+    const id = idOf(m, RESULT_ID_KEYS);
+    return readableMessage("tool", resultText(m), [], id === undefined ? [] : [id]);
+  }
+  const found: Found = { calls: [], answers: [] };
+  let content = readContent(m.parts ?? m.content ?? m.text, found);
   const listed = readToolCalls(m.tool_calls);
   if (listed.length > 0) {
-    own.push(...listed);
-    const lines = listed.map(callLine).join("\n");
-    content = content ? `${content}\n${lines}` : lines;
+    content = withCallLines(content, listed);
+    found.calls.push(...listed);
   }
-  calls.push(...own);
+  calls.push(...found.calls);
+  const own = idOf(m, ["tool_call_id", "toolCallId"]);
   const role = typeof m.role === "string" ? m.role : typeof m.type === "string" && m.type !== "message" ? m.type : "user";
-  return { role: role === "human" ? "user" : role === "ai" ? "assistant" : role, content };
+  return readableMessage(role === "human" ? "user" : role === "ai" ? "assistant" : role, content, found.calls, own === undefined ? found.answers : [own]);
+}
+
+/**
+ * Consecutive calls of one turn in one assistant message, as Chat Completions has them: the
+ * Responses API lists each call as an item of its own after the turn's text.
+ */
+function mergeCalls(messages: ReadableMessage[], items: readonly JsonValue[]): ReadableMessage[] {
+  const out: ReadableMessage[] = [];
+  messages.forEach((m, i) => {
+    const item = items[i];
+    const prev = out.at(-1);
+    const isCallItem = isObj(item) && item.role === undefined && item.type === "function_call";
+    if (isCallItem && prev?.role === "assistant" && prev.tool_call_id === undefined && m.tool_calls) {
+      prev.content = prev.content ? `${prev.content}\n${m.content}` : m.content;
+      prev.tool_calls = [...(prev.tool_calls ?? []), ...m.tool_calls];
+    } else out.push(m);
+  });
+  return out;
 }
 
 /** A list of messages in any of the conventions' shapes (LangChain blobs made readable first). */
@@ -105,7 +221,11 @@ export function readConversation(value: JsonValue | undefined): Conversation | u
   else if (isObj(v) && Array.isArray(v.messages)) list = v.messages.length === 1 && Array.isArray(v.messages[0]) ? (v.messages[0] as JsonValue[]) : v.messages;
   if (!list || list.length === 0) return undefined;
   const toolCalls: FoundToolCall[] = [];
-  const messages = list.map((m) => readMessage(m, toolCalls)).filter((m): m is Message => m !== undefined);
+  const items = list.filter((m) => isObj(m) || typeof m === "string");
+  const messages = mergeCalls(
+    items.map((m) => readMessage(m, toolCalls)!),
+    items,
+  );
   return messages.length > 0 ? { messages, toolCalls } : undefined;
 }
 
@@ -113,21 +233,24 @@ export function readConversation(value: JsonValue | undefined): Conversation | u
 interface FlatMessageKeys {
   role: string;
   content: string;
+  /** A tool message's id of the call it answers. */
+  toolCallId: string;
   /** Content parts (`contents.M.<text>`), when the convention has them. */
   parts?: { list: string; text: string };
-  toolCalls: { list: string; name: string; arguments: string };
+  toolCalls: { list: string; id: string; name: string; arguments: string };
 }
 
-/** OpenInference: `llm.input_messages.N.message.role`, `.content`, `.contents.M.message_content.text`, `.tool_calls.M.tool_call.function.*`. */
+/** OpenInference: `llm.input_messages.N.message.role`, `.content`, `.tool_call_id`, `.contents.M.message_content.text`, `.tool_calls.M.tool_call.{id,function.*}`. */
 const openInferenceKeys: FlatMessageKeys = {
   role: "message.role",
   content: "message.content",
+  toolCallId: "message.tool_call_id",
   parts: { list: "message.contents", text: "message_content.text" },
-  toolCalls: { list: "message.tool_calls", name: "tool_call.function.name", arguments: "tool_call.function.arguments" },
+  toolCalls: { list: "message.tool_calls", id: "tool_call.id", name: "tool_call.function.name", arguments: "tool_call.function.arguments" },
 };
 
-/** GenAI legacy: `gen_ai.prompt.N.role`, `.content`, `.tool_calls.M.name` / `.arguments`. */
-const legacyGenAiKeys: FlatMessageKeys = { role: "role", content: "content", toolCalls: { list: "tool_calls", name: "name", arguments: "arguments" } };
+/** GenAI legacy: `gen_ai.prompt.N.role`, `.content`, `.tool_call_id`, `.tool_calls.M.id` / `.name` / `.arguments`. */
+const legacyGenAiKeys: FlatMessageKeys = { role: "role", content: "content", toolCallId: "tool_call_id", toolCalls: { list: "tool_calls", id: "id", name: "name", arguments: "arguments" } };
 
 /** Flattened messages (one item per message, keys by convention) as a conversation. */
 function readFlatMessages(items: Record<string, AttributeValue>[], keys: FlatMessageKeys): Conversation | undefined {
@@ -138,18 +261,20 @@ function readFlatMessages(items: Record<string, AttributeValue>[], keys: FlatMes
     const parts = keys.parts ? subIndexed(item, keys.parts.list).map((p) => p[keys.parts!.text]) : [];
     let content = typeof raw === "string" ? contentFromString(raw) : parts.filter((p) => typeof p === "string").join("");
     const calls = subIndexed(item, keys.toolCalls.list).map((c) => {
-      const call: FoundToolCall = { name: String(c[keys.toolCalls.name] ?? "tool") };
+      const call: Call = { name: String(c[keys.toolCalls.name] ?? "tool") };
       const input = args(c[keys.toolCalls.arguments] as JsonValue | undefined);
       if (input) call.inputParameters = input;
+      const id = c[keys.toolCalls.id];
+      if (typeof id === "string" && id !== "") call.id = id;
       return call;
     });
     if (calls.length > 0) {
       toolCalls.push(...calls);
-      const lines = calls.map(callLine).join("\n");
-      content = content ? `${content}\n${lines}` : lines;
+      content = withCallLines(content, calls);
     }
     const role = item[keys.role];
-    return { role: typeof role === "string" ? role : "user", content };
+    const answers = item[keys.toolCallId];
+    return readableMessage(typeof role === "string" ? role : "user", content, calls, typeof answers === "string" && answers !== "" ? [answers] : []);
   });
   return { messages, toolCalls };
 }

@@ -16,7 +16,10 @@ export const spanLists = {
 type ListKey = keyof typeof spanLists;
 const listKeys = Object.keys(spanLists) as ListKey[];
 
-const message = t.object({ role: req(t.string), content: req(t.string) });
+/** An assistant message's tool call, as the SDK keeps it beside the text: its id links the tool message that answers it. */
+const messageToolCall = t.object({ id: opt(t.string), name: req(t.string), arguments: opt(t.any) });
+/** Spec 2.5's `{role, content}`, and the links of a tool call to its result (the live service takes any JSON here). */
+const message = t.object({ role: req(t.string), content: req(t.string), tool_calls: opt(t.list(messageToolCall)), tool_call_id: opt(t.string) });
 const messages: typeof message = t.list(message);
 const text = t.string;
 const llmOutput: typeof message = (v, p) => (typeof v === "string" ? undefined : messages(v, p));

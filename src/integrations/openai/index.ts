@@ -254,19 +254,13 @@ function chatInput(params: Record<string, unknown>): Message[] {
   return readConversation((Array.isArray(params.messages) ? params.messages : []) as JsonValue)?.messages ?? [];
 }
 
-/** A Responses request: `instructions` as the system message, then `input` (text or items). */
+/** A Responses request: `instructions` as the system message, then `input` (text or items; calls and results linked by their `call_id`). */
 function responsesInput(params: Record<string, unknown>): Message[] {
   const out: Message[] = [];
   if (typeof params.instructions === "string") out.push({ role: "system", content: params.instructions });
   const input = params.input;
   if (typeof input === "string") out.push({ role: "user", content: input });
-  else if (Array.isArray(input)) {
-    for (const item of input as Record<string, unknown>[]) {
-      if (item?.type === "function_call_output") out.push({ role: "tool", content: messageText(item.output) });
-      else if (item?.type === "function_call") out.push({ role: "assistant", content: `${String(item.name)}(${String(item.arguments ?? "")})` });
-      else out.push({ role: String(item?.role ?? "user"), content: messageText(item?.content) });
-    }
-  }
+  else if (Array.isArray(input)) out.push(...(readConversation(input as JsonValue)?.messages ?? []));
   return out;
 }
 
