@@ -16,7 +16,7 @@
  * most, one trace's objects kept past their time.
  */
 export const keptShapes: {
-  /** The newest trace record (export/trace-record.ts). */
+  /** The newest trace record (assemble/trace-record.ts). */
   record: object | undefined;
   /** The newest span of `observe()` or an integration (observed-span.ts). */
   span: object | undefined;
@@ -24,13 +24,13 @@ export const keptShapes: {
   context: object | undefined;
   /** The newest `tracestate` naming one of our spans (remote-parent.ts). */
   traceState: object | undefined;
-  /** The newest span of another instrumentation that ended in one of our traces, as the bridge marked it (export/trace-assembler.ts). */
+  /** The newest span of another instrumentation that ended in one of our traces, as the bridge marked it (assemble/trace-assembler.ts). */
   foreignSpan: object | undefined;
   /** What the newest span of another instrumentation was read as by its semantic convention when it ended, its span data once sent (bridge/foreign-span.ts). */
   mappedSpan: object | undefined;
-  /** The newest trace mapped to the wire, with its spans and their captured values (export/trace-exporter.ts). */
+  /** The newest trace mapped to the wire, with its spans and their captured values (encode/trace-body.ts). */
   wireTrace: object | undefined;
-  /** The newest trace taken into a batch, its bytes written (export/batch-body.ts). */
+  /** The newest trace taken into a batch, its bytes written (encode/batch-body.ts). */
   preparedTrace: object | undefined;
 } = {
   record: undefined,

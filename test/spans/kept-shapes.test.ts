@@ -11,7 +11,7 @@ import { runsHere } from "../helpers/skips.js";
 // optimized code (span start, context and trace record inlined) must still be there after, and
 // V8 must have thrown away no optimized code of the span, export and bridge paths for a shape
 // that died ("weak objects").
-const onV8 = runsHere(!("Bun" in globalThis), "test/tracing/kept-shapes.test.ts", "V8 only: what it checks is V8's optimized code and object shapes");
+const onV8 = runsHere(!("Bun" in globalThis), "test/spans/kept-shapes.test.ts", "V8 only: what it checks is V8's optimized code and object shapes");
 // Functions of the span, export and bridge paths, by the names V8 gives them (others, Node's and
 // OpenTelemetry's own, may lose code for shapes of theirs that died).
 const OURS = new Set([
