@@ -25,12 +25,29 @@ export interface ForeignEvaluation {
  * ends: a span sent unfinished (its trace could wait no longer) is read as it stands.
  */
 export class ForeignReader implements ForeignSpanSource {
+  /** The GenAI operations (`gen_ai.operation.name`) of the children each tracked span has had. */
+  private readonly children = new WeakMap<object, string[]>();
+
   constructor(readonly evaluation: ForeignEvaluation | undefined) {}
+
+  /** A tracked span got a child: its GenAI operation, if it has one, is noted for the parent. */
+  childStarted(parent: object, child: ReadableSpan): void {
+    const op = child.attributes?.["gen_ai.operation.name"];
+    if (typeof op !== "string") return;
+    const ops = this.children.get(parent);
+    if (!ops) this.children.set(parent, [op]);
+    else if (!ops.includes(op)) ops.push(op);
+  }
+
+  /** What the conventions read of `span`, with its records `logs` and its children's operations. */
+  finished(span: ReadableSpan, logs: LogRecords | undefined) {
+    return finishedSpan(span, logs, this.children.get(span));
+  }
 
   /** Reads a span that has not ended, as it stands (what its trace sends for it now). */
   spanData(span: object): SpanData {
     const logs = takeLogs((span as ReadableSpan).spanContext().spanId);
-    const mapped = interpret(finishedSpan(span as ReadableSpan, logs));
+    const mapped = interpret(this.finished(span as ReadableSpan, logs));
     return new ForeignSpan(this, mapped?.type ?? "base", mapped, logs).spanData(span);
   }
 
@@ -46,7 +63,7 @@ export class ForeignReader implements ForeignSpanSource {
    */
   endedRoot(span: ReadableSpan, claimed: boolean): void {
     const logs = takeLogs(span.spanContext().spanId);
-    this.ended(span, "base", claimed ? interpret(finishedSpan(span, logs)) : undefined, logs);
+    this.ended(span, "base", claimed ? interpret(this.finished(span, logs)) : undefined, logs);
   }
 }
 
@@ -80,7 +97,7 @@ class ForeignSpan implements SpanData, ForeignSpanSource {
     if (late !== undefined) {
       // Records that came after it ended: read again with those it had.
       const logs = this.logs ? [...this.logs, ...late] : late;
-      this.take(interpret(finishedSpan(span as ReadableSpan, logs)));
+      this.take(interpret(this.reader.finished(span as ReadableSpan, logs)));
     }
     this.logs = undefined;
     const type = this.type;

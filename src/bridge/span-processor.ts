@@ -2,7 +2,6 @@ import { type Context, trace as otelTrace } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import type { Runtime } from "../runtime/runtime.js";
 import { runtimeFor } from "../runtime/configure.js";
-import { finishedSpan } from "../semconv/finished.js";
 import { interpret } from "../semconv/interpret.js";
 import { takeLogs } from "../semconv/log-records.js";
 import type { Mapped } from "../semconv/types.js";
@@ -12,6 +11,7 @@ import type { LlmTestCase, SpanType } from "../protocol/types.js";
 import { hasJoinableRemoteParent } from "../spans/remote-parent.js";
 import { declareForeignSlots, getSpanData, ownerOf, parentSpanIdOf, setForeignSource, setOwner, setParentOverride, TRACKED_SLOT } from "../spans/span-data.js";
 import { ForeignReader } from "./foreign-span.js";
+import { spanWatchOf } from "./span-watch.js";
 
 /** Options of {@link EvaltraceSpanProcessor}. */
 export interface EvaltraceSpanProcessorOptions {
@@ -85,8 +85,10 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       setOwner(span, rt);
       (span as unknown as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT] = rt;
       setForeignSource(span, this.reader);
+      if (parent && (parent as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT]) this.reader.childStarted(parent, span);
       rt.assembler.onStart(span, parentContext);
       rememberScopedDefaults(rt, span, parentContext);
+      spanWatchOf(parentContext)?.started(span);
     } catch {
       // Never break the app's tracing pipeline.
     }
@@ -110,7 +112,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       if (!rt) return;
       // Read once, here, from its final attributes, events and the log records it took with it.
       const logs = takeLogs(span.spanContext().spanId);
-      const mapped = interpret(finishedSpan(span, logs));
+      const mapped = interpret(this.reader.finished(span, logs));
       const type = this.decide(span, mapped);
       if (type === undefined && parentSpanIdOf(span) === undefined) {
         // The local root: kept (named after itself) when anything under it is, else let go;

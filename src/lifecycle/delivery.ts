@@ -5,6 +5,7 @@ import type { SdkStats } from "../runtime/runtime.js";
 import { allRuntimes } from "../runtime/registry.js";
 import { currentRuntime } from "../runtime/configure.js";
 import { currentObservedSpan } from "../tracing/context.js";
+import { settleUnreadStreams, whenStreamsSettled } from "./unread-streams.js";
 
 const nothing = (): FlushResult => ({ ok: true, delivered: 0, notDelivered: [], pending: [], timedOut: false });
 
@@ -101,13 +102,16 @@ export function deliver(waitUntil?: WaitUntil, timeoutMillis?: number): Promise<
   const caller = currentObservedSpan()?.spanContext().traceId;
   const done = (async () => {
     const waited = runtimes.map((r) => ({ r, records: [...r.assembler.all()].filter((rec) => rec.open > 0) }));
-    await Promise.all(waited.map(({ r, records }) => r.assembler.whenSpansEnded(records, budget / 2)));
-    for (const { r, records } of waited) {
-      // Work left running after its handler returned (its root ended), and the caller's own
-      // trace, are sent as they stand: the instance may be frozen next. A trace whose root still
-      // runs is another request being served: it delivers itself.
-      r.assembler.forceEndAll("deliver", records.filter((rec) => (rec.phase !== "open" && !servesRemoteCaller(rec)) || rec.traceId === caller));
-    }
+    // Streams handed to the app are waited for too: their calls' spans may not have started yet.
+    await Promise.all([...waited.map(({ r, records }) => r.assembler.whenSpansEnded(records, budget / 2)), whenStreamsSettled(budget / 2, clock)]);
+    // Work left running after its handler returned (its root ended), and the caller's own
+    // trace, are sent as they stand: the instance may be frozen next. A trace whose root still
+    // runs is another request being served: it delivers itself.
+    const sent = waited.map(({ r, records }) => ({ r, records: records.filter((rec) => (rec.phase !== "open" && !servesRemoteCaller(rec)) || rec.traceId === caller) }));
+    // Streams handed to the app that nobody reads, there or as a trace of their own, are cut short first (their calls end).
+    const sentIds = new Set(sent.flatMap(({ records }) => records.map((rec) => rec.traceId)));
+    settleUnreadStreams((traceId) => sentIds.has(traceId));
+    for (const { r, records } of sent) r.assembler.forceEndAll("deliver", records);
     const left = Math.max(0, budget - (clock.now() - started));
     return merged(runtimes.map((r) => r.exporter.flush(left)));
   })().catch(() => nothing());

@@ -6,6 +6,55 @@ import { json, str } from "./values.js";
 
 const isAi = (span: FinishedSpan) => span.name.startsWith("ai.");
 
+/**
+ * Whether a span is the AI SDK's own: named `ai.*` (AI SDK 5 and 6, and `LegacyOpenTelemetry` of
+ * `@ai-sdk/otel` on AI SDK 7), or carrying its `ai.operationId` without being a GenAI span. AI
+ * SDK 7's `OpenTelemetry` spans are GenAI spans (`gen_ai.operation.name`) that may carry optional
+ * `ai.*` attributes (usage details, provider metadata, embeddings): the GenAI convention reads them.
+ */
+function claims(span: FinishedSpan): boolean {
+  if (isAi(span)) return true;
+  const a = span.attributes;
+  return a["ai.operationId"] !== undefined && a["gen_ai.operation.name"] === undefined;
+}
+
+type Obj = { [key: string]: JsonValue };
+const isObj = (v: JsonValue | undefined): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * A tool result's output as the AI SDK (5+) wraps it, `{type, value}`, as what the tool gave: the
+ * text of `text` and `error-text`, the JSON of `json` and `error-json`, the text parts of
+ * `content` (media named by type), and a note for a denied execution. Anything else stays.
+ */
+function toolOutput(output: JsonValue | undefined): JsonValue | undefined {
+  if (!isObj(output) || typeof output.type !== "string") return output;
+  const value = output.value;
+  switch (output.type) {
+    case "text":
+    case "error-text":
+      return typeof value === "string" ? value : output;
+    case "json":
+    case "error-json":
+      return value === undefined ? output : typeof value === "string" ? value : JSON.stringify(value);
+    case "content":
+      if (!Array.isArray(value)) return output;
+      return value.map((p) => (isObj(p) && typeof p.text === "string" ? p.text : isObj(p) && typeof p.mediaType === "string" ? `[${p.mediaType}]` : "")).join("");
+    case "execution-denied":
+      return typeof output.reason === "string" ? `[execution denied: ${output.reason}]` : "[execution denied]";
+    default:
+      return output;
+  }
+}
+
+/** AI SDK messages with each `tool-result` part's output unwrapped ({@link toolOutput}); other values as they are. */
+function withToolValues(messages: JsonValue | undefined): JsonValue | undefined {
+  if (!Array.isArray(messages)) return messages;
+  return messages.map((m) => {
+    if (!isObj(m) || !Array.isArray(m.content) || !m.content.some((p) => isObj(p) && p.type === "tool-result")) return m;
+    return { ...m, content: m.content.map((p) => (isObj(p) && p.type === "tool-result" && p.output !== undefined ? { ...p, output: toolOutput(p.output) ?? null } : p)) };
+  });
+}
+
 /** Span name → type: model calls are llm spans, tool calls tool spans, the rest base. */
 function typeOf(name: string): SpanType {
   if (/^ai\.\w+\.do(Generate|Stream|Embed)$/.test(name)) return "llm";
@@ -17,7 +66,7 @@ function typeOf(name: string): SpanType {
 function promptInput(v: JsonValue | undefined): JsonValue | undefined {
   if (v && typeof v === "object" && !Array.isArray(v)) {
     if (typeof v.prompt === "string") return v.prompt;
-    const messages = readConversation(v.messages ?? null)?.messages;
+    const messages = readConversation(withToolValues(v.messages ?? null))?.messages;
     const users = messages?.filter((m) => m.role === "user") ?? [];
     if (users.length > 0) return users[users.length - 1]!.content;
     if (typeof v.system === "string") return v.system;
@@ -57,7 +106,7 @@ function result(span: FinishedSpan): JsonValue | undefined {
  */
 export const aiSdk: Convention = {
   name: "AI SDK",
-  claims: (span) => isAi(span) || Object.keys(span.attributes).some((k) => k.startsWith("ai.")),
+  claims,
   type: (span) => typeOf(span.name),
   fields: [
     { field: "model", keys: ["ai.response.model", "ai.model.id", "gen_ai.response.model", "gen_ai.request.model"], as: "string", types: ["llm"] },
@@ -74,7 +123,7 @@ export const aiSdk: Convention = {
   input(span, type) {
     const a = span.attributes;
     if (type === "tool") return json(a["ai.toolCall.args"]) ?? json(a["ai.toolCall.input"]);
-    if (type === "llm") return readConversation(json(a["ai.prompt.messages"]))?.messages as unknown as JsonValue | undefined ?? embedded(span);
+    if (type === "llm") return (readConversation(withToolValues(json(a["ai.prompt.messages"])))?.messages as unknown as JsonValue | undefined) ?? embedded(span);
     return promptInput(json(a["ai.prompt"])) ?? embedded(span);
   },
   output(span, type) {

@@ -87,6 +87,9 @@ export const genAi: Convention = {
   type(span) {
     const a = span.attributes;
     const op = str(a["gen_ai.operation.name"]);
+    // An operation around model calls of its own kind (AI SDK 7's `embed` around its
+    // `embeddings` calls, which carry the tokens) is not a second model call.
+    if (op && operationTypes[op] === "llm" && span.childOperations?.includes(op)) return "base";
     if (op && operationTypes[op]) return operationTypes[op];
     if (a["gen_ai.tool.name"] !== undefined) return "tool";
     if (a["gen_ai.request.model"] !== undefined || a["gen_ai.response.model"] !== undefined) return "llm";

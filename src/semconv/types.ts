@@ -22,6 +22,11 @@ export interface FinishedSpan {
   events: readonly { name: string; attributes?: Attributes }[];
   /** Log records emitted in the span's context (OTel GenAI content events), in order. */
   logs: readonly { eventName: string; body: unknown }[];
+  /**
+   * The `gen_ai.operation.name` of the spans started under it (its children), when any had one:
+   * an operation that wraps model calls of its own kind is no model call itself.
+   */
+  childOperations?: readonly string[];
 }
 
 /** What a convention makes of a span: its type, name, service fields, input and output. */

@@ -127,6 +127,36 @@ console.log(text.length > 0);`;
     expect(JSON.stringify(traces[0])).not.toContain(`${marker} off`);
     expect(traces[0]!.filter((s) => s.type === "llm").length).toBeGreaterThanOrEqual(1);
   });
+
+  it.each(["esm", "cjs"] as const)("%s: a streamText the app aborts is ERRORED with the abort reason and the text streamed before it", async (format) => {
+    const marker = `ai-abort-${format}`;
+    const load =
+      format === "esm"
+        ? 'import { streamText } from "ai"; import { createOpenAI } from "@ai-sdk/openai";'
+        : 'const { streamText } = require("ai"); const { createOpenAI } = require("@ai-sdk/openai");';
+    const src = `${load}
+const openai = createOpenAI({ apiKey: "sk-test", baseURL: process.env.FAKE_OPENAI });
+const abort = new AbortController();
+const result = streamText({ model: openai.chat("gpt-4o-mini"), prompt: "${marker}", abortSignal: abort.signal, headers: { "x-fake-stream-delay-ms": "40" } });
+let read = "";
+try {
+  for await (const piece of result.textStream) {
+    read += piece;
+    if (read.split(" ").length > 2) abort.abort(new Error("user closed the tab"));
+  }
+} catch {}
+console.log(JSON.stringify(read));`;
+    const f = await runApp(format, src);
+    expect(f.stderr, f.stderr).toBe("");
+    const read = JSON.parse(f.stdout) as string;
+    const traces = tracesOf(marker);
+    expect(traces).toHaveLength(1);
+    const llm = traces[0]!.filter((s) => s.type === "llm");
+    expect(llm).toHaveLength(1);
+    expect(llm[0]).toMatchObject({ status: "ERRORED", error: "aborted: user closed the tab" });
+    expect(String(llm[0]!.output).startsWith(read)).toBe(true);
+    expect(traces[0]!.find((s) => !s.parentUuid)).toMatchObject({ status: "ERRORED", error: "aborted: user closed the tab" });
+  });
 });
 
 describe.skipIf(onBun)("zero-code MCP", () => {

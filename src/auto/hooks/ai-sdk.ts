@@ -1,6 +1,7 @@
 import type { Tracer } from "@opentelemetry/api";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { EvaltraceSpanProcessor } from "../../bridge/span-processor.js";
+import { streamTextWatched, unwatched } from "../../integrations/ai-sdk.js";
 import { processWide } from "../../process-wide.js";
 import type { LibraryHook } from "../instrumentation.js";
 import { isOn } from "../state.js";
@@ -33,10 +34,15 @@ function withTelemetry(options: unknown): unknown {
   }
 }
 
-function patched(original: Fn): Fn {
+function patched(original: Fn, name: (typeof traced)[number]): Fn {
   const fn: Fn = function (this: unknown, ...args: unknown[]) {
+    if (!isOn("ai")) return original.apply(this, args);
     if (args.length > 0) args[0] = withTelemetry(args[0]);
-    return original.apply(this, args);
+    const options = args[0];
+    if (name === "streamText" && options !== null && typeof options === "object" && !Array.isArray(options)) {
+      return streamTextWatched(options as Record<string, unknown>, (watched) => original.apply(this, [watched, ...args.slice(1)]));
+    }
+    return unwatched(() => original.apply(this, args));
   };
   Object.defineProperty(fn, PATCHED, { value: original });
   Object.defineProperty(fn, "name", { value: original.name, configurable: true });
@@ -47,7 +53,10 @@ function patched(original: Fn): Fn {
  * `ai` (the Vercel AI SDK): its telemetry is OpenTelemetry spans, off unless a call asks for
  * them. Zero-code turns it on for calls that leave `experimental_telemetry.isEnabled` unset,
  * with a tracer of evaltrace's own (the app's global provider is not touched), so those calls
- * are traced through the `EvaltraceSpanProcessor` mapping. The ESM namespace gets the patched
+ * are traced through the `EvaltraceSpanProcessor` mapping (on AI SDK 7, whose telemetry is its
+ * registered integrations, `@ai-sdk/otel`'s spans are). A `streamText` is watched until the app
+ * has read it to its end, so that one aborted, cut short or never read ends ERRORED, saying so,
+ * with the text streamed so far (integrations/ai-sdk.ts). The ESM namespace gets the patched
  * functions; the CommonJS exports (read-only getters) are served through a proxy of themselves.
  */
 export const aiSdkHook: LibraryHook = {
@@ -59,7 +68,7 @@ export const aiSdkHook: LibraryHook = {
     for (const name of traced) {
       const original = exports[name];
       if (typeof original !== "function" || (original as { [PATCHED]?: unknown })[PATCHED]) continue;
-      replacements[name] = patched(original as Fn);
+      replacements[name] = patched(original as Fn, name);
     }
     let assigned = true;
     for (const [name, fn] of Object.entries(replacements)) {

@@ -1,0 +1,23 @@
+import { type Context, createContextKey, type Span } from "@opentelemetry/api";
+
+/**
+ * Told of the spans of other instrumentations that start, and that an EvaltraceSpanProcessor
+ * tracks, in a context carrying it: an integration that runs a library's call in such a context
+ * gets the spans the library records for that call (to finish what the library leaves open).
+ */
+export interface SpanWatch {
+  started(span: Span): void;
+}
+
+// Symbol.for underneath: the ESM and CommonJS copies of the package share the key.
+const WATCH = createContextKey("evaltrace.spanWatch");
+
+/** `ctx` with `watch` told of the spans started in it (none: without the one it carried). */
+export function watchSpans(ctx: Context, watch: SpanWatch | undefined): Context {
+  return watch ? ctx.setValue(WATCH, watch) : ctx.deleteValue(WATCH);
+}
+
+/** The watch a context carries, if any. */
+export function spanWatchOf(ctx: Context): SpanWatch | undefined {
+  return ctx.getValue(WATCH) as SpanWatch | undefined;
+}
