@@ -1,4 +1,5 @@
 import { registry } from "../runtime/registry.js";
+import { detailsEvents } from "../semconv/genai.js";
 import { holdLogRecord } from "../semconv/log-records.js";
 
 /** A log record as an OpenTelemetry LoggerProvider hands it to its processors (the parts read here). */
@@ -27,7 +28,9 @@ export class EvaltraceLogRecordProcessor {
       const eventName = record.eventName ?? record.attributes?.["event.name"];
       const spanId = record.spanContext?.spanId;
       if (typeof eventName !== "string" || !eventName.startsWith("gen_ai.") || !spanId) return;
-      holdLogRecord(spanId, eventName, record.body);
+      // A details record carries its messages in its attributes, not its body.
+      const details = record.body === undefined && Object.hasOwn(detailsEvents, eventName);
+      holdLogRecord(spanId, eventName, details ? record.attributes : record.body);
     } catch {
       // Never break the app's logging pipeline.
     }

@@ -25,6 +25,31 @@ const eventRoles: Record<string, string> = {
   "gen_ai.tool.message": "tool",
 };
 
+/**
+ * Content records that carry whole message lists as attributes, as the current GenAI conventions
+ * have it: the record's name → the keys that hold the input and the output messages.
+ */
+export const detailsEvents: Record<string, { input: string; output: string }> = {
+  "gen_ai.client.inference.operation.details": { input: "gen_ai.input.messages", output: "gen_ai.output.messages" },
+};
+
+/**
+ * The messages the details records of the span hold under their `input` or `output` key, in
+ * order (a streamed call has one record per output item).
+ */
+function conversationFromDetails(span: FinishedSpan, side: "input" | "output"): Conversation | undefined {
+  const list: JsonValue[] = [];
+  for (const l of span.logs) {
+    const keys = detailsEvents[l.eventName];
+    const body = l.body;
+    if (!keys || !body || typeof body !== "object" || Array.isArray(body)) continue;
+    const raw = (body as { [key: string]: unknown })[keys[side]];
+    const v = typeof raw === "string" ? json(raw) : (raw as JsonValue | undefined);
+    if (Array.isArray(v)) list.push(...v);
+  }
+  return list.length > 0 ? readConversation(list) : undefined;
+}
+
 function eventBody(e: { attributes?: FinishedSpan["attributes"]; body?: unknown }): JsonValue | undefined {
   if (e.body !== undefined) return e.body as JsonValue;
   return e.attributes ? (json(e.attributes["gen_ai.event.content"]) ?? (e.attributes as unknown as JsonValue)) : undefined;
@@ -59,13 +84,18 @@ function outputFromEvents(span: FinishedSpan): Conversation | undefined {
   return readConversation(list);
 }
 
-/** Input messages: `gen_ai.input.messages` (with `gen_ai.system_instructions`), legacy `gen_ai.prompt.N`, or content events. */
+/** Input messages: `gen_ai.input.messages` on the span or in details records (with `gen_ai.system_instructions`), legacy `gen_ai.prompt.N`, or content events. */
 function inputConversation(span: FinishedSpan): Conversation | undefined {
   const a = span.attributes;
-  const current = readConversation(json(a["gen_ai.input.messages"]));
+  const current = readConversation(json(a["gen_ai.input.messages"])) ?? conversationFromDetails(span, "input");
   const system = json(a["gen_ai.system_instructions"]);
   if (current) {
-    if (system !== undefined) current.messages.unshift({ role: "system", content: messageContent(system) });
+    if (system !== undefined) {
+      // A details record may hold the instructions among its messages already.
+      const content = messageContent(system);
+      const first = current.messages[0];
+      if (!(first?.role === "system" && first.content === content)) current.messages.unshift({ role: "system", content });
+    }
     return current;
   }
   return readLegacyMessages(indexed(a, "gen_ai.prompt")) ?? inputFromEvents(span);
@@ -73,7 +103,7 @@ function inputConversation(span: FinishedSpan): Conversation | undefined {
 
 function outputConversation(span: FinishedSpan): Conversation | undefined {
   const a = span.attributes;
-  return readConversation(json(a["gen_ai.output.messages"])) ?? readLegacyMessages(indexed(a, "gen_ai.completion")) ?? outputFromEvents(span);
+  return readConversation(json(a["gen_ai.output.messages"])) ?? conversationFromDetails(span, "output") ?? readLegacyMessages(indexed(a, "gen_ai.completion")) ?? outputFromEvents(span);
 }
 
 /**
