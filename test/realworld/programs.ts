@@ -1,0 +1,98 @@
+/**
+ * The real-world programs: official examples of the SDKs we instrument, copied verbatim into
+ * programs/<sdk>/ (where each comes from, at which commit and under which licence: programs/SOURCES.md).
+ * Each runs unmodified against the fake model servers, as a user would run it, once plain and
+ * once under `--import evaltrace/auto` (see realworld.test.ts).
+ */
+export interface Program {
+  /** `<sdk>/<name>`, as the summary and the known gaps name it. */
+  id: string;
+  /** The program file, relative to programs/. */
+  file: string;
+  /** Lines fed to its standard input (interactive examples). */
+  stdin?: string;
+  /** Arguments; `{port}` is the companion's port. */
+  args?: string[];
+  /**
+   * A server the program talks to (relative to programs/), started before it in the same way
+   * (plain, or under evaltrace/auto) with `MCP_PORT` set to a free port, and stopped with SIGINT
+   * after it, once it has printed `ready`. Its output is compared too.
+   */
+  companion?: { file: string; ready: string };
+  /** Milliseconds between streamed events: the fakes stream as slowly as a real model, so that an abort lands mid-stream. */
+  paceMs?: number;
+  /** Lowest Node version it runs on, e.g. `22.13` for Mastra. */
+  minNode?: string;
+  /**
+   * What differs between two runs of the program itself, whatever tracing does, masked in stdout
+   * before the runs are compared (beyond the dates, ids and times every program gets masked).
+   */
+  normalize?: (stdout: string) => string;
+}
+
+const openai = (name: string, file = `${name}.ts`): Program => ({ id: `openai/${name}`, file: `openai/examples/${file}` });
+const anthropic = (name: string): Program => ({ id: `anthropic/${name}`, file: `anthropic/examples/${name}.ts` });
+const gemini = (name: string): Program => ({ id: `google-genai/${name}`, file: `google-genai/sdk-samples/${name}.ts` });
+const aiSdk = (path: string): Program => ({ id: `ai-sdk/${path}`, file: `ai-sdk/examples/ai-functions/src/${path}.ts` });
+const langchain = (name: string, path: string): Program => ({ id: `langchain/${name}`, file: `langchain/examples/src/${path}.ts` });
+const agents = (name: string, path: string, stdin?: string): Program => ({
+  id: `openai-agents/${name}`,
+  file: `openai-agents/examples/${path}.ts`,
+  ...(stdin !== undefined ? { stdin } : {}),
+});
+
+export const programs: Program[] = [
+  // openai-node (openai 6)
+  openai("demo"),
+  openai("stream"),
+  openai("tool-call-helpers"),
+  openai("parsing"),
+  openai("responses-stream", "responses/stream.ts"),
+  openai("responses-structured-outputs", "responses/structured-outputs.ts"),
+  openai("responses-streaming-tools", "responses/streaming-tools.ts"),
+  // anthropic-sdk-typescript
+  anthropic("demo"),
+  anthropic("streaming"),
+  anthropic("tools"),
+  anthropic("tools-streaming"),
+  anthropic("tools-helpers-zod"),
+  // the stream aborted from a 1.5 s timer, mid-stream
+  { ...anthropic("cancellation"), paceMs: 1000 },
+  // googleapis/js-genai (@google/genai 2), the Gemini Developer API branch of each sample
+  gemini("generate_content_with_system_instructions"),
+  gemini("chats"),
+  gemini("generate_content_with_function_calling"),
+  gemini("generate_content_afc_streaming"),
+  gemini("chat_afc"),
+  gemini("mcp_client"),
+  // vercel/ai (ai 6 with @ai-sdk/openai)
+  aiSdk("generate-text/openai/system-message-a"),
+  aiSdk("generate-text/openai/tool-call"),
+  aiSdk("generate-text/openai/multi-step"),
+  aiSdk("stream-text/openai/multi-step"),
+  aiSdk("embed/openai/basic"),
+  // AbortSignal.timeout(3000), mid-stream
+  { ...aiSdk("stream-text/openai/abort"), paceMs: 1200 },
+  // langchainjs, LangGraph through langchain's createAgent and a StateGraph
+  langchain("quickstart", "langchain-classic/get_started/quickstart"),
+  langchain("interface_stream", "langchain-classic/guides/expression_language/interface_stream"),
+  langchain("integration_openai_wsa_zod", "langchain-classic/models/chat/integration_openai_wsa_zod"),
+  langchain("createAgent-tools", "createAgent/tools"),
+  langchain("router-knowledge-base", "multi-agent/router-knowledge-base"),
+  // controller.abort() after 3 s (LangChain lets the stream run on)
+  langchain("how_to_cancellation", "langchain-classic/guides/expression_language/how_to_cancellation"),
+  // openai-agents-js (@openai/agents 0.14)
+  agents("tools", "basic/tools"),
+  agents("stream-text", "basic/stream-text"),
+  agents("readme-handoffs", "docs/readme/readme-handoffs"),
+  agents("agents-as-tools", "agent-patterns/agents-as-tools", "Translate 'good morning' to Spanish\n"),
+  // modelcontextprotocol/typescript-sdk (v1.x): a client and the example server it talks to, over Streamable HTTP
+  {
+    id: "mcp/streamableHttpWithSseFallbackClient",
+    file: "mcp/src/examples/client/streamableHttpWithSseFallbackClient.ts",
+    args: ["http://localhost:{port}/mcp"],
+    companion: { file: "mcp/src/examples/server/simpleStreamableHttp.ts", ready: "MCP Streamable HTTP Server listening" },
+  },
+  // mastra (@mastra/core 1, Node 22.13+)
+  { id: "mastra/agent-v6-example", file: "mastra/examples/agent-v6/src/example.ts", minNode: "22.13" },
+];
