@@ -27,6 +27,7 @@ const zodTests = [
   "test/fakes/schema.test.ts",
   "test/integrations/openai-complete.test.ts",
   "test/integrations/mcp.test.ts",
+  "test/integrations/openai-agents-tools.test.ts",
 ];
 const examples = ["demo", "client", "openai", "anthropic", "google-genai", "ai-sdk", "langchain", "openai-agents", "mcp"];
 const only = process.argv.slice(2);
