@@ -1,13 +1,13 @@
 import type { JsonValue } from "./json-value.js";
 
-export type LcBlob = { lc: number; type: string; id: string[]; kwargs?: { [key: string]: JsonValue } };
+type LcBlob = { lc: number; type: string; id: string[]; kwargs?: { [key: string]: JsonValue } };
 
 /** A LangChain serialization blob: `{"lc":1,"type":"constructor","id":[...],"kwargs":{...}}`. */
 export function isLcBlob(v: JsonValue | undefined): v is LcBlob & { [key: string]: JsonValue } {
   return v !== null && typeof v === "object" && !Array.isArray(v) && v.lc === 1 && Array.isArray(v.id);
 }
 
-export const lcRoles: Record<string, string> = {
+const lcRoles: Record<string, string> = {
   SystemMessage: "system",
   HumanMessage: "user",
   AIMessage: "assistant",
