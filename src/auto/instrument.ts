@@ -31,19 +31,8 @@ const hooks: Record<LibraryName, LibraryHook> = {
   ai: aiSdkHook,
 };
 
-/**
- * What the ESM loader hook intercepts: the packages' entries by name, and the files inside a
- * package a hook needs (so no other module of the app goes through the loader).
- */
-const esmInclude: (string | RegExp)[] = [
-  "openai",
-  "@anthropic-ai/sdk",
-  "@google/genai",
-  "@openai/agents-core",
-  "ai",
-  /\/@langchain\/core\/dist\/callbacks\/manager\.js$/,
-  /\/@modelcontextprotocol\/sdk\/dist\/esm\/(client|server)\/(index|mcp)\.js$/,
-];
+/** What the ESM loader hook intercepts: each library's own list (its package by default). */
+const esmInclude: (string | RegExp)[] = Object.values(hooks).flatMap((hook) => hook.esmInclude ?? [hook.packageName]);
 
 /** Each library's instrumentation, made on first use and kept for the process (several entries share it). */
 const instrumentations = new Map<LibraryName, InstrumentationBase>();

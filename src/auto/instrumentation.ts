@@ -33,6 +33,11 @@ export interface LibraryHook {
    * them by name instead.
    */
   requireFilesByName?: boolean;
+  /**
+   * What the ESM loader hook intercepts for this library: module names, or patterns of the files'
+   * URLs (default: `packageName`). Nothing else of the app goes through the loader.
+   */
+  esmInclude?: (string | RegExp)[];
 }
 
 /** The require-in-the-middle hooks made for `requireFilesByName`, one per library, for the process. */

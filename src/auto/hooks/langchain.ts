@@ -62,6 +62,7 @@ const onManager = (exports: Record<string, unknown>) => {
 export const langchainHook: LibraryHook = {
   library: "langchain",
   packageName: "@langchain/core",
+  esmInclude: [/\/@langchain\/core\/dist\/callbacks\/manager\.js$/],
   versions: [">=0.2"],
   files: [
     { path: "@langchain/core/dist/callbacks/manager.cjs", onLoad: onManager },
