@@ -4,12 +4,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot } from "../helpers/child.js";
 
-// Every ```ts block of the README and of docs/*.md type-checks as written, against the built package (imported by
+// Every ```ts block of the README and of docs/**/*.md type-checks as written, against the built package (imported by
 // its name, through its exports map, as a user's project would), under strict TypeScript. What a
 // snippet leaves to the reader (`goldens`, `handle`, ...) is declared once in readme-prelude.d.ts.
 
 const docsDir = join(packageRoot, "docs");
-const docs = existsSync(docsDir) ? readdirSync(docsDir).filter((f) => f.endsWith(".md")).sort() : [];
+// docs/ and its folders (docs/integrations/<sdk>.md), every page.
+const docs = existsSync(docsDir) ? (readdirSync(docsDir, { recursive: true }) as string[]).filter((f) => f.endsWith(".md")).sort() : [];
 const readme = [join(packageRoot, "README.md"), ...docs.map((f) => join(docsDir, f))].map((f) => readFileSync(f, "utf8")).join("\n");
 const snippets = [...readme.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m) => m[1] ?? "");
 const dir = join(packageRoot, "test-artifacts", "readme-snippets");
