@@ -2,7 +2,8 @@ import * as nodeModule from "node:module";
 import { pathToFileURL } from "node:url";
 import type { InstrumentationBase } from "@opentelemetry/instrumentation";
 import { processEnv } from "../config.js";
-import { ensureRuntime } from "../runtime/configure.js";
+import { currentRuntime, ensureRuntime } from "../runtime/configure.js";
+import { reportInternalError } from "../util/internal-errors.js";
 import { aiSdkHook } from "./hooks/ai-sdk.js";
 import { anthropicHook } from "./hooks/anthropic.js";
 import { googleGenAIHook } from "./hooks/google-genai.js";
@@ -130,7 +131,8 @@ export function instrumentFromEnvironment(): void {
       runtime?.logger.warn(`${DISABLE_ENV} names unknown libraries (${unknown.join(", ")}); known: ${LIBRARIES.join(", ")}`);
     }
     apply(LIBRARIES.filter((name) => !disabled.includes(name)));
-  } catch {
-    // Zero-code never stops the app from starting.
+  } catch (error) {
+    // Zero-code never stops the app from starting; counted and logged.
+    reportInternalError("zero-code setup (evaltrace/auto)", error, currentRuntime()?.logger);
   }
 }
