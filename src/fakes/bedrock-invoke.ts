@@ -183,8 +183,23 @@ const llama: InvokeFamily = {
 /** The InvokeModel families the fake knows, tried in order. */
 export const INVOKE_FAMILIES: readonly InvokeFamily[] = [anthropic, nova, titan, llama];
 
-/** The family of a model id, if the fake knows it. */
-export const invokeFamilyOf = (modelId: string): InvokeFamily | undefined => INVOKE_FAMILIES.find((f) => f.matches(modelId));
+/** Which body shape each family's requests have, for a model id that names no vendor. */
+const BODY_SHAPES: readonly [InvokeFamily, (body: Json) => boolean][] = [
+  [anthropic, (b) => b.anthropic_version !== undefined],
+  [nova, (b) => b.schemaVersion === "messages-v1"],
+  [titan, (b) => b.inputText !== undefined],
+  [llama, (b) => b.prompt !== undefined],
+];
+
+/**
+ * The family of a model id, if the fake knows it; an application inference profile's opaque id
+ * (no vendor in it) stands for the model of the body's shape, as the profile would resolve it.
+ */
+export function invokeFamilyOf(modelId: string, body: Json): InvokeFamily | undefined {
+  const known = INVOKE_FAMILIES.find((f) => f.matches(modelId));
+  if (known || baseModelId(modelId).includes(".")) return known;
+  return BODY_SHAPES.find(([, shape]) => shape(body))?.[0];
+}
 
 /** The usage a reply reports, as the `x-amzn-bedrock-*-token-count` headers and the invocation metrics give it. */
 export function invokeTokens(turn: FakeTurn, inputTokens: number): { inputTokenCount: number; outputTokenCount: number } {

@@ -56,7 +56,8 @@ function route(req: FakeRequest): { modelId: string; action: string } | undefine
  * `/model/{modelId}/invoke` and `/invoke-with-response-stream` (`chunk` events whose `bytes` are
  * the model's own stream events) in the body format of the model's family: Anthropic Claude
  * (`anthropic_version: "bedrock-2023-05-31"`, Messages API shapes), Amazon Nova (`messages-v1`),
- * Amazon Titan Text and Meta Llama; other model ids get a `ValidationException`.
+ * Amazon Titan Text and Meta Llama (an application inference profile's ARN by its body's shape);
+ * other model ids get a `ValidationException`.
  *
  * Tool use: when the request offers tools (Converse `toolConfig.tools[].toolSpec`, Claude
  * `tools`), the model calls one unless the conversation ends with tool results or the last user
@@ -97,7 +98,7 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
   }
 
   async function invoke(req: FakeRequest, res: ServerResponse, modelId: string, streamed: boolean): Promise<void> {
-    const family = invokeFamilyOf(modelId);
+    const family = invokeFamilyOf(modelId, req.body);
     if (!family) return invalid(res, "The provided model identifier is invalid.");
     const read = family.read(req.body);
     if ("invalid" in read) return invalid(res, read.invalid);

@@ -203,6 +203,14 @@ describe("wrapBedrock with the real @aws-sdk/client-bedrock-runtime against the 
     expect(llm[1]).toMatchObject({ status: "SUCCESS", output: REPLY });
   });
 
+  it("InvokeModel through an application inference profile ARN (no vendor in the id): the family read from the body's shape", async () => {
+    const profile = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6";
+    const { llm } = await llmSpans(async () => {
+      await bedrock.send(new InvokeModelCommand({ modelId: profile, body: claudeBody() }));
+    });
+    expect(llm[0]).toMatchObject({ status: "SUCCESS", model: profile, output: REPLY, outputTokenCount: 4, metadata: { modelFamily: "Anthropic" } });
+  });
+
   it("a streamed tool call (ConverseStream, and a Claude body's InvokeModelWithResponseStream): toolsCalled with its id", async () => {
     const { llm } = await llmSpans(async () => {
       const r = await bedrock.send(new ConverseStreamCommand({ modelId: CLAUDE, messages: [{ role: "user", content: [{ text: "Where is my order?" }] }], toolConfig: { tools } }));

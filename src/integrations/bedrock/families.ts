@@ -195,8 +195,14 @@ export function baseModelId(modelId: string): string {
   return last.replace(/^(?:us-gov|us|eu|apac|ap|ca|jp|au|global)\./, "");
 }
 
-/** The family of a call: by its model id, else by its body's shape; undefined when neither says. */
+/**
+ * The family of a call: by its model id's vendor; for an id that names no vendor (an application
+ * inference profile's opaque id), by its body's shape; undefined when neither says (a vendor
+ * whose format is not in the table: Mistral's `prompt` body is no Llama body).
+ */
 export function familyOf(modelId: unknown, body: Record<string, unknown>): InvokeFamily | undefined {
   const base = typeof modelId === "string" ? baseModelId(modelId) : "";
-  return INVOKE_FAMILIES.find((f) => base.startsWith(f.prefix)) ?? INVOKE_FAMILIES.find((f) => f.looksLike(body));
+  const byId = INVOKE_FAMILIES.find((f) => base.startsWith(f.prefix));
+  if (byId || base.includes(".")) return byId;
+  return INVOKE_FAMILIES.find((f) => f.looksLike(body));
 }
