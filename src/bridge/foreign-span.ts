@@ -83,6 +83,7 @@ class ForeignSpan implements SpanData, ForeignSpanSource {
   input: JsonValue | undefined = undefined;
   output: JsonValue | undefined = undefined;
   fields: { [key: string]: JsonValue } = NO_FIELDS;
+  error: string | undefined = undefined;
   readonly foreign = true;
 
   constructor(
@@ -125,6 +126,7 @@ class ForeignSpan implements SpanData, ForeignSpanSource {
     this.input = read ? mapped.input : undefined;
     this.output = read ? mapped.output : undefined;
     this.fields = read ? mapped.fields : { integration: mapped?.integration ?? "OpenTelemetry" };
+    this.error = read ? mapped.error : undefined;
   }
 }
 

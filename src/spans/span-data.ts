@@ -29,6 +29,8 @@ export interface SpanData {
    * made from that input and output, is not spread onto it).
    */
   foreign?: true;
+  /** An error its convention read in a span of another instrumentation whose status says OK (sent as ERRORED with it). */
+  error?: string;
 }
 
 // A symbol-keyed property on the span itself: cheaper than a WeakMap, and gone with the span.
