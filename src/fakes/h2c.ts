@@ -26,7 +26,8 @@ export function dualProtocolServer(http1: Server, handler: (req: IncomingMessage
     socket.once("data", (first: Buffer) => {
       socket.pause();
       socket.unshift(first);
-      const isHttp2 = first.subarray(0, PREFACE.length).toString("latin1") === PREFACE.slice(0, Math.min(PREFACE.length, first.length));
+      // No HTTP/1.1 method starts with "PRI": three bytes tell them apart.
+      const isHttp2 = first.length >= 3 && PREFACE.startsWith(first.subarray(0, Math.min(PREFACE.length, first.length)).toString("latin1"));
       (isHttp2 ? h2 : http1).emit("connection", socket);
       process.nextTick(() => socket.resume());
     });
