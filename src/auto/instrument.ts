@@ -6,6 +6,7 @@ import { currentRuntime, ensureRuntime } from "../runtime/configure.js";
 import { reportInternalError } from "../util/internal-errors.js";
 import { aiSdkHook } from "./hooks/ai-sdk.js";
 import { anthropicHook } from "./hooks/anthropic.js";
+import { bedrockHook } from "./hooks/bedrock.js";
 import { googleGenAIHook } from "./hooks/google-genai.js";
 import { langchainHook } from "./hooks/langchain.js";
 import { mcpHook } from "./hooks/mcp.js";
@@ -30,6 +31,7 @@ const hooks: Record<LibraryName, LibraryHook> = {
   langchain: langchainHook,
   mcp: mcpHook,
   ai: aiSdkHook,
+  bedrock: bedrockHook,
 };
 
 /** What the ESM loader hook intercepts: each library's own list (its package by default). */
