@@ -12,6 +12,7 @@ export { EvaltraceError, ServiceError, ValidationError } from "./client/errors.j
 export type {
   ApiKey,
   ConversationalTestCase,
+  DatasetPullOptions,
   DatasetPush,
   DatasetPushOptions,
   DatasetPushResult,
@@ -33,6 +34,8 @@ export type {
   PromptPush,
   PromptPushResult,
   PromptTool,
+  PulledDataset,
+  PulledGolden,
   RotateApiKeyInput,
   SchemaFieldType,
   SingleTurnGolden,
