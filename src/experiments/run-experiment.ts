@@ -71,7 +71,12 @@ async function runAll(
  *   task: async (golden) => answer(golden.input),
  * });
  */
-export async function runExperiment<G extends ExperimentGolden>(options: ExperimentOptions<G>): Promise<ExperimentResult<G>> {
+export function runExperiment<G extends ExperimentGolden>(options: ExperimentOptions<G>): Promise<ExperimentResult<G>> {
+  return experiment(options, true);
+}
+
+/** {@link runExperiment}, the summary table printed to the output or not (the CLI prints it to stdout). */
+export async function experiment<G extends ExperimentGolden>(options: ExperimentOptions<G>, printSummary: boolean): Promise<ExperimentResult<G>> {
   const started = Date.now();
   const checked = checkOptions(options as ExperimentOptions<ExperimentGolden>);
   const { identifier, metricCollection, concurrency } = checked;
@@ -136,7 +141,7 @@ export async function runExperiment<G extends ExperimentGolden>(options: Experim
       resultsAvailable: verdicts !== undefined,
       durationMillis: Date.now() - started,
     };
-    out?.write(formatSummary(summary));
+    if (printSummary) out?.write(formatSummary(summary));
     return { testRunId: testRunIds[0], results, summary };
   } finally {
     if (!options.client) await client.close();

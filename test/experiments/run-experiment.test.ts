@@ -189,7 +189,7 @@ describe("runExperiment against the emulator (strict)", () => {
     await client.datasets.push({ alias: "exp-ds", version: "3", goldens: [{ input: "v3 question" }] });
     const { testRunId } = await runExperiment({ dataset: { alias: "exp-ds", version: "2" }, task: () => "ships", metricCollection: "support", client, output: null });
     expect(runOf(testRunId).testCases).toEqual([{ input: "v2 question", actualOutput: "ships", expectedOutput: "v2" }]);
-    const latest = await runExperiment({ dataset: "exp-ds", task: (g) => g.input, metricCollection: "support", client, output: null });
+    const latest = await runExperiment({ dataset: "exp-ds", task: (g: SingleTurnGolden) => g.input, metricCollection: "support", client, output: null });
     expect(runOf(latest.testRunId).testCases).toEqual([{ input: "v3 question", actualOutput: "v3 question" }]);
   });
 
