@@ -8,7 +8,7 @@ import { foreignSpanData, getSpanData, ownerOf } from "../spans/span-data.js";
 import { currentObservedSpan } from "../tracing/context.js";
 import { observe } from "../tracing/observe.js";
 import { currentTraceUuid, updateCurrentTrace } from "../tracing/update.js";
-import { type Made, multiTurnCase, singleTurnCase } from "./test-case.js";
+import { type Made, multiTurnCase, singleTurnCase, tools } from "./test-case.js";
 import type { ExperimentGolden, TaskContext } from "./types.js";
 
 /** The metadata key of an experiment's traces: the run's identifier. */
@@ -54,6 +54,7 @@ function describeTrace(golden: ExperimentGolden, identifier: string, index: numb
     ...(typeof g.expectedOutput === "string" ? { expectedOutput: g.expectedOutput } : {}),
     ...(Array.isArray(g.context) ? { context: strings(g.context) } : {}),
     ...(Array.isArray(g.retrievalContext) ? { retrievalContext: strings(g.retrievalContext) } : {}),
+    ...(Array.isArray(g.expectedTools) ? { expectedTools: tools(g.expectedTools) } : {}),
   });
 }
 

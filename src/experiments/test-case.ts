@@ -16,7 +16,8 @@ function strings(v: unknown): string[] | undefined {
 /** The tool-call fields a test case takes, null ones left out (goldens allow null, test cases do not all). */
 const toolFields = ["name", "type", "description", "inputParameters", "output", "reasoning"] as const;
 
-function tools(v: unknown): ToolCall[] | undefined {
+/** A golden's tool calls as test cases take them (null fields left out). */
+export function tools(v: unknown): ToolCall[] | undefined {
   if (!Array.isArray(v)) return undefined;
   return v.filter(isPlainObject).map((t) => Object.fromEntries(toolFields.filter((k) => t[k] !== undefined && t[k] !== null).map((k) => [k, t[k]])) as unknown as ToolCall);
 }

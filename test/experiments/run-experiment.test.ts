@@ -79,6 +79,7 @@ describe("runExperiment against the emulator (strict)", () => {
       const trace = dev.state.traces[uuid]!;
       expect(trace.fields).toMatchObject({ name: "prompt-v2", input: input[i]!.input, output: "Orders ship in 2 days.", metadata: { "evaltrace.experiment": "prompt-v2", "evaltrace.experiment.golden": i } });
       expect(trace.spans.filter((s) => s.type === "llm")).toHaveLength(1);
+      if (i === 0) expect(trace.fields).toMatchObject({ expectedOutput: "In 2 days.", context: ["Orders ship in 2 days."], expectedTools: [{ name: "lookup" }] });
     }
     expect(summary).toMatchObject({ total: 2, sent: 2, testRunIds: [testRunId], tasks: { passed: 2, failed: 0, passRate: 1 }, resultsAvailable: true });
     expect(summary.metrics).toEqual([{ name: "Mentions shipping", passed: 2, failed: 0, notJudged: 0, passRate: 1 }]);
@@ -120,7 +121,8 @@ describe("runExperiment against the emulator (strict)", () => {
     expect(summary.tasks).toMatchObject({ passed: 2, failed: 2, passRate: 0.5 });
     // Failed tasks count as failed for every metric.
     expect(summary.metrics[0]).toMatchObject({ passed: 2, failed: 2, passRate: 0.5 });
-    expect(dev.state.traces[results[1]!.traceUuid!]!.fields.status ?? dev.state.traces[results[1]!.traceUuid!]!.spans[0]!.status).toBe("ERRORED");
+    for (const i of [1, 2]) expect(dev.state.traces[results[i]!.traceUuid!]!.spans.find((s) => s.name === "experiment")).toMatchObject({ status: "ERRORED" });
+    expect(dev.state.traces[results[0]!.traceUuid!]!.spans.find((s) => s.name === "experiment")).toMatchObject({ status: "SUCCESS" });
   });
 
   it("after an abort starts no task and sends what finished", async () => {
