@@ -84,4 +84,18 @@ describe("datasets.pull against the emulator (strict)", () => {
     const noKey = await api("GET", "/v1/datasets/raw", undefined, null);
     expect(noKey.status).toBe(401);
   });
+
+  it("in lenient mode an unknown query parameter is ignored and noted in the request log", async () => {
+    const lenient = await startDevServer({ port: 0, strict: false, log: (line) => lines.push(line) });
+    try {
+      const c = new Client({ apiKey: lenient.projectKey, baseUrl: lenient.url, maxRetries: 0 });
+      await c.datasets.push({ alias: "raw", goldens: [{ input: "a" }] });
+      await c.close();
+      const res = await apiFor(lenient)("GET", "/v1/datasets/raw?label=prod");
+      expect(res.status).toBe(200);
+      expect(lines.some((l) => l.includes("ignored unknown query parameter label"))).toBe(true);
+    } finally {
+      await lenient.close();
+    }
+  });
 });
