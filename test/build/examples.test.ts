@@ -9,6 +9,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const expected: Record<string, string[]> = {
   "examples/demo.mjs": ["└─ [agent] support-agent", "thread evaluation of conversation-42"],
   "examples/client.mjs": ["rejected locally: body", "rejected by the service: 409"],
+  "examples/experiment.mjs": ["support-v1: 3 golden(s), 3 sent to Support quality", "Mentions shipping  ", "tasks 100% ok"],
   "examples/openai.mjs": ["[llm] openai.chat.completions model=gpt-4o-mini-2024-07-18 tokens=11/4 integration=OpenAI"],
   "examples/anthropic.mjs": ["[llm] anthropic.messages.create model=claude-sonnet-4-6 tokens=66/5 integration=Anthropic", "[tool] lookup_order", "[llm] anthropic.messages.stream model=claude-sonnet-4-6"],
   "examples/google-genai.mjs": ["[llm] gemini.generateContent model=gemini-2.0-flash tokens=78/5 integration=Google GenAI", "[tool] lookup_order", "[llm] gemini.generateContentStream model=gemini-2.0-flash"],
