@@ -200,9 +200,12 @@ describe.each(versions)("Claude Agent SDK %s, the real binary against the fake A
     async () => {
       const query = wrapQuery(sdk.query);
       const { spans } = await traced(async () => {
-        for await (const m of query({ prompt: "Where is my order? use mcp__shop__lookup_order", options: { ...offline(), tools: [], mcpServers: { shop: shop(sdk) }, allowedTools: ["mcp__shop__lookup_order"] } })) {
+        const q = query({ prompt: "Where is my order? use mcp__shop__lookup_order", options: { ...offline(), tools: [], mcpServers: { shop: shop(sdk) }, allowedTools: ["mcp__shop__lookup_order"] } });
+        for await (const m of q) {
           if (m.type === "assistant") break;
         }
+        // A break leaves the binary running (0.2 does not stop it): close() is the SDK's way to end it.
+        q.close();
       });
       const [agent] = byType(spans, "agent");
       expect(agent).toMatchObject({ status: "ERRORED", error: expect.stringContaining("stopped reading") });

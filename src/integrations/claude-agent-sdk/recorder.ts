@@ -101,7 +101,7 @@ export class QueryRecorder {
   promptMessage(message: unknown): void {
     quietly(() => {
       const m = asMessage(message);
-      if (!m || m.type !== "user" || this.finished) return;
+      if (m?.type !== "user" || this.finished) return;
       const text = textOf(isObject(m.message) ? m.message.content : undefined);
       if (this.promptTexts.length < MAX_PENDING) this.promptTexts.push(text);
       this.root?.setInput(this.promptTexts.length === 1 ? this.promptTexts[0] : this.promptTexts);
