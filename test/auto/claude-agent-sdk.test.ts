@@ -83,6 +83,16 @@ describe.skipIf(onBun)("zero-code Claude Agent SDK", () => {
     TIMEOUT,
   );
 
+  it("the app's own wrapQuery on the hooked query returns it unchanged (one wrapper), from the main entry and /core alike", async () => {
+    const src = `import { query } from "@anthropic-ai/claude-agent-sdk";
+import { query as coreQuery } from "@anthropic-ai/claude-agent-sdk/core";
+import { wrapQuery } from "evaltrace/claude-agent-sdk";
+console.log(JSON.stringify({ main: wrapQuery(query) === query, core: wrapQuery(coreQuery) === coreQuery }));`;
+    const f = await runApp("esm", src, { SERVICE_TRACING_ENABLED: "false" });
+    expect(f.stderr, f.stderr).toBe("");
+    expect(JSON.parse(f.stdout.trim())).toEqual({ main: true, core: true });
+  });
+
   it(
     "EVALTRACE_DISABLE_INSTRUMENTATIONS=claude-agent-sdk: the query runs untraced",
     async () => {
