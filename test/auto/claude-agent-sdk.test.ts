@@ -26,7 +26,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake.close();
   await dev.close();
-  rmSync(home, { recursive: true, force: true });
+  // A closed query's binary may still be writing its session files for a moment.
+  rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
 function runApp(format: "esm" | "cjs", source: string, env: Record<string, string> = {}): Promise<Finished> {

@@ -1,7 +1,10 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as sdk3 from "@anthropic-ai/claude-agent-sdk";
+import type { SpawnOptions } from "@anthropic-ai/claude-agent-sdk";
 import * as sdk2 from "claude-agent-sdk-v2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -28,14 +31,37 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "evaltrace-claude-agent-"));
 });
 afterAll(async () => {
+  // Every binary this file started has exited (given time to end as it does after a break), or is ended here.
+  await Promise.all(
+    spawned.map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
   await shutdown(0);
   await fake.close();
   await dev.close();
-  rmSync(home, { recursive: true, force: true });
+  // A closed query's binary may still be writing its session files for a moment.
+  rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
+
+/** The Claude Code processes the SDK starts, spawned as its default does, kept to be sure each has ended. */
+const spawned: ChildProcess[] = [];
+function spawnTracked(options: SpawnOptions): ChildProcess {
+  const child = spawn(options.command, options.args, { cwd: options.cwd, env: options.env, signal: options.signal, stdio: ["pipe", "pipe", "ignore"] });
+  child.on("error", () => {
+    // An abort through the SDK's signal: the SDK sees the process end.
+  });
+  spawned.push(child);
+  return child;
+}
 
 /** Options that keep the binary offline, on the fake, with only the tools a test gives it. */
 const offline = () => ({
+  spawnClaudeCodeProcess: spawnTracked,
   cwd: home,
   settingSources: [],
   maxTurns: 6,
@@ -162,7 +188,11 @@ describe.each(versions)("Claude Agent SDK %s, the real binary against the fake A
       expect(sub).toMatchObject({ parentUuid: agentTool.uuid, status: "SUCCESS", input: "Where is order A-1001? use mcp__shop__lookup_order" });
       const lookup = spans.find((s) => s.type === "tool" && s.name === "mcp__shop__lookup_order")!;
       expect(lookup).toMatchObject({ parentUuid: sub.uuid, status: "SUCCESS", output: "Order A-1001: shipped" });
-      expect(byType(spans, "llm").filter((s) => s.parentUuid === sub.uuid).length).toBeGreaterThanOrEqual(1);
+      const subTurns = byType(spans, "llm")
+        .filter((s) => s.parentUuid === sub.uuid)
+        .sort((a, b) => a.startTime.localeCompare(b.startTime));
+      expect(subTurns.length).toBeGreaterThanOrEqual(1);
+      expect(subTurns[0]).toMatchObject({ input: [{ role: "user", content: "Where is order A-1001? use mcp__shop__lookup_order" }], toolsCalled: [{ name: "mcp__shop__lookup_order" }] });
       expect(byType(spans, "llm").filter((s) => s.parentUuid === main.uuid)).toHaveLength(2);
       expect(main).toMatchObject({ status: "SUCCESS", output: "Orders ship in 2 days." });
     },
@@ -196,16 +226,34 @@ describe.each(versions)("Claude Agent SDK %s, the real binary against the fake A
   );
 
   it(
+    "interrupt() during the run: the SDK ends the query with its error result, thrown to the app unchanged; the agent span ERRORED with it",
+    async () => {
+      const query = wrapQuery(sdk.query);
+      let thrown: unknown;
+      const { spans } = await traced(async () => {
+        const q = query({ prompt: "When do orders ship? no tool", options: { ...offline(), tools: [] } });
+        try {
+          for await (const m of q) if (m.type === "system" && m.subtype === "init") await q.interrupt();
+        } catch (e) {
+          thrown = e;
+        }
+      });
+      expect(thrown).toBeInstanceOf(Error);
+      const [agent] = byType(spans, "agent");
+      expect(agent).toMatchObject({ status: "ERRORED", error: (thrown as Error).message });
+      expect(meta(agent).resultSubtype).toBeDefined();
+    },
+    TIMEOUT,
+  );
+
+  it(
     "an early break: every span is ended, the agent span ERRORED saying the app stopped reading",
     async () => {
       const query = wrapQuery(sdk.query);
       const { spans } = await traced(async () => {
-        const q = query({ prompt: "Where is my order? use mcp__shop__lookup_order", options: { ...offline(), tools: [], mcpServers: { shop: shop(sdk) }, allowedTools: ["mcp__shop__lookup_order"] } });
-        for await (const m of q) {
+        for await (const m of query({ prompt: "Where is my order? use mcp__shop__lookup_order", options: { ...offline(), tools: [], mcpServers: { shop: shop(sdk) }, allowedTools: ["mcp__shop__lookup_order"] } })) {
           if (m.type === "assistant") break;
         }
-        // A break leaves the binary running (0.2 does not stop it): close() is the SDK's way to end it.
-        q.close();
       });
       const [agent] = byType(spans, "agent");
       expect(agent).toMatchObject({ status: "ERRORED", error: expect.stringContaining("stopped reading") });

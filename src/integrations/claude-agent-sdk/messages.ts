@@ -91,9 +91,6 @@ export function toolResultsOf(blocks: Block[]): ToolResult[] {
   });
 }
 
-/** The user text of a user message (its text blocks), for a prompt given as messages. */
-export const userTextOf = (m: SdkMessage): string => textOf(blocksOf(m).filter((b) => b.type === "text"));
-
 /** The model's reply as an assistant message carries it: id, model, usage, and the error of a failed call. */
 export interface AssistantTurn {
   id: string | undefined;

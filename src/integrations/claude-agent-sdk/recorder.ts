@@ -237,13 +237,17 @@ export class QueryRecorder {
 
   private user(m: SdkMessage): void {
     const key = threadOf(m);
-    const results = toolResultsOf(blocksOf(m));
-    const thread = this.threads.get(key);
+    const blocks = blocksOf(m);
+    const results = toolResultsOf(blocks);
+    // A subagent's thread opens with the prompt it is given (the first message it yields).
+    const thread = key === "" ? this.threads.get("") : this.thread(key);
     if (thread) this.endTurn(thread);
     for (const result of results) {
       this.endTool(result);
       if (thread && thread.pending.length < MAX_PENDING) thread.pending.push({ role: "tool", content: result.output });
     }
+    const text = textOf(blocks);
+    if (key !== "" && text && thread && thread.pending.length < MAX_PENDING) thread.pending.push({ role: "user", content: text });
   }
 
   /** A tool's result: the subagent it started (if any) ends with it, then its span. */
