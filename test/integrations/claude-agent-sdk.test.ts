@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as sdk3 from "@anthropic-ai/claude-agent-sdk";
-import type { SpawnOptions } from "@anthropic-ai/claude-agent-sdk";
+import type { SpawnedProcess, SpawnOptions } from "@anthropic-ai/claude-agent-sdk";
 import * as sdk2 from "claude-agent-sdk-v2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -50,8 +50,8 @@ afterAll(async () => {
 
 /** The Claude Code processes the SDK starts, spawned as its default does, kept to be sure each has ended. */
 const spawned: ChildProcess[] = [];
-function spawnTracked(options: SpawnOptions): ChildProcess {
-  const child = spawn(options.command, options.args, { cwd: options.cwd, env: options.env, signal: options.signal, stdio: ["pipe", "pipe", "ignore"] });
+function spawnTracked(options: SpawnOptions): SpawnedProcess {
+  const child = spawn(options.command, options.args, { cwd: options.cwd, env: options.env, signal: options.signal, stdio: ["pipe", "pipe", "ignore"] as const });
   child.on("error", () => {
     // An abort through the SDK's signal: the SDK sees the process end.
   });
