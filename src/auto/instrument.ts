@@ -7,6 +7,7 @@ import { reportInternalError } from "../util/internal-errors.js";
 import { aiSdkHook } from "./hooks/ai-sdk.js";
 import { anthropicHook } from "./hooks/anthropic.js";
 import { bedrockHook } from "./hooks/bedrock.js";
+import { claudeAgentSdkHook } from "./hooks/claude-agent-sdk.js";
 import { googleGenAIHook } from "./hooks/google-genai.js";
 import { langchainHook } from "./hooks/langchain.js";
 import { mcpHook } from "./hooks/mcp.js";
@@ -32,6 +33,7 @@ const hooks: Record<LibraryName, LibraryHook> = {
   mcp: mcpHook,
   ai: aiSdkHook,
   bedrock: bedrockHook,
+  "claude-agent-sdk": claudeAgentSdkHook,
 };
 
 /** What the ESM loader hook intercepts: each library's own list (its package by default). */
@@ -61,8 +63,9 @@ function fail(message: string): never {
  * `@anthropic-ai/sdk`, `@google/genai` (each client on its first call, as `wrapOpenAI`,
  * `wrapAnthropic` and `wrapGoogleGenAI` would), `@openai/agents` (an `EvaltraceTracingProcessor`
  * added to its trace provider), `@langchain/core` (an `EvaltraceCallbackHandler` on every run),
- * the MCP SDK (clients' tool calls and servers' tool handlers) and the AI SDK (`ai`, its
- * OpenTelemetry telemetry turned on where a call leaves it unset). Modules loaded after the call
+ * the MCP SDK (clients' tool calls and servers' tool handlers), the AI SDK (`ai`, its
+ * OpenTelemetry telemetry turned on where a call leaves it unset) and the Claude Agent SDK
+ * (`@anthropic-ai/claude-agent-sdk`, each `query()` as `wrapQuery` would). Modules loaded after the call
  * are hooked through the standard OpenTelemetry require and import hooks; for ESM apps, call it
  * before the libraries are imported (best: `node --import evaltrace/auto`).
  *

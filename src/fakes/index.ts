@@ -17,6 +17,7 @@ export { startFakeBedrock } from "./bedrock.js";
 export type { FakeGoogleGenAI } from "./google.js";
 export { startFakeGoogleGenAI } from "./google.js";
 export type { FakeFailure, FakeModelServer, FakeRequest } from "./http.js";
+export type { FakeReply, FakeScript } from "./model.js";
 export { FAKE_REPLY } from "./model.js";
 export type { FakeOpenAI } from "./openai.js";
 export { startFakeOpenAI } from "./openai.js";
