@@ -56,7 +56,8 @@ interface Node {
  * given nor set by the template (`{% set %}`, a loop variable, a macro) is an error, and so is an
  * attribute or key that does not exist (`{{ user.name }}` without `name`). As in Jinja, only a
  * test (`x is defined`, `x is none` ...) and the `default` filter may look at an undefined value.
- * The missing names are collected as rendering goes on, so the error names them all.
+ * The missing names are collected as rendering goes on, so the error names all it met (a loop
+ * over a missing list stops rendering there).
  */
 function strictInterpreter(Interpreter: new (env: Environment) => Interpreter) {
   return class StrictInterpreter extends Interpreter {
