@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} is the DOLLAR_BRACKETS syntax under test
 import { describe, expect, it } from "vitest";
 import { PromptInterpolationError } from "../../src/index.js";
 import { interpolateText } from "../../src/prompts/interpolate.js";
