@@ -94,7 +94,7 @@ describe("prompts.pull against the emulator", () => {
     const prompt = await client.prompts.pull("p");
     expect(Object.isFrozen(prompt)).toBe(true);
     expect(() => {
-      (prompt.messages as { content: string }[])[0]!.content = "changed";
+      (prompt.messages as unknown as { content: string }[])[0]!.content = "changed";
     }).toThrow(TypeError);
   });
 
