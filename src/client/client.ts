@@ -117,6 +117,7 @@ function pick(o: ResolvedOptions): ClientOptions {
 /** The client's one way to the service: validation, transport, typed errors, deprecation notes. */
 class ClientHttp {
   private readonly transport: Transport;
+  private readonly background: Transport;
   readonly logger: Logger;
   private readonly apiKey: string | undefined;
   private readonly warnedDeprecated = new Set<string>();
@@ -126,10 +127,12 @@ class ClientHttp {
     this.logger = safeLogger(o.logger, () => (o.apiKey ? [o.apiKey] : []));
     // Every client call is awaited: its retry waits must keep the process alive.
     this.transport = new Transport({ ...o, logger: this.logger, keepProcessAlive: true });
+    // Requests nobody awaits (a cached prompt's refresh): one attempt, never holding the process.
+    this.background = new Transport({ ...o, logger: this.logger, maxRetries: 0, keepProcessAlive: false });
   }
 
   /** Runs `check` on the body (a spec rule broken: ValidationError, nothing sent), then sends. */
-  async call(method: HttpMethod, path: string, body?: unknown, check?: (body: unknown) => unknown): Promise<Body> {
+  async call(method: HttpMethod, path: string, body?: unknown, check?: (body: unknown) => unknown, inBackground = false): Promise<Body> {
     if (check) {
       try {
         check(body ?? {});
@@ -139,7 +142,7 @@ class ClientHttp {
       }
     }
     if (!this.apiKey) throw new EvaltraceError("configuration", "no API key: pass { apiKey } to new Client(), call configure({ apiKey }), or set SERVICE_API_KEY");
-    const out = await this.transport.send(method, path, body === undefined ? undefined : JSON.stringify(body));
+    const out = await (inBackground ? this.background : this.transport).send(method, path, body === undefined ? undefined : JSON.stringify(body));
     if (!out.ok) {
       // A service that echoes the key back must not put it into our error.
       const secrets = [this.apiKey];
@@ -155,8 +158,8 @@ class ClientHttp {
     return res;
   }
 
-  close(): Promise<void> {
-    return this.transport.close();
+  async close(): Promise<void> {
+    await Promise.all([this.transport.close(), this.background.close()]);
   }
 }
 

@@ -40,7 +40,8 @@ const enc = encodeURIComponent;
 
 /** The client's way to the service, as the pull needs it. */
 export interface PromptHttp {
-  call(method: HttpMethod, path: string): Promise<Record<string, unknown> & { data?: Record<string, unknown> }>;
+  /** `inBackground`: a request nobody awaits, sent once and never holding the process open. */
+  call(method: HttpMethod, path: string, body: undefined, check: undefined, inBackground: boolean): Promise<Record<string, unknown> & { data?: Record<string, unknown> }>;
 }
 
 /** The selector of a pull, checked: at most one, a non-empty string. */
@@ -104,7 +105,7 @@ export class PromptPuller {
     const { kind, value, ttl } = selectorOf(options);
     const path = READ_PATHS[kind](alias, value);
     const what = kind === "latest" ? `"${alias}"` : `"${alias}" (${kind} ${value})`;
-    const fetch = async () => parsePrompt(alias, path, await this.http.call("GET", path));
+    const fetch = async (inBackground: boolean) => parsePrompt(alias, path, await this.http.call("GET", path, undefined, undefined, inBackground));
     return this.cache.get(`${alias}\u0000${kind}\u0000${value}`, ttl ?? this.ttlMillis, what, fetch, isOutage);
   }
 

@@ -65,10 +65,10 @@ export class PromptCache<V> {
 
   /**
    * The value for `key`: fresh from the cache, stale from the cache (starting a background
-   * `fetch`), or fetched now. A fetch that fails with `isOutage(err)` true falls back to the last
+   * `fetch(true)`), or fetched now (`fetch(false)`). A fetch that fails with `isOutage(err)` true falls back to the last
    * good copy when there is one; any other failure of a waited fetch is thrown.
    */
-  async get(key: string, ttlMillis: number, describe: string, fetch: () => Promise<V>, isOutage: (err: unknown) => boolean): Promise<V> {
+  async get(key: string, ttlMillis: number, describe: string, fetch: (inBackground: boolean) => Promise<V>, isOutage: (err: unknown) => boolean): Promise<V> {
     const entry = this.entries.get(key);
     const now = this.clock.now();
     if (entry && ttlMillis > 0) {
@@ -84,7 +84,7 @@ export class PromptCache<V> {
     this.counts.misses++;
     const shared = entry ? undefined : this.pending.get(key);
     if (shared) return shared;
-    const request = fetch().then(
+    const request = fetch(false).then(
       (value) => this.store(key, value, describe),
       (err: unknown) => {
         this.counts.failures++;
@@ -115,12 +115,12 @@ export class PromptCache<V> {
     this.down.clear();
   }
 
-  private refresh(key: string, entry: Entry<V>, ttlMillis: number, describe: string, fetch: () => Promise<V>): void {
+  private refresh(key: string, entry: Entry<V>, ttlMillis: number, describe: string, fetch: (inBackground: boolean) => Promise<V>): void {
     entry.refreshing = true;
     this.counts.refreshes++;
     let request: Promise<V>;
     try {
-      request = fetch();
+      request = fetch(true);
     } catch (err) {
       request = Promise.reject(err);
     }

@@ -257,6 +257,23 @@ describe("the prompt cache", () => {
     }
   });
 
+  it("a background refresh is sent once, without the client's retries, and fails quietly into the counters", async () => {
+    let n = 0;
+    const recorder = await startRecorder(() => (n++ === 0 ? { status: 200, body: { success: true, data: { id: "pid", hash: "h1", text: "old" } } } : { status: 503, body: { success: false, error: "busy" } }));
+    const c = new Client({ apiKey: "k", baseUrl: recorder.url, maxRetries: 3, clock, logger });
+    try {
+      await c.prompts.pull("p");
+      now += 61_000;
+      expect(textOf(await c.prompts.pull("p"))).toBe("old");
+      await vi.waitFor(() => expect(c.prompts.cacheStats().failures).toBe(1));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(recorder.requests).toHaveLength(2);
+    } finally {
+      await c.close();
+      await recorder.close();
+    }
+  });
+
   it("an answer that is not a prompt is a ServiceError naming what is wrong", async () => {
     const recorder = await startRecorder(() => ({ status: 200, body: { success: true, data: { id: "x", hash: "h", text: "t", messages: [{ role: "user", content: "c" }] } } }));
     const c = new Client({ apiKey: "k", baseUrl: recorder.url, maxRetries: 0 });
