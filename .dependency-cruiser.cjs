@@ -17,6 +17,7 @@ const FLOORS = [
   ["runtime", ["^src/runtime/"]],
   ["tracing (the front door)", ["^src/tracing/"]],
   ["bridge", ["^src/bridge/"]],
+  ["prompts", ["^src/prompts/"]],
   ["public edges", ["^src/lifecycle/", "^src/client/", "^src/evaluate\\.ts$"]],
   ["experiments", ["^src/experiments/"]],
   ["integrations", ["^src/integrations/"]],

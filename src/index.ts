@@ -9,6 +9,11 @@ export type {
 } from "./client/client.js";
 export { Client } from "./client/client.js";
 export { EvaltraceError, ServiceError, ValidationError } from "./client/errors.js";
+export type { PromptPullOptions, PromptSelector } from "./client/prompt-pull.js";
+export { PromptInterpolationError } from "./prompts/errors.js";
+export type { InterpolationType, PromptVariables } from "./prompts/interpolate.js";
+export type { MessagesPrompt, Prompt, PromptBase, PulledPromptTool, TextPrompt } from "./prompts/prompt.js";
+export type { PromptCacheOptions, PromptCacheStats } from "./prompts/prompt-cache.js";
 export type {
   ApiKey,
   ConversationalTestCase,

@@ -6,6 +6,7 @@ import { pullDataset, pushDataset } from "./datasets.js";
 import { evaluate } from "./evaluate.js";
 import { batchCreateMetrics, createMetric, listMetrics, updateMetric } from "./metrics.js";
 import { evaluateSpan, evaluateThread, evaluateTrace } from "./offline.js";
+import { readPromptCommit, readPromptLabel, readPromptVersion, releasePromptVersion, setPromptLabel } from "./prompt-reads.js";
 import { pushPrompt } from "./prompts.js";
 import { ingestTraces, updateTrace } from "./traces.js";
 
@@ -44,6 +45,12 @@ const routes: Route[] = [
   route("POST", "/v1/evaluate/threads/:id", "project", evaluateThread),
   route("POST", "/v1/evaluate/traces/:uuid", "project", evaluateTrace),
   route("POST", "/v1/evaluate/spans/:uuid", "project", evaluateSpan),
+  // Prompt reads: the vendor SDKs' paths (routes/prompt-reads.ts).
+  route("GET", "/v1/prompts/:alias/commits/:hash", "project", readPromptCommit),
+  route("GET", "/v1/prompts/:alias/versions/:version", "project", readPromptVersion),
+  route("POST", "/v1/prompts/:alias/versions", "project", releasePromptVersion),
+  route("GET", "/v1/prompts/:alias/labels/:label", "project", readPromptLabel),
+  route("PUT", "/v1/prompts/:alias/labels/:label", "project", setPromptLabel),
   route("POST", "/v2/prompts", "project", pushPrompt),
   route("POST", "/v2/datasets", "project", pushDataset),
   // Not in the spec: the read the vendor SDKs use (protocol/dataset-pull.ts).
