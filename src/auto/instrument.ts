@@ -61,7 +61,8 @@ function fail(message: string): never {
 /**
  * Instruments the supported libraries the app loads, with no change to its code: `openai`,
  * `@anthropic-ai/sdk`, `@google/genai` (each client on its first call, as `wrapOpenAI`,
- * `wrapAnthropic` and `wrapGoogleGenAI` would), `@openai/agents` (an `EvaltraceTracingProcessor`
+ * `wrapAnthropic` and `wrapGoogleGenAI` would), `@aws-sdk/client-bedrock-runtime` (each client on
+ * its first `send`, as `wrapBedrock` would), `@openai/agents` (an `EvaltraceTracingProcessor`
  * added to its trace provider), `@langchain/core` (an `EvaltraceCallbackHandler` on every run),
  * the MCP SDK (clients' tool calls and servers' tool handlers), the AI SDK (`ai`, its
  * OpenTelemetry telemetry turned on where a call leaves it unset) and the Claude Agent SDK
