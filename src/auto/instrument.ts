@@ -7,6 +7,7 @@ import { aiSdkHook } from "./hooks/ai-sdk.js";
 import { anthropicHook } from "./hooks/anthropic.js";
 import { googleGenAIHook } from "./hooks/google-genai.js";
 import { langchainHook } from "./hooks/langchain.js";
+import { llamaindexHook } from "./hooks/llamaindex.js";
 import { mcpHook } from "./hooks/mcp.js";
 import { openaiHook } from "./hooks/openai.js";
 import { openaiAgentsHook } from "./hooks/openai-agents.js";
@@ -27,12 +28,13 @@ const hooks: Record<LibraryName, LibraryHook> = {
   "google-genai": googleGenAIHook,
   "openai-agents": openaiAgentsHook,
   langchain: langchainHook,
+  llamaindex: llamaindexHook,
   mcp: mcpHook,
   ai: aiSdkHook,
 };
 
 /** What the ESM loader hook intercepts: each library's own list (its package by default). */
-const esmInclude: (string | RegExp)[] = Object.values(hooks).flatMap((hook) => hook.esmInclude ?? [hook.packageName]);
+const esmInclude: (string | RegExp)[] = Object.values(hooks).flatMap((hook) => [...(hook.esmInclude ?? [hook.packageName]), ...(hook.modules ?? []).map((m) => m.packageName)]);
 
 /** Each library's instrumentation, made on first use and kept for the process (several entries share it). */
 const instrumentations = new Map<LibraryName, InstrumentationBase>();
@@ -57,7 +59,8 @@ function fail(message: string): never {
  * Instruments the supported libraries the app loads, with no change to its code: `openai`,
  * `@anthropic-ai/sdk`, `@google/genai` (each client on its first call, as `wrapOpenAI`,
  * `wrapAnthropic` and `wrapGoogleGenAI` would), `@openai/agents` (an `EvaltraceTracingProcessor`
- * added to its trace provider), `@langchain/core` (an `EvaltraceCallbackHandler` on every run),
+ * added to its trace provider), `@langchain/core` (an `EvaltraceCallbackHandler` on every run), LlamaIndex.TS (`@llamaindex/core`'s
+ * events and `@llamaindex/workflow`'s agents, as `instrumentLlamaIndex` records them),
  * the MCP SDK (clients' tool calls and servers' tool handlers) and the AI SDK (`ai`, its
  * OpenTelemetry telemetry turned on where a call leaves it unset). Modules loaded after the call
  * are hooked through the standard OpenTelemetry require and import hooks; for ESM apps, call it

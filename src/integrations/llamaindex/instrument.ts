@@ -37,7 +37,13 @@ function isManager(v: unknown): v is CallbackManagerLike {
 function attachTo(installed: Installed, manager: unknown): void {
   if (!installed.active || !isManager(manager) || installed.managers.has(manager)) return;
   const marked = manager as CallbackManagerLike & { [LISTENED]?: Installed };
-  if (marked[LISTENED]?.active) return;
+  const owner = marked[LISTENED];
+  if (owner?.active) {
+    // Another `Settings` of the same copy (llamaindex's and @llamaindex/core's share a manager),
+    // or zero-code before the app's own call: the later options apply to what it records.
+    if (owner !== installed) owner.recorder.options = installed.recorder.options;
+    return;
+  }
   Object.defineProperty(marked, LISTENED, { value: installed, configurable: true, writable: true, enumerable: false });
   installed.managers.add(manager);
   for (const [name, listener] of Object.entries(installed.recorder.listeners)) manager.on(name, listener);
@@ -106,6 +112,7 @@ export function attachLlamaIndex(settings: LlamaIndexSettings, options: Instrume
   if (existing?.active) {
     existing.recorder.options = recordOptions;
     existing.gate.on = on;
+    quietly(() => attachTo(existing, field(settings, "callbackManager")));
     return existing.undo;
   }
   const gate = { on };
