@@ -82,11 +82,11 @@ describe.each(versions)("instrumentLlamaIndex with $release", ({ li, settings })
     const app = spans.find((s) => s.name === "app")!;
     const retriever = spans.find((s) => s.type === "retriever")!;
     expect(retriever).toMatchObject({ name: "VectorIndexRetriever", parentUuid: app.uuid, input: "How fast do orders ship?", embedder: "text-embedding-3-small", status: "SUCCESS" });
-    expect([...retriever.retrievalContext!].sort()).toEqual(["Orders ship in 2 days.", "Returns take 30 days."]);
+    expect([...(retriever.retrievalContext as string[])].sort()).toEqual(["Orders ship in 2 days.", "Returns take 30 days."]);
     expect((retriever.output as { text: string }[]).map((n) => n.text).sort()).toEqual(["Orders ship in 2 days.", "Returns take 30 days."]);
     const llm = spans.find((s) => s.type === "llm")!;
     expect(llm).toMatchObject({ parentUuid: app.uuid, output: "Orders ship in 2 days.", status: "SUCCESS" });
-    expect([...llm.retrievalContext!].sort()).toEqual(["Orders ship in 2 days.", "Returns take 30 days."]);
+    expect([...(llm.retrievalContext as string[])].sort()).toEqual(["Orders ship in 2 days.", "Returns take 30 days."]);
     expect(JSON.stringify(llm.input)).toContain("Orders ship in 2 days.");
   });
 
@@ -95,7 +95,7 @@ describe.each(versions)("instrumentLlamaIndex with $release", ({ li, settings })
       name: "getOrder",
       description: "Look up an order",
       parameters: { type: "object", properties: { orderId: { type: "string" } }, required: ["orderId"] },
-      execute: ({ orderId }: { orderId: string }) => `Order ${orderId} ships tomorrow`,
+      execute: (input: unknown) => `Order ${(input as { orderId: string }).orderId} ships tomorrow`,
     });
     const { result, spans } = await traced(() => agent({ tools: [lookup], llm: model() }).run("Where is order A-1001?"));
     expect(result.data.result).toBe("Orders ship in 2 days.");
@@ -106,7 +106,7 @@ describe.each(versions)("instrumentLlamaIndex with $release", ({ li, settings })
     expect(tool).toMatchObject({ name: "getOrder", parentUuid: run.uuid, input: { orderId: "A-1001" }, output: "Order A-1001 ships tomorrow", description: "Look up an order", metadata: { toolCallId: expect.stringMatching(/^call_/) } });
     const llms = spans.filter((s) => s.type === "llm");
     expect(llms.map((s) => s.parentUuid)).toEqual([run.uuid, run.uuid]);
-    expect(llms[0]).toMatchObject({ toolsCalled: [{ name: "getOrder", inputParameters: { orderId: "A-1001" } }], output: 'getOrder({"orderId":"A-1001"})', metadata: { toolCallIds: [tool.metadata!.toolCallId] } });
+    expect(llms[0]).toMatchObject({ toolsCalled: [{ name: "getOrder", inputParameters: { orderId: "A-1001" } }], output: 'getOrder({"orderId":"A-1001"})', metadata: { toolCallIds: [(tool.metadata as { toolCallId: string }).toolCallId] } });
     expect(llms[1]).toMatchObject({ output: "Orders ship in 2 days." });
     expect(JSON.stringify(llms[1]!.input)).toContain("Order A-1001 ships tomorrow");
   });
