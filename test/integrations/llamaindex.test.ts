@@ -125,3 +125,20 @@ describe.each(versions)("instrumentLlamaIndex with $release", ({ li, settings })
     expect(spans.find((s) => s.name === "app")).toMatchObject({ status: "ERRORED" });
   });
 });
+
+describe("instrumentLlamaIndex's contract", () => {
+  it("throws a TypeError naming LlamaIndex's Settings for an argument that is not one", () => {
+    expect(() => instrumentLlamaIndex({} as never)).toThrow(/instrumentLlamaIndex\(\) takes LlamaIndex's Settings/);
+    expect(() => instrumentLlamaIndex(null as never)).toThrow(TypeError);
+  });
+
+  it("is idempotent (a second call returns the same undo, each call is still one span) and its undo stops recording", async () => {
+    const undo = instrumentLlamaIndex(v12.Settings, { AgentWorkflow });
+    expect(instrumentLlamaIndex(v12.Settings, { AgentWorkflow })).toBe(undo);
+    const once = await traced(() => model().chat({ messages: [{ role: "user", content: "hi" }] }));
+    expect(once.spans.filter((s) => s.type === "llm")).toHaveLength(1);
+    undo();
+    const after = await traced(() => model().chat({ messages: [{ role: "user", content: "hi" }] }));
+    expect(after.spans.map((s) => s.name)).toEqual(["app"]);
+  });
+});
