@@ -41,13 +41,14 @@ function traceOf(root: string): StoredSpan[] | undefined {
     .find((spans) => spans.some((s) => s.name === root && !s.parentUuid));
 }
 
-const app = (format: "esm" | "cjs", root: string) => {
+const app = (format: "esm" | "cjs", root: string, setup = "") => {
   const load =
     format === "esm"
       ? 'import { Document, VectorStoreIndex, Settings, tool } from "llamaindex"; import { OpenAI, OpenAIEmbedding } from "@llamaindex/openai"; import { agent } from "@llamaindex/workflow"; import { observe, shutdown } from "evaltrace";'
       : 'const { Document, VectorStoreIndex, Settings, tool } = require("llamaindex"); const { OpenAI, OpenAIEmbedding } = require("@llamaindex/openai"); const { agent } = require("@llamaindex/workflow"); const { observe, shutdown } = require("evaltrace");';
   return `${load}
 const llm = new OpenAI({ model: "gpt-4o-mini", apiKey: "sk-test", baseURL: process.env.FAKE_OPENAI, maxRetries: 0 });
+${setup}
 Settings.llm = llm;
 Settings.embedModel = new OpenAIEmbedding({ model: "text-embedding-3-small", apiKey: "sk-test", additionalSessionOptions: { baseURL: process.env.FAKE_OPENAI } });
 const getOrder = tool({ name: "getOrder", description: "Look up an order", parameters: { type: "object", properties: { orderId: { type: "string" } }, required: ["orderId"] }, execute: ({ orderId }) => "Order " + orderId + " ships tomorrow" });
@@ -82,5 +83,19 @@ describe.skipIf(onBun)("zero-code llamaindex", () => {
     const spans = traceOf(root)!;
     expect(spans.some((s) => s.integration === "LlamaIndex")).toBe(false);
     expect(spans.filter((s) => s.type === "llm").length).toBeGreaterThan(0);
+  });
+
+  it("an app calling instrumentLlamaIndex itself under zero-code records each call once, with its options", async () => {
+    const root = "li-own-call";
+    const setup = 'const { instrumentLlamaIndex } = await import("evaltrace/llamaindex"); const { AgentWorkflow } = await import("@llamaindex/workflow"); instrumentLlamaIndex(Settings, { AgentWorkflow, metricCollection: "answers" });';
+    const f = await runApp("esm", app("esm", root, setup));
+    expect(f.stderr, f.stderr).toBe("");
+    expect(f.code).toBe(0);
+    const spans = traceOf(root)!;
+    const llm = spans.filter((s) => s.type === "llm");
+    expect(llm).toHaveLength(3);
+    expect(llm.every((s) => s.metricCollection === "answers")).toBe(true);
+    expect(spans.filter((s) => s.type === "agent")).toHaveLength(1);
+    expect(spans.filter((s) => s.type === "retriever")).toHaveLength(1);
   });
 });
