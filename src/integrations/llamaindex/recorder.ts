@@ -2,6 +2,8 @@ import { context } from "@opentelemetry/api";
 import type { LlmTestCaseOption } from "../../spans/test-case.js";
 import { buildTestCase } from "../../spans/test-case.js";
 import { currentObservedSpan } from "../../tracing/context.js";
+import { isReportableCount } from "../../logger.js";
+import { activeRuntime } from "../../runtime/configure.js";
 import type { SpanType } from "../../protocol/types.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { isObject, quietly, setMetadata } from "../model-call.js";
@@ -96,6 +98,7 @@ export class LlamaIndexRecorder {
   private start(key: string, name: string, type: SpanType, fields: Record<string, unknown>, input: unknown): Open | undefined {
     if (this.open.size >= MAX_OPEN) {
       this.dropped++;
+      if (isReportableCount(this.dropped)) activeRuntime()?.logger.warn(`LlamaIndex: ${this.dropped} event(s) not recorded: ${MAX_OPEN} spans are open (LlamaIndex never ended them)`);
       return undefined;
     }
     const span = openSpan(name, type, fields, input);
