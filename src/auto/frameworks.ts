@@ -4,11 +4,13 @@ import { autoState } from "./state.js";
 /**
  * Frameworks that call a model SDK themselves and record that call in their own llm span: a
  * client they use is left to them, so that one call is one llm span (a LangChain `ChatOpenAI`
- * carries its own `openai` client, the Agents SDK its own too).
+ * carries its own `openai` client, the Agents SDK its own too, LlamaIndex's `@llamaindex/openai`
+ * too: its llm spans come from LlamaIndex's own events).
  */
 const owners: readonly { marker: string; library: LibraryName }[] = [
   { marker: "/@langchain/", library: "langchain" },
   { marker: "/@openai/agents", library: "openai-agents" },
+  { marker: "/@llamaindex/", library: "llamaindex" },
 ];
 
 /**

@@ -10,6 +10,7 @@ import { bedrockHook } from "./hooks/bedrock.js";
 import { claudeAgentSdkHook } from "./hooks/claude-agent-sdk.js";
 import { googleGenAIHook } from "./hooks/google-genai.js";
 import { langchainHook } from "./hooks/langchain.js";
+import { llamaindexHook } from "./hooks/llamaindex.js";
 import { mcpHook } from "./hooks/mcp.js";
 import { openaiHook } from "./hooks/openai.js";
 import { openaiAgentsHook } from "./hooks/openai-agents.js";
@@ -30,6 +31,7 @@ const hooks: Record<LibraryName, LibraryHook> = {
   "google-genai": googleGenAIHook,
   "openai-agents": openaiAgentsHook,
   langchain: langchainHook,
+  llamaindex: llamaindexHook,
   mcp: mcpHook,
   ai: aiSdkHook,
   bedrock: bedrockHook,
@@ -37,7 +39,7 @@ const hooks: Record<LibraryName, LibraryHook> = {
 };
 
 /** What the ESM loader hook intercepts: each library's own list (its package by default). */
-const esmInclude: (string | RegExp)[] = Object.values(hooks).flatMap((hook) => hook.esmInclude ?? [hook.packageName]);
+const esmInclude: (string | RegExp)[] = Object.values(hooks).flatMap((hook) => [...(hook.esmInclude ?? [hook.packageName]), ...(hook.modules ?? []).map((m) => m.packageName)]);
 
 /** Each library's instrumentation, made on first use and kept for the process (several entries share it). */
 const instrumentations = new Map<LibraryName, InstrumentationBase>();
@@ -64,6 +66,8 @@ function fail(message: string): never {
  * `wrapAnthropic` and `wrapGoogleGenAI` would), `@aws-sdk/client-bedrock-runtime` (each client on
  * its first `send`, as `wrapBedrock` would), `@openai/agents` (an `EvaltraceTracingProcessor`
  * added to its trace provider), `@langchain/core` (an `EvaltraceCallbackHandler` on every run),
+ * LlamaIndex.TS (`@llamaindex/core`'s events and `@llamaindex/workflow`'s agents, as
+ * `instrumentLlamaIndex` records them),
  * the MCP SDK (clients' tool calls and servers' tool handlers), the AI SDK (`ai`, its
  * OpenTelemetry telemetry turned on where a call leaves it unset) and the Claude Agent SDK
  * (`@anthropic-ai/claude-agent-sdk`, each `query()` as `wrapQuery` would). Modules loaded after the call

@@ -40,6 +40,8 @@ export interface LibraryHook {
    * URLs (default: `packageName`). Nothing else of the app goes through the loader.
    */
   esmInclude?: (string | RegExp)[];
+  /** Other packages of the same library (a framework spread over packages), each hooked when its main entry loads. */
+  modules?: { packageName: string; versions: string[]; onLoad: (exports: Record<string, unknown>) => unknown }[];
 }
 
 /** The require-in-the-middle hooks made for `requireFilesByName`, one per library, for the process. */
@@ -83,7 +85,8 @@ export function createInstrumentation(hook: LibraryHook): InstrumentationBase {
 
     protected init(): InstrumentationModuleDefinition[] {
       const files = (hook.files ?? []).map((f) => new InstrumentationNodeModuleFile(f.path, hook.versions, guarded(f.onLoad), unpatch));
-      return [new InstrumentationNodeModuleDefinition(hook.packageName, hook.versions, hook.onLoad ? guarded(hook.onLoad) : undefined, hook.onLoad ? unpatch : undefined, files)];
+      const others = (hook.modules ?? []).map((m) => new InstrumentationNodeModuleDefinition(m.packageName, m.versions, guarded(m.onLoad), unpatch));
+      return [new InstrumentationNodeModuleDefinition(hook.packageName, hook.versions, hook.onLoad ? guarded(hook.onLoad) : undefined, hook.onLoad ? unpatch : undefined, files), ...others];
     }
   }
   const made = new LibraryInstrumentation();
