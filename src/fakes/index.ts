@@ -16,5 +16,5 @@ export type { FakeGoogleGenAI } from "./google.js";
 export { startFakeGoogleGenAI } from "./google.js";
 export type { FakeFailure, FakeModelServer, FakeRequest } from "./http.js";
 export { FAKE_REPLY } from "./model.js";
-export type { FakeOpenAI } from "./openai.js";
+export type { FakeOpenAI, FakeOpenAIOptions } from "./openai.js";
 export { startFakeOpenAI } from "./openai.js";
