@@ -36,23 +36,24 @@ function positiveInteger(name: string, v: number | undefined, fallback: number):
 }
 
 /**
- * The judge endpoint of the options (or of `EVALTRACE_DEV_JUDGE_URL`, `..._MODEL`,
- * `..._API_KEY` when the options name no judge at all), undefined when there is none. Clear
+ * The judge endpoint of the options, undefined when there is none. `EVALTRACE_DEV_JUDGE_URL`
+ * names it when the options name no judge at all; `EVALTRACE_DEV_JUDGE_MODEL` and
+ * `EVALTRACE_DEV_JUDGE_API_KEY` fill in a model and a key the options leave out. Clear
  * errors for a judge given twice, a URL that is not http(s), or a URL without a model.
  */
 export function judgeEndpoint(o: JudgeEndpointOptions, env: NodeJS.ProcessEnv = process.env): JudgeEndpoint | undefined {
   if (o.judge !== undefined && o.judgeUrl !== undefined) throw new TypeError("startDevServer: give either judge (a function) or judgeUrl (an endpoint), not both");
-  const fromEnv = o.judge === undefined && o.judgeUrl === undefined;
-  const url = o.judgeUrl ?? (fromEnv ? env[JUDGE_ENV.url] || undefined : undefined);
+  // The environment names the endpoint only when the options name no judge at all; its model and key fill in what the options leave out.
+  const url = o.judgeUrl ?? (o.judge === undefined ? env[JUDGE_ENV.url] || undefined : undefined);
   if (url === undefined) return undefined;
-  const model = o.judgeModel ?? (fromEnv ? env[JUDGE_ENV.model] || undefined : undefined);
+  const model = o.judgeModel ?? (env[JUDGE_ENV.model] || undefined);
   if (!model) throw new TypeError(`startDevServer: judgeUrl needs judgeModel, the model the endpoint runs (${JUDGE_ENV.model} in the environment)`);
   const endpoint = completionsUrl(url);
   const abort = new AbortController();
   const judge = openAIJudge({
     url: endpoint,
     model,
-    apiKey: o.judgeApiKey ?? (fromEnv ? env[JUDGE_ENV.apiKey] || undefined : undefined),
+    apiKey: o.judgeApiKey ?? (env[JUDGE_ENV.apiKey] || undefined),
     timeoutMillis: positiveInteger("judgeTimeoutMillis", o.judgeTimeoutMillis, DEFAULT_JUDGE_TIMEOUT_MILLIS),
     signal: abort.signal,
   });
