@@ -18,6 +18,7 @@ const FLOORS = [
   ["tracing (the front door)", ["^src/tracing/"]],
   ["bridge", ["^src/bridge/"]],
   ["public edges", ["^src/lifecycle/", "^src/client/", "^src/evaluate\\.ts$"]],
+  ["experiments", ["^src/experiments/"]],
   ["integrations", ["^src/integrations/"]],
   ["zero-code", ["^src/auto/"]],
   ["program", ["^src/cli/"]],

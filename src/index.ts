@@ -12,6 +12,7 @@ export { EvaltraceError, ServiceError, ValidationError } from "./client/errors.j
 export type {
   ApiKey,
   ConversationalTestCase,
+  DatasetPullOptions,
   DatasetPush,
   DatasetPushOptions,
   DatasetPushResult,
@@ -33,6 +34,8 @@ export type {
   PromptPush,
   PromptPushResult,
   PromptTool,
+  PulledDataset,
+  PulledGolden,
   RotateApiKeyInput,
   SchemaFieldType,
   SingleTurnGolden,
@@ -46,6 +49,22 @@ export type { BatchOptions, EvaltraceOptions } from "./config.js";
 export { DEFAULT_BASE_URL } from "./config.js";
 export type { OfflineEvaluationOptions, ThreadEvaluationOptions } from "./evaluate.js";
 export { evaluateSpan, evaluateThread, evaluateTrace } from "./evaluate.js";
+export type {
+  DatasetRef,
+  ExperimentCaseResult,
+  ExperimentGolden,
+  ExperimentOptions,
+  ExperimentOutput,
+  ExperimentResult,
+  ExperimentSummary,
+  ExperimentTask,
+  MultiTurnTaskOutput,
+  PassCounts,
+  SingleTurnTaskOutput,
+  TaskContext,
+  TaskOutput,
+} from "./experiments/types.js";
+export { runExperiment } from "./experiments/run-experiment.js";
 export type { EvaltraceSpanProcessorOptions } from "./bridge/span-processor.js";
 export { EvaltraceSpanProcessor } from "./bridge/span-processor.js";
 export type { EvaluationOutcome, ExporterStats, FlushResult } from "./export/types.js";

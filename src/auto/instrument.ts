@@ -2,9 +2,11 @@ import * as nodeModule from "node:module";
 import { pathToFileURL } from "node:url";
 import type { InstrumentationBase } from "@opentelemetry/instrumentation";
 import { processEnv } from "../config.js";
-import { ensureRuntime } from "../runtime/configure.js";
+import { currentRuntime, ensureRuntime } from "../runtime/configure.js";
+import { reportInternalError } from "../util/internal-errors.js";
 import { aiSdkHook } from "./hooks/ai-sdk.js";
 import { anthropicHook } from "./hooks/anthropic.js";
+import { bedrockHook } from "./hooks/bedrock.js";
 import { googleGenAIHook } from "./hooks/google-genai.js";
 import { langchainHook } from "./hooks/langchain.js";
 import { mcpHook } from "./hooks/mcp.js";
@@ -29,6 +31,7 @@ const hooks: Record<LibraryName, LibraryHook> = {
   langchain: langchainHook,
   mcp: mcpHook,
   ai: aiSdkHook,
+  bedrock: bedrockHook,
 };
 
 /** What the ESM loader hook intercepts: each library's own list (its package by default). */
@@ -130,7 +133,8 @@ export function instrumentFromEnvironment(): void {
       runtime?.logger.warn(`${DISABLE_ENV} names unknown libraries (${unknown.join(", ")}); known: ${LIBRARIES.join(", ")}`);
     }
     apply(LIBRARIES.filter((name) => !disabled.includes(name)));
-  } catch {
-    // Zero-code never stops the app from starting.
+  } catch (error) {
+    // Zero-code never stops the app from starting; counted and logged.
+    reportInternalError("zero-code setup (evaltrace/auto)", error, currentRuntime()?.logger);
   }
 }

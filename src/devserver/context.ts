@@ -59,6 +59,8 @@ export interface RouteContext {
   /** The judge endpoint (`judgeUrl`): it judges in the background, after the answer. */
   judging: JudgeLater | undefined;
   params: Record<string, string>;
+  /** The request's query parameters (reads take theirs there). */
+  query: URLSearchParams;
   body: unknown;
   /** Where a route records which traces, prompts and datasets it created or changed (for the store). */
   changed: Changes;

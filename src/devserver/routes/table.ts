@@ -2,7 +2,7 @@ import type { Handler } from "../context.js";
 import { HttpError } from "../http-error.js";
 import { rotateKey, updateKey } from "./api-keys.js";
 import { createCollection, listCollections, updateCollection } from "./collections.js";
-import { pushDataset } from "./datasets.js";
+import { pullDataset, pushDataset } from "./datasets.js";
 import { evaluate } from "./evaluate.js";
 import { batchCreateMetrics, createMetric, listMetrics, updateMetric } from "./metrics.js";
 import { evaluateSpan, evaluateThread, evaluateTrace } from "./offline.js";
@@ -46,6 +46,8 @@ const routes: Route[] = [
   route("POST", "/v1/evaluate/spans/:uuid", "project", evaluateSpan),
   route("POST", "/v2/prompts", "project", pushPrompt),
   route("POST", "/v2/datasets", "project", pushDataset),
+  // Not in the spec: the read the vendor SDKs use (protocol/dataset-pull.ts).
+  route("GET", "/v1/datasets/:alias", "project", pullDataset),
 ];
 
 /** The route of a method and path; 404 for an unknown path, 405 (with `Allow`) for a wrong method. */
