@@ -15,11 +15,18 @@ import {
 } from "evaltrace";
 import { startDevServer } from "evaltrace/devserver";
 
+// A TOY judge: a fixed function that gives every metric the same score whatever the answer, only
+// to show where scores appear. To judge for real, give the emulator an OpenAI-compatible model
+// endpoint instead: startDevServer({ judgeUrl, judgeModel }), or evaltrace dev --judge-url URL
+// --judge-model NAME (a local model server works). Without either, evaluations stay NOT_JUDGED.
 const dev = await startDevServer({
   port: 0,
-  // The emulator judges nothing by itself; a toy judge shows where scores would appear.
-  judge: ({ metric }) => ({ score: metric.name === "Bias" ? 0.05 : 0.92, reason: `toy judge for ${metric.name}` }),
+  judge: ({ metric }) => ({ score: metric.name === "Bias" ? 0.05 : 0.92, reason: `toy judge: a fixed score for ${metric.name}, not a judgement` }),
 });
+console.log(
+  "note: the scores below come from a TOY judge (a fixed function in this script, not a model).\n" +
+    "      For real scores: evaltrace dev --judge-url URL --judge-model NAME (any OpenAI-compatible endpoint).\n",
+);
 configure({ apiKey: dev.projectKey, baseUrl: dev.url });
 
 // The metric collections the online and offline evaluations use.
@@ -87,11 +94,11 @@ for (const uuid of turns) {
     });
   };
   print("root", "  ");
-  for (const job of trace.jobs) console.log(`   evaluation (${job.trigger}) of ${job.target} with "${job.metricCollection}": ${job.status} ${JSON.stringify(job.results ?? [])}`);
+  for (const job of trace.jobs) console.log(`   evaluation (${job.trigger}) of ${job.target} with "${job.metricCollection}", by the toy judge: ${job.status} ${JSON.stringify(job.results ?? [])}`);
   console.log();
 }
 const threadJobs = dev.state.jobs.filter((j) => j.target === "thread");
-for (const job of threadJobs) console.log(`thread evaluation of ${job.targetId} with "${job.metricCollection}": ${job.status} ${JSON.stringify(job.results)}`);
+for (const job of threadJobs) console.log(`thread evaluation of ${job.targetId} with "${job.metricCollection}", by the toy judge: ${job.status} ${JSON.stringify(job.results)}`);
 
 await shutdown();
 if (process.stdout.isTTY && !process.env.CI) {

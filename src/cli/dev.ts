@@ -15,6 +15,12 @@ export const devUsage = `  dev    Start the local emulator of the service
                              unbounded with --data)
          --strict            reject what the spec does not allow (unknown fields, off-spec types,
                              the SERVICE-API-KEY spelling) instead of accepting it as the live service does
+         --judge-url URL     judge custom metrics with this OpenAI-compatible chat completions API
+                             (a local model server, e.g. http://127.0.0.1:11434/v1), in the background;
+                             without it evaluations are recorded NOT_JUDGED (env EVALTRACE_DEV_JUDGE_URL;
+                             EVALTRACE_DEV_JUDGE_API_KEY is sent as its bearer token)
+         --judge-model NAME  the model the judge endpoint runs (env EVALTRACE_DEV_JUDGE_MODEL)
+         --judge-concurrency N  judge calls in flight at once (default 4)
          --quiet             no request log
 `;
 
@@ -27,6 +33,9 @@ const options = {
   strict: { type: "boolean" },
   "max-traces": { type: "string" },
   "allow-host": { type: "string", multiple: true },
+  "judge-url": { type: "string" },
+  "judge-model": { type: "string" },
+  "judge-concurrency": { type: "string" },
 } as const;
 
 /** One line for an error of `startDevServer`, by the system error code it carries. */
@@ -67,6 +76,16 @@ export async function dev(rest: string[]): Promise<number> {
     return usageError("dev", `--max-traces must be a positive integer; got "${values["max-traces"]}"`);
   }
   if (values.data === "") return usageError("dev", "--data needs a file name");
+  if (values["judge-model"] !== undefined && values["judge-url"] === undefined && !process.env.EVALTRACE_DEV_JUDGE_URL) {
+    return usageError("dev", "--judge-model needs --judge-url, the judge endpoint's base URL");
+  }
+  if (values["judge-url"] !== undefined && values["judge-model"] === undefined && !process.env.EVALTRACE_DEV_JUDGE_MODEL) {
+    return usageError("dev", "--judge-url needs --judge-model NAME, the model the judge endpoint runs");
+  }
+  const judgeConcurrency = values["judge-concurrency"] === undefined ? undefined : Number(values["judge-concurrency"]);
+  if (judgeConcurrency !== undefined && (!Number.isInteger(judgeConcurrency) || judgeConcurrency < 1)) {
+    return usageError("dev", `--judge-concurrency must be a positive integer; got "${values["judge-concurrency"]}"`);
+  }
   const host = values.host ?? "127.0.0.1";
   let server: Awaited<ReturnType<typeof startDevServer>>;
   try {
@@ -78,6 +97,9 @@ export async function dev(rest: string[]): Promise<number> {
       maxTraces,
       strict: values.strict ? true : undefined,
       allowedHosts: values["allow-host"],
+      judgeUrl: values["judge-url"],
+      judgeModel: values["judge-model"],
+      judgeConcurrency,
       log: values.quiet ? undefined : (line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`),
     });
   } catch (err) {
@@ -92,6 +114,7 @@ export async function dev(rest: string[]): Promise<number> {
       `  project API key:      ${server.projectKey}`,
       `  organization API key: ${server.orgKey} (id ${server.orgKeyId})`,
       `  plan: ${values.plan ?? "free"}; mode: ${server.strict ? "strict" : "lenient (accepts what the live service accepts; --strict to reject)"}`,
+      `  judge: ${server.judgeEndpoint ?? "none: evaluations are recorded NOT_JUDGED (--judge-url URL --judge-model NAME to judge with a model)"}`,
       `  state: ${values.data ? `${values.data} (${traces} traces loaded)` : "in memory"}; traces kept: ${maxTraces ?? (values.data ? "all" : 10000)}, oldest evicted beyond (counted in the log)`,
       "",
       `  export SERVICE_BASE_URL=${server.url} SERVICE_API_KEY=${server.projectKey}`,

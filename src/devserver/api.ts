@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import type { Handler, Judge, Plan, RouteContext } from "./context.js";
+import type { Handler, Judge, JudgeLater, Plan, RouteContext } from "./context.js";
 import { bodyDigestSliced, IDEMPOTENCY_HEADER, type IdempotencyStore, isRemembered, REPLAYED_HEADER, readIdempotencyKey } from "./idempotency.js";
 import { decodeSegment, readJson } from "./json-body.js";
 import { authenticate } from "./keys.js";
@@ -52,6 +52,8 @@ export interface ApiOptions {
   /** The server's base URL (known once it listens), for links in answers. */
   baseUrl: () => string;
   judge: Judge | undefined;
+  /** The judge endpoint, judging in the background. */
+  judging: JudgeLater | undefined;
   strict: boolean;
   /** Name of the authentication header. */
   apiKeyHeader: string;
@@ -92,8 +94,8 @@ export class Api {
     const changed = noChanges();
     let digest: Promise<string> | undefined;
     const wholeDigest = () => (digest ??= bodyDigestSliced(body, slicer));
-    const { plan, region, judge } = this.o;
-    const ctx = { state, now, plan, region, baseUrl: this.o.baseUrl(), judge, params: decoded, query, body, slicer, strict, note, changed, bodyDigest: wholeDigest };
+    const { plan, region, judge, judging } = this.o;
+    const ctx = { state, now, plan, region, baseUrl: this.o.baseUrl(), judge, judging, params: decoded, query, body, slicer, strict, note, changed, bodyDigest: wholeDigest };
     const run = () => runHandler(r.handler, ctx, path);
     if (!isWrite) return run();
     const claim = key === undefined ? undefined : await this.o.idempotency.claim({ scope: `${auth.key.scope}:${auth.key.id}`, key, method, path, bodyDigest: await wholeDigest(), now });

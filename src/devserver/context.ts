@@ -1,5 +1,5 @@
 import type { Changes } from "./store/journal.js";
-import type { CollectionRecord, MetricRecord, State } from "./store/store.js";
+import type { MetricRecord, State } from "./store/store.js";
 import type { TimeSlicer } from "./time-slicer.js";
 
 /** What a judge is asked: one metric over one test case (or conversation). */
@@ -13,6 +13,37 @@ export interface JudgeInput {
 /** A judge function: the emulator judges nothing unless one is given. */
 export type Judge = (input: JudgeInput) => { score: number; reason?: string } | Promise<{ score: number; reason?: string }>;
 
+/** One metric's result: a score (0..1) and whether it passed, or why it has none. */
+export interface MetricResult {
+  metric: string;
+  threshold: number;
+  /** 0..1; null when the metric was not judged (see `error`). */
+  score: number | null;
+  reason: string | null;
+  /** Whether the score passes the threshold; null when there is no score. */
+  success: boolean | null;
+  strictMode: boolean;
+  /** Why there is no score: the judge failed, or does not judge this metric. */
+  error?: string;
+}
+
+/** How an evaluation (a job or a test run) ended, or that it waits for the judge. */
+export interface Verdict {
+  status: "NOT_JUDGED" | "PENDING" | "COMPLETED" | "ERRORED";
+  message?: string;
+  results?: unknown[];
+}
+
+/** Judging after the answer, by a judge endpoint (`judging/background.ts`). */
+export interface JudgeLater {
+  /** The endpoint's judge, bounded in concurrency and time. */
+  judge: Judge;
+  /** Where the judge is, for messages: `model at url`. */
+  label: string;
+  /** Runs `work` in the background; its verdict replaces the record's status and results when it ends. */
+  start(kind: "job" | "testRun", id: string, work: () => Promise<Verdict>): void;
+}
+
 /** The subscription plan the emulator pretends to be on; dataset versions need `team`. */
 export type Plan = "free" | "team";
 
@@ -23,7 +54,10 @@ export interface RouteContext {
   plan: Plan;
   region: string;
   baseUrl: string;
+  /** The judge function given to `startDevServer`: it judges inside the request. */
   judge: Judge | undefined;
+  /** The judge endpoint (`judgeUrl`): it judges in the background, after the answer. */
+  judging: JudgeLater | undefined;
   params: Record<string, string>;
   /** The request's query parameters (reads take theirs there). */
   query: URLSearchParams;
@@ -47,50 +81,3 @@ export interface RouteResult {
 }
 
 export type Handler = (ctx: RouteContext) => RouteResult | Promise<RouteResult>;
-
-/**
- * Metrics where a lower score is better (they measure a harm): they pass when the score is at
- * most the threshold, and in strict mode only at 0. Default metrics named in wire-format.
- */
-export const LOWER_IS_BETTER: ReadonlySet<string> = new Set(["Bias", "Toxicity", "Hallucination"]);
-
-/** Whether a score passes a metric setting. */
-export function passes(metric: string, score: number, threshold: number, strictMode: boolean): boolean {
-  if (LOWER_IS_BETTER.has(metric)) return strictMode ? score <= 0 : score <= threshold;
-  return strictMode ? score >= 1 : score >= threshold;
-}
-
-export const NOT_JUDGED = "the local emulator does not judge: pass a `judge` function to startDevServer to score metrics";
-
-/**
- * Runs the judge over the activated metrics of a collection; without a judge, says so.
- */
-export async function judgeCollection(
-  ctx: RouteContext,
-  collection: CollectionRecord,
-  testCase: unknown,
-  target: JudgeInput["target"],
-  chatbotRole?: string,
-): Promise<{ status: "NOT_JUDGED" | "COMPLETED" | "ERRORED"; message?: string; results?: unknown[] }> {
-  if (!ctx.judge) return { status: "NOT_JUDGED", message: NOT_JUDGED };
-  const results: unknown[] = [];
-  try {
-    for (const setting of collection.metricSettings.filter((s) => s.activated)) {
-      const metric = ctx.state.metrics.find((m) => m.name === setting.metric.name && m.multiTurn === collection.multiTurn);
-      if (!metric) continue;
-      const { name, multiTurn, criteria, evaluationSteps, evaluationParams } = metric;
-      const verdict = await ctx.judge({ metric: { name, multiTurn, criteria, evaluationSteps, evaluationParams }, testCase, target, chatbotRole });
-      results.push({
-        metric: name,
-        threshold: setting.threshold,
-        score: verdict.score,
-        reason: setting.includeReason ? verdict.reason ?? null : null,
-        success: passes(name, verdict.score, setting.threshold, setting.strictMode),
-        strictMode: setting.strictMode,
-      });
-    }
-  } catch (err) {
-    return { status: "ERRORED", message: `judge threw: ${err instanceof Error ? err.message : String(err)}`, results };
-  }
-  return { status: "COMPLETED", results };
-}

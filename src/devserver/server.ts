@@ -4,6 +4,8 @@ import { Api } from "./api.js";
 import type { Judge, Plan } from "./context.js";
 import { hostChecker, isLoopback } from "./host-check.js";
 import { HttpError } from "./http-error.js";
+import { BackgroundJudging, failPending } from "./judging/background.js";
+import { judgeEndpoint } from "./judging/setup.js";
 import { checkLimits, type IdempotencyLimits, IdempotencyStore, REPLAYED_HEADER } from "./idempotency.js";
 import { createKey } from "./keys.js";
 import { errorOutcome, type Outcome } from "./outcome.js";
@@ -27,8 +29,29 @@ export interface DevServerOptions {
   plan?: Plan;
   /** Milliseconds since the epoch, for key grace periods and expiry; inject one to move time in tests. @default Date.now */
   clock?: () => number;
-  /** Scores metrics; without one, evaluations are recorded as NOT_JUDGED. */
+  /**
+   * Scores metrics inside the request (for tests and quick local scoring); without it or
+   * `judgeUrl`, evaluations are recorded as NOT_JUDGED. Not with `judgeUrl`.
+   */
   judge?: Judge;
+  /**
+   * An OpenAI-compatible chat completions API (a local model server such as
+   * `http://127.0.0.1:11434/v1`, or OpenAI) that judges every custom metric of test runs and
+   * online and offline evaluations, G-Eval style (the metric's `criteria` and
+   * `evaluationSteps`, the test case's `evaluationParams` fields; a score 0..10 normalised to
+   * 0..1 and a reason). It judges in the background: an evaluation is recorded PENDING, then
+   * COMPLETED or ERRORED (the judge's error in its message). Default metrics are not judged
+   * (their results say so). `EVALTRACE_DEV_JUDGE_URL` when neither this nor `judge` is given.
+   */
+  judgeUrl?: string;
+  /** The model the judge endpoint runs; needed with `judgeUrl` (`EVALTRACE_DEV_JUDGE_MODEL`). */
+  judgeModel?: string;
+  /** Sent to the judge endpoint as a bearer token (`EVALTRACE_DEV_JUDGE_API_KEY`); local servers need none. */
+  judgeApiKey?: string;
+  /** Judge calls in flight at once. @default 4 */
+  judgeConcurrency?: number;
+  /** Time one judge call may take; then the metric's result is an error. @default 60000 */
+  judgeTimeoutMillis?: number;
   /**
    * File that keeps the state across restarts: an append-only journal, one JSON line per
    * acknowledged write, fsync'd before the answer, compacted as it grows. A file in the former
@@ -109,6 +132,13 @@ export interface DevServer {
   readonly evictedTraces: number;
   /** How many traces are held in memory: all of them without `dataFile`, the recently used with it. */
   readonly tracesInMemory: number;
+  /** Where the judge endpoint is (`model at url`), or undefined when there is none. */
+  judgeEndpoint: string | undefined;
+  /**
+   * Resolves when every evaluation that waits for the judge endpoint (PENDING) has its verdict
+   * recorded; at once without one.
+   */
+  judged(): Promise<void>;
   /** Creates another key, e.g. a second organization key or one that expires. */
   createApiKey(options: { scope: "org" | "project"; name?: string; expiresInDays?: number | null }): { id: number; value: string };
   close(): Promise<void>;
@@ -161,6 +191,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const bindHost = options.host ?? "127.0.0.1";
   const protectReads = options.protectReads ?? !isLoopback(bindHost);
   const checkHost = hostChecker(bindHost, options.allowedHosts ?? []);
+  const endpoint = judgeEndpoint(options);
   const warnings: string[] = [];
   if (!isLoopback(bindHost)) {
     warnings.push(
@@ -191,6 +222,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     onWrite: (version, traces, changed) => viewerEvents.publish(version, traces, changed),
   });
   await lock.run(() => commits.persist());
+  const judging = endpoint && new BackgroundJudging({ state, lock, commits, log, judge: endpoint.judge, label: endpoint.label });
+  await failPending({ state, lock, commits, log });
   const api = new Api({
     state,
     clock,
@@ -198,6 +231,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     region,
     baseUrl: () => baseUrl,
     judge: options.judge,
+    judging,
     strict,
     apiKeyHeader,
     maxBodyBytes: options.maxBodyBytes ?? 32 * 1024 * 1024,
@@ -292,12 +326,18 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     get tracesInMemory() {
       return loaded ? loaded.traces.heldCount : order.size;
     },
+    judgeEndpoint: endpoint?.label,
+    judged: async () => {
+      await judging?.idle();
+    },
     createApiKey(o) {
       const key = createKey(state, region, clock(), o);
       void lock.run(() => commits.persist());
       return { id: key.id, value: key.value };
     },
     close: async () => {
+      endpoint?.abort.abort();
+      await judging?.close();
       viewerEvents.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

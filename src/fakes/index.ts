@@ -19,5 +19,5 @@ export { startFakeGoogleGenAI } from "./google.js";
 export type { FakeFailure, FakeModelServer, FakeRequest } from "./http.js";
 export type { FakeReply, FakeScript } from "./model.js";
 export { FAKE_REPLY } from "./model.js";
-export type { FakeOpenAI } from "./openai.js";
+export type { FakeOpenAI, FakeOpenAIOptions } from "./openai.js";
 export { startFakeOpenAI } from "./openai.js";

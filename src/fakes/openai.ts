@@ -16,6 +16,16 @@ export interface FakeOpenAI extends FakeModelServer {
   url: string;
 }
 
+/** Options of `startFakeOpenAI`. */
+export interface FakeOpenAIOptions {
+  /**
+   * Scripts the text of a Chat Completions reply (a judge's JSON, say): called for each request
+   * that gets text rather than tool calls; a string replaces the usual text, undefined keeps it.
+   * It may be async (a promise that never settles makes the request hang, to test timeouts).
+   */
+  reply?: (request: FakeRequest) => string | undefined | Promise<string | undefined>;
+}
+
 /** Dated snapshot names the API reports for some model aliases; other names are echoed. */
 const SNAPSHOTS: Record<string, string> = { "gpt-4o-mini": "gpt-4o-mini-2024-07-18" };
 
@@ -88,13 +98,16 @@ const stopsOf = (stop: unknown): string[] => (typeof stop === "string" ? [stop] 
  * `max_completion_tokens` / `max_output_tokens` cut the text at that many pieces
  * (`finish_reason: "length"`, Responses status `incomplete`); `stop` cuts it at a stop sequence.
  *
+ * Scripted text: `options.reply(request)` returns the text of a Chat Completions reply (e.g. the
+ * JSON a judge is asked for), in place of the usual one.
+ *
  * Errors: `failNext(status)`, the `x-fake-error: <status>` header, or the model name
  * `error-<status>` (e.g. `error-429`) answer with OpenAI's error body `{error: {message, type,
  * param, code}}`; a 429 or 5xx carries `retry-after-ms` (10) and `retry-after` (1). The model
  * "boom" gets a 400 "model boom does not exist". Streams: `x-fake-stream-delay-ms: <ms>` paces the
  * events, `x-fake-stream-error-after: <n>` sends the in-stream error after n events.
  */
-export async function startFakeOpenAI(): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   let n = 0;
   const nextId = (prefix: string) => `${prefix}${(++n).toString().padStart(4, "0")}`;
   let calls = 0;
@@ -127,7 +140,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     if (!Array.isArray(body.messages)) return badRequest(res, req, "Missing required parameter: 'messages'.");
     const messages = arr(body.messages).map(obj);
     const lastUser = [...messages].reverse().find((m) => m.role === "user");
-    const turn = fakeTurn({
+    let turn = fakeTurn({
       tools: toolsOf(body.tools, false),
       choice: choiceOf(body.tool_choice),
       lastUserText: contentText(lastUser?.content),
@@ -137,6 +150,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       ...(num(body.max_completion_tokens ?? body.max_tokens) !== undefined ? { maxTokens: num(body.max_completion_tokens ?? body.max_tokens)! } : {}),
       stop: stopsOf(body.stop),
     });
+    const scripted = turn.kind === "text" && options.reply ? await options.reply(req) : undefined;
+    if (scripted !== undefined) turn = { kind: "text", text: scripted, pieces: pieces(scripted), stop: "end" };
     const choicesCount = Math.max(1, Math.floor(num(body.n) ?? 1));
     const toolCalls = turn.kind === "tools" ? turn.calls.map((c) => ({ id: callId(), type: "function" as const, function: { name: c.name, arguments: c.arguments } })) : [];
     const finishReason = turn.kind === "tools" ? "tool_calls" : turn.stop === "max_tokens" ? "length" : "stop";

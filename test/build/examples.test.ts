@@ -7,7 +7,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 
 // The README points at these: they must keep running (against the built package).
 const expected: Record<string, string[]> = {
-  "examples/demo.mjs": ["└─ [agent] support-agent", "thread evaluation of conversation-42"],
+  "examples/demo.mjs": ["scores below come from a TOY judge", "└─ [agent] support-agent", "thread evaluation of conversation-42"],
   "examples/client.mjs": ["rejected locally: body", "rejected by the service: 409"],
   "examples/experiment.mjs": ["support-v1: 3 golden(s), 3 sent to Support quality", "Mentions shipping  ", "tasks 100% ok"],
   "examples/openai.mjs": ["[llm] openai.chat.completions model=gpt-4o-mini-2024-07-18 tokens=11/4 integration=OpenAI"],

@@ -1,4 +1,5 @@
-import { judgeCollection, type Handler } from "../context.js";
+import type { Handler, Verdict } from "../context.js";
+import { judgeCollection, verdictFor } from "../judging/collection.js";
 import { checkEvaluate } from "../../protocol/requests.js";
 import { newId, type TestRunRecord } from "../store/store.js";
 import { findCollection } from "./collections.js";
@@ -8,26 +9,28 @@ export const evaluate: Handler = async (ctx) => {
   const multiTurn = checkEvaluate(ctx.body);
   const body = ctx.body as { metricCollection: string; testCases: unknown[]; hyperparameters?: Record<string, unknown>; identifier?: string };
   const collection = findCollection(ctx, body.metricCollection, multiTurn, "body.metricCollection");
-  const results: unknown[] = [];
-  let status: TestRunRecord["status"] = "COMPLETED";
-  let message: string | undefined;
-  for (const tc of body.testCases) {
-    const verdict = await judgeCollection(ctx, collection, tc, "test-run");
-    status = verdict.status;
-    message = verdict.message;
-    if (verdict.results) results.push({ testCase: tc, metricsData: verdict.results });
-  }
+  const id = newId(ctx.state, "run");
+  const { state } = ctx;
+  // The test cases are judged side by side (a judge endpoint bounds its calls); one that errs
+  // makes the run ERRORED with its message, the others keep their scores.
+  const verdict = await verdictFor(ctx, "testRun", id, async (judge, customOnly): Promise<Verdict> => {
+    const verdicts = await Promise.all(body.testCases.map((tc) => judgeCollection({ state, judge, target: "test-run", customOnly }, collection, tc)));
+    const errored = verdicts.find((v) => v.status === "ERRORED");
+    return {
+      status: errored ? "ERRORED" : "COMPLETED",
+      ...(errored ? { message: errored.message } : {}),
+      results: body.testCases.map((testCase, i) => ({ testCase, metricsData: verdicts[i]!.results ?? [] })),
+    };
+  });
   const run: TestRunRecord = {
-    id: newId(ctx.state, "run"),
+    id,
     metricCollection: collection.name,
     multiTurn,
     identifier: body.identifier,
     hyperparameters: body.hyperparameters,
     testCases: body.testCases,
-    status,
-    message,
-    results: ctx.judge ? results : undefined,
     createdAt: new Date(ctx.now).toISOString(),
+    ...verdict,
   };
   ctx.state.testRuns.push(run);
   return { body: { success: true, data: { id: run.id } } };

@@ -1,11 +1,19 @@
-import { type Handler, judgeCollection, type RouteContext } from "../context.js";
+import type { Handler, RouteContext, Verdict } from "../context.js";
+import { judgeOne } from "../judging/collection.js";
 import { badRequest, notFound } from "../http-error.js";
 import { checkOfflineEvaluation } from "../../protocol/requests.js";
 import { type EvaluationJob, newId } from "../store/store.js";
 import { findCollection } from "./collections.js";
 
-function record(ctx: RouteContext, job: Omit<EvaluationJob, "id" | "createdAt" | "trigger">) {
-  ctx.state.jobs.push({ id: newId(ctx.state, "job"), trigger: "offline", createdAt: new Date(ctx.now).toISOString(), ...job });
+/** Judges (now, later or not: see `verdictFor`) and records an offline evaluation. */
+async function record(
+  ctx: RouteContext,
+  job: Omit<EvaluationJob, "id" | "createdAt" | "trigger" | "status">,
+  judge: (id: string) => Promise<Verdict>,
+) {
+  const id = newId(ctx.state, "job");
+  const verdict = await judge(id);
+  ctx.state.jobs.push({ id, trigger: "offline", createdAt: new Date(ctx.now).toISOString(), ...job, ...verdict });
   return { body: { success: true } };
 }
 
@@ -28,8 +36,7 @@ export const evaluateThread: Handler = async (ctx) => {
     ...(tr.fields.output !== undefined ? [{ role: "assistant", content: tr.fields.output }] : []),
   ]);
   const chatbotRole = body.chatbotRole as string | undefined;
-  const verdict = await judgeCollection(ctx, collection, { turns }, "thread", chatbotRole);
-  return record(ctx, { target: "thread", targetId: ctx.params.id!, metricCollection: name, chatbotRole, ...verdict });
+  return record(ctx, { target: "thread", targetId: ctx.params.id!, metricCollection: name, chatbotRole }, (id) => judgeOne(ctx, "job", id, collection, { turns }, "thread", chatbotRole));
 };
 
 /** `POST /v1/evaluate/traces/:uuid`: single-turn collection over the test case sent at ingestion. */
@@ -38,8 +45,8 @@ export const evaluateTrace: Handler = async (ctx) => {
   const trace = ctx.state.traces[ctx.params.uuid!];
   if (!trace) throw notFound(`no trace with uuid ${ctx.params.uuid}`);
   const collection = findCollection(ctx, name, false, "body.metricCollections");
-  const verdict = await judgeCollection(ctx, collection, trace.fields.llmTestCase ?? { input: trace.fields.input, actualOutput: trace.fields.output }, "trace");
-  return record(ctx, { target: "trace", targetId: trace.uuid, metricCollection: name, ...verdict });
+  const testCase = trace.fields.llmTestCase ?? { input: trace.fields.input, actualOutput: trace.fields.output };
+  return record(ctx, { target: "trace", targetId: trace.uuid, metricCollection: name }, (id) => judgeOne(ctx, "job", id, collection, testCase, "trace"));
 };
 
 /** `POST /v1/evaluate/spans/:uuid`: single-turn collection. */
@@ -49,6 +56,6 @@ export const evaluateSpan: Handler = async (ctx) => {
   if (!traceUuid) throw notFound(`no span with uuid ${ctx.params.uuid}`);
   const span = ctx.state.traces[traceUuid]!.spans.find((s) => s.uuid === ctx.params.uuid)!;
   const collection = findCollection(ctx, name, false, "body.metricCollections");
-  const verdict = await judgeCollection(ctx, collection, span.llmTestCase ?? { input: span.input, actualOutput: span.output }, "span");
-  return record(ctx, { target: "span", targetId: span.uuid, metricCollection: name, ...verdict });
+  const testCase = span.llmTestCase ?? { input: span.input, actualOutput: span.output };
+  return record(ctx, { target: "span", targetId: span.uuid, metricCollection: name }, (id) => judgeOne(ctx, "job", id, collection, testCase, "span"));
 };

@@ -1,4 +1,5 @@
-import { type Handler, judgeCollection, type RouteContext } from "../context.js";
+import type { Handler, RouteContext } from "../context.js";
+import { judgeOne } from "../judging/collection.js";
 import { badRequest, conflict, notFound } from "../http-error.js";
 import { type Check, checkObject, isoMicros, isPlainObject, llmTestCase, opt, req, SchemaError, type Shape, t, testCaseExtras } from "../../protocol/schema.js";
 import { checkFields } from "../lenient.js";
@@ -156,7 +157,7 @@ async function onlineJobs(ctx: RouteContext, target: "trace" | "span", targetId:
     job.status = "REJECTED";
     job.message = `no single-turn metric collection named "${fields.metricCollection}": not evaluated`;
   } else {
-    Object.assign(job, await judgeCollection(ctx, collection, fields.llmTestCase, target));
+    Object.assign(job, await judgeOne(ctx, "job", job.id, collection, fields.llmTestCase, target));
   }
   ctx.state.jobs.push(job);
 }

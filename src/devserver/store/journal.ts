@@ -41,11 +41,15 @@ export interface Changes {
   evicted: string[];
   prompts: Set<string>;
   datasets: Set<string>;
+  /** Ids of evaluation jobs changed after they were added (a judge's verdict came in). */
+  jobs: Set<string>;
+  /** Ids of test runs changed after they were added (a judge's verdict came in). */
+  testRuns: Set<string>;
 }
 
 /** An empty {@link Changes}. */
 export function noChanges(): Changes {
-  return { traces: new Set(), evicted: [], prompts: new Set(), datasets: new Set() };
+  return { traces: new Set(), evicted: [], prompts: new Set(), datasets: new Set(), jobs: new Set(), testRuns: new Set() };
 }
 
 const NEWLINE = 0x0a;
@@ -61,11 +65,28 @@ interface Place {
   length: number;
 }
 
+/** Where each job and test run is in its list while loading: a later line of one replaces it. */
+interface Positions {
+  jobs: Map<string, number>;
+  testRuns: Map<string, number>;
+}
+
+/** Adds a record to its list, or replaces the one with its id (a later version of it). */
+function upsert<T extends { id: string }>(list: T[], at: Map<string, number>, v: T): void {
+  const i = at.get(v.id);
+  if (i === undefined) {
+    at.set(v.id, list.length);
+    list.push(v);
+  } else {
+    list[i] = v;
+  }
+}
+
 /** How each entry other than a trace's is replayed onto a state while loading: one line per kind. */
-const replay: { [K in Exclude<JournalEntry["t"], "trace" | "evict">]: (state: State, v: Extract<JournalEntry, { t: K }>["v"]) => void } = {
+const replay: { [K in Exclude<JournalEntry["t"], "trace" | "evict">]: (state: State, v: Extract<JournalEntry, { t: K }>["v"], at: Positions) => void } = {
   meta: (state, v) => Object.assign(state, v),
-  job: (state, v) => state.jobs.push(v),
-  testRun: (state, v) => state.testRuns.push(v),
+  job: (state, v, at) => upsert(state.jobs, at.jobs, v),
+  testRun: (state, v, at) => upsert(state.testRuns, at.testRuns, v),
   prompt: (state, v) => {
     state.prompts[v.alias] = revivePrompt(v);
   },
@@ -188,6 +209,7 @@ export class Journal implements TraceSource {
    */
   private replayAll(bytes: Buffer, state: State, traces: LazyTraces): string[] {
     let lineNo = 0;
+    const positions: Positions = { jobs: new Map(), testRuns: new Map() };
     /** Where the next line starts: every byte before it belongs to whole lines replayed. */
     let at = 0;
     while (at < bytes.length) {
@@ -216,7 +238,7 @@ export class Journal implements TraceSource {
         this.place(entry.v, undefined);
       } else {
         this.count(entryId(entry), nl + 1 - at);
-        (replay[entry.t] as (s: State, v: unknown) => void)(state, entry.v);
+        (replay[entry.t] as (s: State, v: unknown, at: Positions) => void)(state, entry.v, positions);
       }
       at = nl + 1;
     }
@@ -354,6 +376,9 @@ export class Journal implements TraceSource {
     for (const uuid of changes.evicted) entries.push([`trace:${uuid}`, { t: "evict", v: uuid }]);
     for (const v of appended.jobs) entries.push([`job:${v.id}`, { t: "job", v }]);
     for (const v of appended.testRuns) entries.push([`run:${v.id}`, { t: "testRun", v }]);
+    // Records changed after they were added: their latest version (a later line replaces an earlier one).
+    for (const v of changedRecords(state.jobs, changes.jobs, appended.jobs)) entries.push([`job:${v.id}`, { t: "job", v }]);
+    for (const v of changedRecords(state.testRuns, changes.testRuns, appended.testRuns)) entries.push([`run:${v.id}`, { t: "testRun", v }]);
     for (const alias of changes.prompts) {
       const v = state.prompts[alias];
       if (v) entries.push([`prompt:${alias}`, { t: "prompt", v }]);
@@ -448,6 +473,17 @@ export class Journal implements TraceSource {
     closeSync(this.fd);
     closeSync(this.readFd);
   }
+}
+
+/** The records of `list` whose ids are in `ids` and that are not among `appended`, searched from the newest. */
+function changedRecords<T extends { id: string }>(list: readonly T[], ids: ReadonlySet<string>, appended: readonly T[]): T[] {
+  const out: T[] = [];
+  const wanted = new Set([...ids].filter((id) => !appended.some((a) => a.id === id)));
+  for (let i = list.length - 1; i >= 0 && wanted.size > 0; i--) {
+    const v = list[i]!;
+    if (wanted.delete(v.id)) out.push(v);
+  }
+  return out;
 }
 
 /** The record a line describes: a later line with the same id replaces it. */

@@ -75,7 +75,8 @@ export interface EvaluationJob {
   target: "trace" | "span" | "thread";
   targetId: string;
   metricCollection: string;
-  status: "NOT_JUDGED" | "COMPLETED" | "REJECTED" | "ERRORED";
+  /** PENDING while a judge endpoint judges it (in the background); then COMPLETED or ERRORED. */
+  status: "NOT_JUDGED" | "PENDING" | "COMPLETED" | "REJECTED" | "ERRORED";
   message?: string;
   chatbotRole?: string;
   results?: unknown[];

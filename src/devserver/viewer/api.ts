@@ -4,6 +4,7 @@ import type { ReadResult } from "./read-api.js";
 import type { EvaluationJob, State } from "../store/store.js";
 import { TimeSlicer } from "../time-slicer.js";
 import type { TraceOrder } from "../store/trace-order.js";
+import { compareTestRuns } from "./compare.js";
 import { type Cached, evalCounts, isoMillis, type TraceRow, TraceRows } from "./summary.js";
 
 /** Largest page of the viewer's lists. */
@@ -52,7 +53,8 @@ export interface TraceListPage {
  * The read API of the viewer (`GET /_dev/view/...`), built for large stores: the trace list
  * filtered and paged on the server (`traces?q=&status=&type=&user=&thread=&tag=&environment=
  * &evals=&from=&to=&limit=&cursor=`, next cursor in `X-Next-Cursor`; `traces/:uuid` one row), threads with their turns
- * and evaluations, and the values the filters offer (`facets`).
+ * and evaluations, the values the filters offer (`facets`), and two test runs compared case
+ * by case (`compare?base=&head=`).
  */
 export class ViewerApi {
   private readonly rows = new TraceRows();
@@ -77,7 +79,20 @@ export class ViewerApi {
     if (what === "threads" && id === undefined) return { body: this.threadList() };
     if (what === "threads") return { body: this.thread(id!) };
     if (what === "facets" && id === undefined) return { body: await this.facets(version) };
+    if (what === "compare" && id === undefined) return { body: this.compare(query) };
     throw new HttpError(404, `no viewer endpoint ${path}`);
+  }
+
+  /** Two test runs compared case by case (`compare?base=<run id>&head=<run id>`), regressions first. */
+  private compare(query: URLSearchParams) {
+    const run = (name: "base" | "head") => {
+      const id = query.get(name);
+      if (!id) throw new HttpError(400, `compare needs ${name}=<test run id>`);
+      const found = this.state.testRuns.find((r) => r.id === id);
+      if (!found) throw new HttpError(404, `no test run with id ${id}`);
+      return found;
+    };
+    return compareTestRuns(run("base"), run("head"));
   }
 
   /** Forgets the row of a trace a write changed or evicted. */

@@ -5,7 +5,7 @@ import { spanCost } from "./prices.js";
 export interface EvalCounts {
   passed: number;
   failed: number;
-  /** Jobs without scores (not judged, rejected, errored). */
+  /** Jobs without scores (not judged, pending, rejected, errored) and results without one (a judge's error). */
   unscored: number;
 }
 
@@ -70,7 +70,8 @@ export function evalCounts(jobs: readonly EvaluationJob[]): EvalCounts {
     if (results.length === 0) evals.unscored++;
     for (const r of results) {
       if (r.success === true) evals.passed++;
-      else evals.failed++;
+      else if (r.success === false) evals.failed++;
+      else evals.unscored++;
     }
   }
   return evals;

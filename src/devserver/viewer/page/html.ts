@@ -1,3 +1,4 @@
+import { scriptCompare } from "./script-compare.js";
 import { scriptCore } from "./script-core.js";
 import { scriptPages } from "./script-pages.js";
 import { scriptRender } from "./script-render.js";
@@ -19,7 +20,7 @@ const nav: readonly [view: string, label: string][] = [
  * The trace viewer the emulator serves at its root: one self-contained page (no build step, no
  * UI framework) over the viewer's read API (`/_dev/view/...`, `/_dev/...`). Every view has a
  * deep link (`#/traces/:uuid/:spanUuid`, `#/threads/:id`, `#/prompts/:alias`,
- * `#/datasets/:alias`, `#/test-runs/:id`, `#/metrics`); the list pages on the server and follows
+ * `#/datasets/:alias`, `#/test-runs/:id`, `#/test-runs/compare?base=&head=`, `#/metrics`); the list pages on the server and follows
  * writes through server-sent events (`/_dev/events`), never by polling.
  */
 export const viewerHtml = `<!doctype html>
@@ -43,6 +44,7 @@ ${scriptCore}
 ${scriptRender}
 ${scriptTraces}
 ${scriptThreads}
+${scriptCompare}
 ${scriptPages}
 V.live();
 V.render();

@@ -85,8 +85,10 @@ function renderTestRun(id) {
       return el("div", { "class": "box", "data-case": String(i) }, [el("b", { text: "Case " + (i + 1) }), V.kv(tc, Object.keys(tc)),
         res ? V.badges([{ trigger: "test run", metricCollection: run.metricCollection, status: run.status, results: res.metricsData }]) : el("div", { "class": "badge none", text: run.message || run.status })]);
     });
+    var earlier = runs.slice(0, runs.indexOf(run)).filter(function (r) { return r.metricCollection === run.metricCollection; }).pop();
     V.show([
-      el("div", { "class": "small" }, [el("a", { href: "#/test-runs", "data-back": "#/test-runs", text: "← test runs" })]),
+      el("div", { "class": "small" }, [el("a", { href: "#/test-runs", "data-back": "#/test-runs", text: "← test runs" }),
+        earlier ? el("a", { id: "compare-previous", href: V.link(["test-runs", "compare"], { base: earlier.id, head: run.id }), text: "  compare with the previous run of " + run.metricCollection + " →" }) : null]),
       el("h2", { text: "Test run " + (run.identifier || run.id) }),
       el("div", { "class": "muted small", text: run.id + " · " + V.time(run.createdAt) + " · collection " + run.metricCollection + " · " + run.status }),
       run.hyperparameters ? V.kv(run, ["hyperparameters"]) : null,
@@ -106,10 +108,12 @@ V.views.push({ name: "datasets", render: function (parts, query) {
     listPage("Datasets", "datasets", ["Alias", "Kind", "Unversioned goldens", "Versions"], Object.keys(ds).map(function (a) { var d = ds[a]; return openRow(V.link(["datasets", a]), [a, d.multiTurn ? "multi-turn" : "single-turn", d.unversioned.length, Object.keys(d.versions).join(", ") || "—"]); }), "No datasets yet (evaltrace push-dataset).");
   });
 } });
-V.views.push({ name: "test-runs", render: function (parts) {
+V.views.push({ name: "test-runs", render: function (parts, query) {
+  if (parts[0] === "compare") return V.renderCompare(query);
   if (parts[0]) return renderTestRun(parts[0]);
   return V.json("/_dev/test-runs").then(function (runs) {
     listPage("Test runs", "test-runs", ["Run", "Collection", "Cases", "Status", "Created"], runs.slice().reverse().map(function (r) { return openRow(V.link(["test-runs", r.id]), [r.identifier || r.id, r.metricCollection, r.testCases.length, r.status, V.time(r.createdAt)]); }), "No test runs yet (POST /v1/evaluate).");
+    if (runs.length > 1) V.main().insertBefore(V.comparePicker(runs, runs[runs.length - 2].id, runs[runs.length - 1].id), V.main().children[1]);
   });
 } });
 V.views.push({ name: "metrics", render: function () {

@@ -87,11 +87,11 @@ V.badges = function (jobs) {
     out.appendChild(head);
     var row = el("div", { "class": "badges" });
     (j.results || []).forEach(function (r) {
-      var pass = r.success === true;
-      row.appendChild(el("div", { "class": "badge " + (pass ? "pass" : "fail"), "data-metric": r.metric, title: "threshold " + r.threshold + (r.strictMode ? " (strict)" : "") }, [
-        el("b", { text: (pass ? "✓ " : "✗ ") + r.metric + " " }), document.createTextNode(typeof r.score === "number" ? r.score.toFixed(2) : String(r.score)),
+      var pass = r.success === true, unscored = typeof r.score !== "number";
+      row.appendChild(el("div", { "class": "badge " + (unscored ? "none" : pass ? "pass" : "fail"), "data-metric": r.metric, title: "threshold " + r.threshold + (r.strictMode ? " (strict)" : "") }, [
+        el("b", { text: (unscored ? "– " : pass ? "✓ " : "✗ ") + r.metric + " " }), document.createTextNode(unscored ? "no score" : r.score.toFixed(2)),
         el("span", { "class": "muted small", text: " / " + r.threshold }),
-        r.reason ? el("span", { "class": "reason", text: r.reason }) : null
+        r.reason || r.error ? el("span", { "class": "reason", text: r.reason || r.error }) : null
       ]));
     });
     if (!(j.results || []).length) row.appendChild(el("div", { "class": "badge none", text: j.message || j.status }));
