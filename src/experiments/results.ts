@@ -12,14 +12,9 @@ type Tally = Map<string, { passed: number; failed: number; notJudged: number }>;
  * `status`, and `results: [{ metricsData: [{ metric | name, success }] }]` when it judged).
  * Undefined when they cannot be read: the live platform shows them instead.
  */
-export async function readVerdicts(client: Client, runIds: string[], sentPerRun: number[], metrics: string[]): Promise<Tally | undefined> {
-  let runs: unknown;
-  try {
-    runs = await client.http.call("GET", "/_dev/test-runs");
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(runs)) return undefined;
+export async function readVerdicts(client: Client, runIds: string[], sentPerRun: number[], metrics: string[], waitMillis = JUDGE_WAIT_MILLIS): Promise<Tally | undefined> {
+  const runs = await judgedRuns(client, runIds, waitMillis);
+  if (!runs) return undefined;
   const tally: Tally = new Map(metrics.map((m) => [m, { passed: 0, failed: 0, notJudged: 0 }]));
   runIds.forEach((id, r) => {
     const run = runs.find((x) => isPlainObject(x) && x.id === id) as Record<string, unknown> | undefined;
@@ -40,6 +35,31 @@ export async function readVerdicts(client: Client, runIds: string[], sentPerRun:
     for (const [name, n] of verdicts) tally.get(name)!.notJudged += Math.max(0, (sentPerRun[r] ?? 0) - n);
   });
   return tally;
+}
+
+/** How long to wait for an emulator that judges in the background (`--judge-url`) to finish a run's cases. */
+export const JUDGE_WAIT_MILLIS = 300_000;
+const POLL_MILLIS = 250;
+
+/**
+ * The emulator's test runs once none of `runIds` is still `PENDING` (a judge endpoint scores
+ * them in the background), or as they stand after `waitMillis`: cases still unjudged then count
+ * as not judged. Undefined when the runs cannot be read.
+ */
+async function judgedRuns(client: Client, runIds: string[], waitMillis: number): Promise<unknown[] | undefined> {
+  const deadline = Date.now() + waitMillis;
+  for (;;) {
+    let runs: unknown;
+    try {
+      runs = await client.http.call("GET", "/_dev/test-runs");
+    } catch {
+      return undefined;
+    }
+    if (!Array.isArray(runs)) return undefined;
+    const pending = runs.some((x) => isPlainObject(x) && runIds.includes(x.id as string) && x.status === "PENDING");
+    if (!pending || Date.now() >= deadline) return runs;
+    await new Promise((r) => setTimeout(r, POLL_MILLIS));
+  }
 }
 
 /** The activated metrics of the collection, by name. */
