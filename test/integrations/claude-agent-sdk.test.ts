@@ -231,7 +231,10 @@ describe.each(versions)("Claude Agent SDK %s, the real binary against the fake A
       const query = wrapQuery(sdk.query);
       let thrown: unknown;
       const { spans } = await traced(async () => {
-        const q = query({ prompt: "When do orders ship? no tool", options: { ...offline(), tools: [] } });
+        // The fake paces its stream (sent by the binary as a custom header), so the interrupt
+        // always lands while the model is still answering, however loaded the machine.
+        const options = offline();
+        const q = query({ prompt: "When do orders ship? no tool", options: { ...options, tools: [], env: { ...options.env, ANTHROPIC_CUSTOM_HEADERS: "x-fake-stream-delay-ms: 400" } } });
         try {
           for await (const m of q) if (m.type === "system" && m.subtype === "init") await q.interrupt();
         } catch (e) {
