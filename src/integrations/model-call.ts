@@ -200,7 +200,6 @@ export function tapIterator<Item>(it: AsyncIterator<Item>, tap: StreamTap<Item>)
   };
   const timing = tap.timing;
   const reads = tap.reads;
-  if (reads) quietly(() => reads.iterated());
   const readEnded = () => {
     if (reads) quietly(() => reads.readEnded());
   };
@@ -223,7 +222,11 @@ export function tapIterator<Item>(it: AsyncIterator<Item>, tap: StreamTap<Item>)
   const tapped: AsyncIterator<Item> & AsyncIterable<Item> = {
     next(...args: [] | [unknown]) {
       let step: Promise<IteratorResult<Item>>;
-      if (reads) quietly(() => reads.readStarted());
+      if (reads)
+        quietly(() => {
+          reads.iterated();
+          reads.readStarted();
+        });
       try {
         step = it.next(...args);
       } catch (err) {

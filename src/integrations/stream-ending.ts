@@ -14,7 +14,7 @@ import type { ManualSpan } from "../tracing/manual-span.js";
 export const STOPPED_READING = "stream cut short: the app stopped reading before its end";
 /** `deliver()` found the stream never read. */
 export const NEVER_READ = "stream cut short: never read by the app";
-/** `deliver()` found the stream read, but not to its end (a `tee()` whose branches nobody finished). */
+/** `deliver()` found the stream read, but not to its end, and nobody reading it now. */
 export const NOT_READ_TO_END = "stream cut short: not read to its end by the app";
 
 /** An abort reason as text: an error's message, a string, else its JSON; `aborted` for none. */
@@ -34,8 +34,9 @@ export function abortedWhy(reason: unknown): string {
   return `aborted: ${reasonText(reason)}`;
 }
 
-/** What a stream's reads tell: an iterator was made, a read is waiting for the SDK, it came back. */
+/** What a stream's reads tell: it was read at all, a read is waiting for the SDK, it came back. */
 export interface ReadWatch {
+  /** A read was asked for (the stream is no longer never read). */
   iterated(): void;
   readStarted(): void;
   readEnded(): void;

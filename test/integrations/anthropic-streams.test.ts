@@ -102,7 +102,7 @@ describe.each(majors)("wrapAnthropic with %s: stream edge cases and tool-use ids
     expect(unfinished(t!)).toEqual([]);
   });
 
-  it("a tee()d stream: both branches read is one SUCCESS span with the whole reply; no branch read is sent ERRORED by deliver()", async () => {
+  it("a tee()d stream: both branches read is one SUCCESS span with the whole reply; no branch read is sent ERRORED (never read) by deliver()", async () => {
     const both = await client().messages.create(params("tee-both"));
     const [a, b] = both.tee();
     const [ra, rb] = await Promise.all([readUntil(a, () => false), readUntil(b, () => false)]);
@@ -113,7 +113,7 @@ describe.each(majors)("wrapAnthropic with %s: stream edge cases and tool-use ids
     expect(llmSpans(traceWith(dev, m("tee-both"))!)).toMatchObject([{ status: "SUCCESS", output: FAKE_REPLY }]);
     const none = traceWith(dev, m("tee-none"));
     expect(none, "stored by deliver()").toBeDefined();
-    expect(llmSpans(none!)).toMatchObject([{ status: "ERRORED", error: expect.stringMatching(/not read to its end/) }]);
+    expect(llmSpans(none!)).toMatchObject([{ status: "ERRORED", error: expect.stringMatching(/never read/) }]);
     expect(unfinished(none!)).toEqual([]);
   });
 

@@ -50,13 +50,25 @@ export function openaiStreamTests(major: string, ctx: () => StreamSuiteContext):
     expect(llmSpans(t)).toMatchObject([{ status: "SUCCESS", output: FAKE_REPLY }]);
   });
 
-  it("a tee()d chat stream with no branch read: deliver() sends it ERRORED, not read to its end", async () => {
+  it("a tee()d chat stream with no branch read: deliver() sends it ERRORED, never read", async () => {
     const stream = await client().chat.completions.create(chat(m("oa-tee-none")));
     stream.tee();
     await deliver(undefined, 1000);
     const t = traceWith(ctx().dev, m("oa-tee-none"));
     expect(t, "stored by deliver()").toBeDefined();
-    expect(llmSpans(t!)).toMatchObject([{ status: "ERRORED", error: expect.stringMatching(/not read to its end/) }]);
+    expect(llmSpans(t!)).toMatchObject([{ status: "ERRORED", error: expect.stringMatching(/never read/) }]);
+    expect(unfinished(t!)).toEqual([]);
+  });
+
+  it("a tee()d chat stream with one branch left by a break and the other never read: deliver() sends it ERRORED, not read to its end, with the text so far", async () => {
+    const stream = await client().chat.completions.create(chat(m("oa-tee-partly")), slow);
+    const [a] = stream.tee();
+    const { items } = await readUntil(a, (n) => n === 2);
+    await deliver(undefined, 1000);
+    const t = traceWith(ctx().dev, m("oa-tee-partly"));
+    expect(t, "stored by deliver()").toBeDefined();
+    expect(llmSpans(t!)).toMatchObject([{ status: "ERRORED", error: "stream cut short: not read to its end by the app" }]);
+    expect(String(llmSpans(t!)[0]!.output ?? "")).toBe(text(items));
     expect(unfinished(t!)).toEqual([]);
   });
 
