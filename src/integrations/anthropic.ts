@@ -371,8 +371,13 @@ function tapStream(stream: Record<PropertyKey, unknown>, span: ManualSpan, finis
   const own = stream.iterator;
   if (typeof own === "function" && Object.hasOwn(stream, "iterator")) {
     // Every way of reading the SDK's Stream calls its iterator.
-    define(stream, "iterator", function (this: unknown, ...args: unknown[]) {
-      return tapIterator((own as (...a: unknown[]) => AsyncIterator<unknown>).apply(this, args), tap);
+    // Replaced as it is (an own, enumerable field of the Stream).
+    Object.defineProperty(stream, "iterator", {
+      configurable: true,
+      writable: true,
+      value: function (this: unknown, ...args: unknown[]) {
+        return tapIterator((own as (...a: unknown[]) => AsyncIterator<unknown>).apply(this, args), tap);
+      },
     });
     return;
   }

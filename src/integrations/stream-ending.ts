@@ -49,7 +49,6 @@ export interface ReadWatch {
  * through `cut`, so that it never keeps its trace open. Never throws.
  */
 export class HeldStream implements UnreadStream, ReadWatch {
-  readonly traced = true;
   readonly whenSettled: Promise<void>;
   private began = false;
   private reading = 0;
@@ -65,6 +64,19 @@ export class HeldStream implements UnreadStream, ReadWatch {
       this.onSettled = resolve;
     });
     holdUnread(this);
+  }
+
+  /** Whether its span is still open (one ended some other way, such as force-ended, is let go: nothing to wait for). */
+  get traced(): boolean {
+    if (this.settled) return false;
+    let open = false;
+    try {
+      open = currentObservedSpan(this.span.context)?.isRecording() === true;
+    } catch {
+      open = false;
+    }
+    if (!open) this.settle(() => undefined);
+    return open;
   }
 
   /** Whether the call has ended. */

@@ -93,6 +93,14 @@ describe.each(majors)("wrapAnthropic with %s: stream edge cases and tool-use ids
     ]);
   });
 
+  it("the app's stream is the SDK's own: its own keys and symbols as without the wrapper", async () => {
+    const plain = await new (Sdk())({ apiKey: "sk-ant-test", baseURL: fake.url, maxRetries: 0 }).messages.create(params("same-raw"));
+    const wrapped = await client().messages.create(params("same"));
+    expect(Object.keys(wrapped)).toEqual(Object.keys(plain));
+    expect(Object.getOwnPropertySymbols(wrapped)).toEqual(Object.getOwnPropertySymbols(plain));
+    expect(text((await readUntil(wrapped, () => false)).items)).toBe(text((await readUntil(plain, () => false)).items));
+  });
+
   it("a stream nobody reads does not keep its trace open past deliver(): sent ERRORED, never read", async () => {
     await client().messages.create(params("never-read"));
     await deliver(undefined, 1000);

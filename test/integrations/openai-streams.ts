@@ -138,6 +138,16 @@ export function openaiStreamTests(major: string, ctx: () => StreamSuiteContext):
     expect(h!.status).toBe("ERRORED");
   });
 
+  it("the app's stream is the SDK's own: its own keys and symbols as without the wrapper, and reading it yields the same chunks", async () => {
+    const raw = new (ctx().OpenAI)({ apiKey: "sk-test", baseURL: ctx().fake.url, maxRetries: 0 });
+    const plain = await raw.chat.completions.create(chat(m("oa-same-raw")));
+    const wrapped = await client().chat.completions.create(chat(m("oa-same")));
+    expect(Object.keys(wrapped)).toEqual(Object.keys(plain));
+    expect(Object.getOwnPropertySymbols(wrapped)).toEqual(Object.getOwnPropertySymbols(plain));
+    const strip = (chunks: unknown[]) => (chunks as { id?: string; created?: number }[]).map((c) => ({ ...c, id: "", created: 0 }));
+    expect(strip((await readUntil(wrapped, () => false)).items)).toEqual(strip((await readUntil(plain, () => false)).items));
+  });
+
   it("a stream read to its end inside observe() is still one SUCCESS span with the whole reply", async () => {
     await observe({ name: m("oa-agent") }, async () => {
       const stream = await client().chat.completions.create(chat(m("oa-whole")));
