@@ -3,6 +3,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { type SpanWatch, watchSpans } from "../bridge/span-watch.js";
 import { holdUnread, releaseUnread, type SendsNow, type UnreadStream } from "../lifecycle/unread-streams.js";
 import { parentSpanIdOf } from "../spans/span-data.js";
+import { abortedWhy, NEVER_READ, NOT_READ_TO_END, reasonText, STOPPED_READING } from "./stream-ending.js";
 
 type Options = Record<string, unknown>;
 type Callback = (event: unknown) => unknown;
@@ -24,18 +25,6 @@ function roleOf(span: ReadableSpan): Role | undefined {
   if (op === "agent_step") return "step";
   if (op === "chat" || op === "text_completion" || op === "generate_content") return "model";
   return undefined;
-}
-
-/** An abort reason as text: an error's message, a string, else its JSON. */
-function reasonText(reason: unknown): string {
-  if (reason instanceof Error) return reason.message || reason.name;
-  if (typeof reason === "string" && reason) return reason;
-  if (reason === undefined || reason === null) return "aborted";
-  try {
-    return JSON.stringify(reason) ?? String(reason);
-  } catch {
-    return String(reason);
-  }
 }
 
 /** Text streamed so far, as the span's output, in its own convention's terms. */
@@ -118,7 +107,7 @@ class StreamCall implements SpanWatch, UnreadStream {
 
   /** The call was aborted (its signal, or the SDK's `onAbort`). The SDK ends what it ends right after. */
   aborted(reason: unknown): void {
-    this.cutShort(`aborted: ${reasonText(reason)}`, false);
+    this.cutShort(abortedWhy(reason), false);
   }
 
   /** A stream of the result failed (the SDK ends the spans of some failures, not of all). */
@@ -148,7 +137,7 @@ class StreamCall implements SpanWatch, UnreadStream {
           }
         },
         cancel: async (reason) => {
-          if (++this.cancelled === this.branches) this.cutShort("stream cut short: the app stopped reading before its end", true);
+          if (++this.cancelled === this.branches) this.cutShort(STOPPED_READING, true);
           await reader.cancel(reason);
         },
       },
@@ -169,7 +158,7 @@ class StreamCall implements SpanWatch, UnreadStream {
       return;
     }
     if (parentSpanIdOf(root) !== undefined && !sendsNow(root.spanContext().traceId)) return;
-    this.cutShort(this.branches === 0 ? "stream cut short: never read by the app" : "stream cut short: not read to its end by the app", true);
+    this.cutShort(this.branches === 0 ? NEVER_READ : NOT_READ_TO_END, true);
   }
 
   /**

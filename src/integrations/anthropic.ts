@@ -3,7 +3,9 @@ import { registry } from "../runtime/registry.js";
 import type { ToolCall } from "../protocol/types.js";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
 import { messageText } from "../spans/message-text.js";
-import { type CallResult, callLine, finishCall, incomplete, isObject, type Message, type ModelWrapOptions, quietly, tapIterator, toolCall } from "./model-call.js";
+import type { ReadableToolCall } from "../semconv/messages.js";
+import { type CallResult, callLine, cutCall, finishCall, isObject, type Message, type ModelWrapOptions, quietly, tapIterator, toolCall } from "./model-call.js";
+import { abortedWhy, HeldStream, STOPPED_READING } from "./stream-ending.js";
 
 /** Options of {@link wrapAnthropic}. */
 export interface WrapAnthropicOptions extends ModelWrapOptions {}
@@ -139,7 +141,8 @@ function patchedCreate(client: object, resource: object, original: Fn, name: str
       open.fail(err);
       throw err;
     }
-    quietly(() => observe(result, streamed, open, state.options, input));
+    const signal = isObject(requestOptions) && typeof AbortSignal !== "undefined" && requestOptions.signal instanceof AbortSignal ? requestOptions.signal : undefined;
+    quietly(() => observe(result, streamed, open, state.options, input, signal));
     return result;
   };
 }
@@ -156,10 +159,10 @@ type ApiPromise = {
  * through the response promise, the parsed reply through the parse step the SDK runs when the app
  * awaits it, and a raw `.asResponse()` read through a clone of the body.
  */
-function observe(result: unknown, streamed: boolean, span: ManualSpan, options: WrapAnthropicOptions, input: Message[]): void {
+function observe(result: unknown, streamed: boolean, span: ManualSpan, options: WrapAnthropicOptions, input: Message[], signal: AbortSignal | undefined): void {
   const finish = (r: CallResult) => finishCall(span, options, input, r);
   const seen = (value: unknown) => {
-    if (streamed && isObject(value) && typeof value[Symbol.asyncIterator] === "function") tapStream(value, span, finish);
+    if (streamed && isObject(value) && typeof value[Symbol.asyncIterator] === "function") tapStream(value, span, finish, signal);
     else finish(fromMessage(value));
   };
   const p = result as ApiPromise;
@@ -239,7 +242,24 @@ function blocksText(content: unknown, calls?: ToolCall[]): string {
   return out.filter((s) => s !== "").join("\n");
 }
 
-/** The call's input: the system prompt, then each message as plain text (tool results as role `tool`). */
+/** An assistant's `tool_use` blocks as the message's `tool_calls`: id, name and arguments. */
+function toolCallsOf(blocks: unknown[]): ReadableToolCall[] {
+  const out: ReadableToolCall[] = [];
+  for (const b of blocks) {
+    if (!isObject(b) || (b.type !== "tool_use" && b.type !== "server_tool_use")) continue;
+    const call = toolCall(b.name, b.input);
+    const readable: ReadableToolCall = typeof b.id === "string" && b.id ? { id: b.id, name: call.name } : { name: call.name };
+    if (call.inputParameters) readable.arguments = call.inputParameters as ReadableToolCall["arguments"];
+    out.push(readable);
+  }
+  return out;
+}
+
+/**
+ * The call's input: the system prompt, then each message as plain text. An assistant's tool use
+ * is also its `tool_calls` (with each `tool_use.id`); a user message of tool results is one
+ * `tool` message per result, whose `tool_call_id` is its `tool_use_id`.
+ */
 function inputMessages(params: Record<string, unknown>): Message[] {
   const out: Message[] = [];
   if (params.system !== undefined && params.system !== null) out.push({ role: "system", content: blocksText(params.system) });
@@ -248,7 +268,18 @@ function inputMessages(params: Record<string, unknown>): Message[] {
     if (!isObject(m)) continue;
     const blocks = Array.isArray(m.content) ? m.content : [];
     const onlyResults = blocks.length > 0 && blocks.every((b) => isObject(b) && b.type === "tool_result");
-    out.push({ role: onlyResults ? "tool" : String(m.role ?? "user"), content: blocksText(m.content) });
+    if (onlyResults) {
+      for (const b of blocks as Record<string, unknown>[]) {
+        const result: Message = { role: "tool", content: blocksText(b.content) };
+        if (typeof b.tool_use_id === "string" && b.tool_use_id) result.tool_call_id = b.tool_use_id;
+        out.push(result);
+      }
+      continue;
+    }
+    const message: Message = { role: String(m.role ?? "user"), content: blocksText(m.content) };
+    const calls = toolCallsOf(blocks);
+    if (calls.length > 0) message.tool_calls = calls;
+    out.push(message);
   }
   return out;
 }
@@ -268,15 +299,19 @@ function fromMessage(value: unknown): CallResult {
   return { output, model: m.model, inputTokens: usage?.input_tokens, outputTokens: usage?.output_tokens, toolCalls, metadata: usageMetadata(usage, m.stop_reason) };
 }
 
+type Controlled = { controller?: { signal?: AbortSignal } };
+
 /**
- * Taps the SDK's `Stream` in place (its async iterator, which `for await`, `tee()`,
- * `toReadableStream()` and `messages.stream()` all read through): the events fold into the
- * reply; the span ends at `message_stop`'s end of stream, or ERRORED when the stream fails or
- * ends before `message_stop` (aborted, or left early by the app).
+ * Taps the SDK's `Stream` in place (its own `iterator`, which `for await`, `tee()`,
+ * `toReadableStream()` and `messages.stream()` all read through: a tee()d stream is recorded
+ * once): the events fold into the reply; the span ends at `message_stop`'s end of stream, or
+ * ERRORED when the stream fails, or when it does not reach `message_stop`: aborted (its
+ * controller, the request's `signal`: `aborted: <reason>`), left by the app (`break`), ended
+ * early, or never read by the time `deliver()` sends it. Cut short, the span keeps what had
+ * arrived: the model, the usage of `message_start` and the text so far.
  */
-function tapStream(stream: Record<PropertyKey, unknown>, span: ManualSpan, finish: (r: CallResult) => void): void {
-  const iterate = stream[Symbol.asyncIterator] as () => AsyncIterator<unknown>;
-  const blocks: { type?: unknown; name?: unknown; text: string; json: string }[] = [];
+function tapStream(stream: Record<PropertyKey, unknown>, span: ManualSpan, finish: (r: CallResult) => void, signal: AbortSignal | undefined): void {
+  const blocks: { type?: unknown; name?: unknown; id?: unknown; text: string; json: string }[] = [];
   let model: unknown;
   let usage: Usage = {};
   let stopReason: unknown;
@@ -292,7 +327,7 @@ function tapStream(stream: Record<PropertyKey, unknown>, span: ManualSpan, finis
       }
       case "content_block_start": {
         const b = isObject(event.content_block) ? event.content_block : {};
-        blocks[Number(event.index) || 0] = { type: b.type, name: b.name, text: typeof b.text === "string" ? b.text : "", json: "" };
+        blocks[Number(event.index) || 0] = { type: b.type, name: b.name, id: b.id, text: typeof b.text === "string" ? b.text : "", json: "" };
         break;
       }
       case "content_block_delta": {
@@ -313,22 +348,42 @@ function tapStream(stream: Record<PropertyKey, unknown>, span: ManualSpan, finis
     }
   };
   const content = () =>
-    blocks.filter(Boolean).map((b) => (b.type === "tool_use" || b.type === "server_tool_use" ? { type: b.type, name: b.name, input: parseJson(b.json) } : { type: b.type, text: b.text }));
-  define(stream, Symbol.asyncIterator, function (this: unknown) {
-    return tapIterator(iterate.call(this), {
-      fold,
-      // Text, thinking and tool-input deltas are output tokens; message_start is not.
-      timing: { span, content: (event) => isObject(event) && event.type === "content_block_delta" },
-      done() {
-        if (!stopped) return span.fail(incomplete("stream ended before message_stop (aborted)"));
-        finish(fromMessage({ model, content: content(), usage, stop_reason: stopReason }));
-      },
-      failed: (err) => span.fail(err),
-      abandoned() {
-        if (stopped) finish(fromMessage({ model, content: content(), usage, stop_reason: stopReason }));
-        else span.fail(incomplete("stream closed by the app before message_stop"));
+    blocks.filter(Boolean).map((b) => (b.type === "tool_use" || b.type === "server_tool_use" ? { type: b.type, name: b.name, id: b.id, input: parseJson(b.json) } : { type: b.type, text: b.text }));
+  const reply = () => fromMessage({ model, content: content(), usage, stop_reason: stopReason });
+  const held = new HeldStream(span, (why) => cutCall(span, reply(), why));
+  // The SDK ends an aborted stream quietly (as if done): the request's signal, or the stream's controller, says it was aborted.
+  const abortedBy = (): AbortSignal | undefined => (signal?.aborted ? signal : (stream as Controlled).controller?.signal?.aborted ? (stream as Controlled).controller?.signal : undefined);
+  const ended = (early: boolean) => {
+    const by = abortedBy();
+    if (stopped) held.settle(() => finish(reply()));
+    else if (by) held.cutShort(abortedWhy(by.reason));
+    else held.cutShort(early ? STOPPED_READING : "stream ended before message_stop");
+  };
+  const tap = {
+    fold,
+    // Text, thinking and tool-input deltas are output tokens; message_start is not.
+    timing: { span, content: (event: unknown) => isObject(event) && event.type === "content_block_delta" },
+    reads: held,
+    done: () => ended(false),
+    failed: (err: unknown) => held.settle(() => span.fail(err)),
+    abandoned: () => ended(true),
+  };
+  const own = stream.iterator;
+  if (typeof own === "function" && Object.hasOwn(stream, "iterator")) {
+    // Every way of reading the SDK's Stream calls its iterator.
+    // Replaced as it is (an own, enumerable field of the Stream).
+    Object.defineProperty(stream, "iterator", {
+      configurable: true,
+      writable: true,
+      value: function (this: unknown, ...args: unknown[]) {
+        return tapIterator((own as (...a: unknown[]) => AsyncIterator<unknown>).apply(this, args), tap);
       },
     });
+    return;
+  }
+  const iterate = stream[Symbol.asyncIterator] as () => AsyncIterator<unknown>;
+  define(stream, Symbol.asyncIterator, function (this: unknown) {
+    return tapIterator(iterate.call(this), tap);
   });
 }
 

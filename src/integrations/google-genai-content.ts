@@ -1,4 +1,5 @@
 import type { ToolCall } from "../protocol/types.js";
+import type { ReadableToolCall } from "../semconv/messages.js";
 import { messageText } from "../spans/message-text.js";
 import { toText } from "../spans/serialize.js";
 import { type CallResult, callLine, isObject, type Message, toolCall } from "./model-call.js";
@@ -42,11 +43,41 @@ function partsText(parts: unknown, calls?: ToolCall[]): string {
 
 const isContent = (v: unknown) => isObject(v) && ("parts" in v || "role" in v);
 
-function contentMessage(c: Record<string, unknown>): Message {
+/** A model turn's function calls as the message's `tool_calls`: id (when the API gave one), name and arguments. */
+function toolCallsOf(parts: unknown[]): ReadableToolCall[] {
+  const out: ReadableToolCall[] = [];
+  for (const p of parts) {
+    if (!isObject(p) || !isObject(p.functionCall)) continue;
+    const call = toolCall(p.functionCall.name, p.functionCall.args);
+    const id = p.functionCall.id;
+    const readable: ReadableToolCall = typeof id === "string" && id ? { id, name: call.name } : { name: call.name };
+    if (call.inputParameters) readable.arguments = call.inputParameters as ReadableToolCall["arguments"];
+    out.push(readable);
+  }
+  return out;
+}
+
+/**
+ * One Content as messages: a turn of function responses only is one `tool` message per response
+ * (its `tool_call_id` the response's `id`, when it has one); a turn with function calls lists
+ * them as `tool_calls` (with each call's `id`, when it has one).
+ */
+function contentMessages(c: Record<string, unknown>): Message[] {
   const parts = Array.isArray(c.parts) ? c.parts : [];
   const onlyResponses = parts.length > 0 && parts.every((p) => isObject(p) && isObject(p.functionResponse));
-  const role = onlyResponses ? "tool" : c.role === "model" ? "assistant" : typeof c.role === "string" && c.role ? c.role : "user";
-  return { role, content: partsText(parts) };
+  if (onlyResponses) {
+    return (parts as { functionResponse: Record<string, unknown> }[]).map((p) => {
+      const m: Message = { role: "tool", content: partsText([p]) };
+      const id = p.functionResponse.id;
+      if (typeof id === "string" && id) m.tool_call_id = id;
+      return m;
+    });
+  }
+  const role = c.role === "model" ? "assistant" : typeof c.role === "string" && c.role ? c.role : "user";
+  const m: Message = { role, content: partsText(parts) };
+  const calls = toolCallsOf(parts);
+  if (calls.length > 0) m.tool_calls = calls;
+  return [m];
 }
 
 /**
@@ -63,9 +94,9 @@ export function inputMessages(params: Record<string, unknown>): Message[] {
   if (typeof contents === "string") out.push({ role: "user", content: contents });
   else if (Array.isArray(contents)) {
     if (contents.some(isContent)) {
-      for (const c of contents) out.push(isContent(c) ? contentMessage(c as Record<string, unknown>) : { role: "user", content: partsText(c) });
+      for (const c of contents) out.push(...(isContent(c) ? contentMessages(c as Record<string, unknown>) : [{ role: "user", content: partsText(c) }]));
     } else if (contents.length > 0) out.push({ role: "user", content: partsText(contents) });
-  } else if (isContent(contents)) out.push(contentMessage(contents as Record<string, unknown>));
+  } else if (isContent(contents)) out.push(...contentMessages(contents as Record<string, unknown>));
   else if (contents !== undefined && contents !== null) out.push({ role: "user", content: partsText(contents) });
   return out;
 }

@@ -2,7 +2,8 @@ import { type Context, context } from "@opentelemetry/api";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
 import { afcStep, define, startAfc, usesAfc } from "./google-genai-afc.js";
 import { fromResponses, inputMessages, modelName } from "./google-genai-content.js";
-import { finishCall, incomplete, isObject, type Message, type ModelWrapOptions, quietly, tapIterator } from "./model-call.js";
+import { cutCall, finishCall, incomplete, isObject, type Message, type ModelWrapOptions, quietly, tapIterator } from "./model-call.js";
+import { abortedWhy, HeldStream, STOPPED_READING } from "./stream-ending.js";
 
 /** Options of {@link wrapGoogleGenAI}. */
 export interface WrapGoogleGenAIOptions extends ModelWrapOptions {}
@@ -111,7 +112,8 @@ function modelCall(self: unknown, original: Fn, args: unknown[], streamed: boole
   if (!span) return original.apply(self, args);
   const open = span;
   const finish = (chunks: unknown[]) => finishCall(open, state.options, input, fromResponses(chunks));
-  return traced(open, open.context, () => original.apply(self, args), streamed, finish, true);
+  const cut = (chunks: unknown[], why: string) => cutCall(open, fromResponses(chunks), why);
+  return traced(open, open.context, () => original.apply(self, args), streamed, { finish, cut, signal: abortSignalOf(args[0]) }, true);
 }
 
 /**
@@ -123,7 +125,21 @@ function afcCall(self: unknown, original: Fn, args: unknown[], streamed: boolean
   const run = quietlyValue(() => startAfc(args[0] as Record<string, unknown>, inputMessages(args[0] as Record<string, unknown>)));
   if (!run) return original.apply(self, args);
   const finish = (chunks: unknown[]) => run.end(fromResponses(streamed ? lastTurn(chunks) : chunks).output);
-  return traced(run.span, run.ctx, () => original.apply(self, args), streamed, finish, false);
+  const cut = (chunks: unknown[], why: string) => run.span.fail(incomplete(why), fromResponses(lastTurn(chunks)).output || undefined);
+  return traced(run.span, run.ctx, () => original.apply(self, args), streamed, { finish, cut, signal: abortSignalOf(args[0]) }, false);
+}
+
+/** How a call ends: whole (`finish`), or a stream cut short (`cut`, with the chunks so far); the call's abort signal. */
+interface Ends {
+  finish(chunks: unknown[]): void;
+  cut(chunks: unknown[], why: string): void;
+  signal: AbortSignal | undefined;
+}
+
+/** The call's `config.abortSignal`, if any. */
+function abortSignalOf(params: unknown): AbortSignal | undefined {
+  const signal = isObject(params) && isObject(params.config) ? params.config.abortSignal : undefined;
+  return typeof AbortSignal !== "undefined" && signal instanceof AbortSignal ? signal : undefined;
 }
 
 /**
@@ -133,7 +149,7 @@ function afcCall(self: unknown, original: Fn, args: unknown[], streamed: boolean
  * generator is stepped in `ctx`, so what the SDK does between chunks (the next
  * request of automatic function calling, its tool calls) is inside the span.
  */
-function traced(span: ManualSpan, ctx: Context, call: () => unknown, streamed: boolean, finish: (chunks: unknown[]) => void, timed: boolean): unknown {
+function traced(span: ManualSpan, ctx: Context, call: () => unknown, streamed: boolean, ends: Ends, timed: boolean): unknown {
   let result: unknown;
   try {
     result = context.with(ctx, call);
@@ -145,8 +161,8 @@ function traced(span: ManualSpan, ctx: Context, call: () => unknown, streamed: b
     Promise.resolve(result).then(
       (value) =>
         quietly(() => {
-          if (streamed && isObject(value) && typeof value.next === "function") tapGenerator(value, span, finish, ctx, timed);
-          else finish([value]);
+          if (streamed && isObject(value) && typeof value.next === "function") tapGenerator(value, span, ends, ctx, timed);
+          else ends.finish([value]);
         }),
       (err: unknown) => span.fail(err),
     ),
@@ -176,35 +192,39 @@ function quietlyValue<T>(f: () => T): T | undefined {
 /**
  * Taps the SDK's async generator in place (its own `next` / `return` / `throw`, which `for await`
  * reads through, each stepped in `ctx`): the chunks fold into the reply; the span ends when the
- * generator is done, or ERRORED when it throws, ends without a finish reason, or is left early by
- * the app. Function responses (an AFC stream's `user` chunk) open a new turn: its end is still to
- * come.
+ * generator is done, or ERRORED when it throws, or when it does not reach its last chunk:
+ * aborted (`config.abortSignal`: `aborted: <reason>`), left by the app (`break`), ended without
+ * a finish reason, or never read by the time `deliver()` sends it; cut short, it keeps the
+ * chunks so far (text, usage). Function responses (an AFC stream's `user` chunk) open a new
+ * turn: its end is still to come.
  */
-function tapGenerator(gen: Record<string, unknown>, span: ManualSpan, finish: (chunks: unknown[]) => void, ctx: Context, timed: boolean): void {
+function tapGenerator(gen: Record<string, unknown>, span: ManualSpan, ends: Ends, ctx: Context, timed: boolean): void {
   const chunks: unknown[] = [];
   let finished = false;
   const step = (method: unknown) => (...args: unknown[]) => context.with(ctx, () => (method as Fn).apply(gen, args));
   const bound: AsyncIterator<unknown> = { next: step(gen.next) as AsyncIterator<unknown>["next"] };
   if (typeof gen.return === "function") bound.return = step(gen.return) as AsyncIterator<unknown>["return"];
   if (typeof gen.throw === "function") bound.throw = step(gen.throw) as AsyncIterator<unknown>["throw"];
+  const held = new HeldStream(span, (why) => ends.cut(chunks, why));
+  const ended = (early: boolean) => {
+    if (finished) held.settle(() => ends.finish(chunks));
+    else if (ends.signal?.aborted) held.cutShort(abortedWhy(ends.signal.reason));
+    else held.cutShort(early ? STOPPED_READING : "stream ended without a finish reason");
+  };
   const tapped = tapIterator(bound, {
     // A chunk with parts carries tokens (a usage-only last chunk does not).
     ...(timed ? { timing: { span, content: (chunk: unknown) => isObject(chunk) && Array.isArray(chunk.candidates) && isObject(chunk.candidates[0]) && isObject(chunk.candidates[0].content) && Array.isArray(chunk.candidates[0].content.parts) && chunk.candidates[0].content.parts.length > 0 } } : {}),
+    reads: held,
     fold(chunk) {
       chunks.push(chunk);
       const c = isObject(chunk) && Array.isArray(chunk.candidates) && isObject(chunk.candidates[0]) ? chunk.candidates[0] : undefined;
       if (c?.finishReason) finished = true;
       if (isObject(c?.content) && c.content.role === "user") finished = false;
     },
-    done() {
-      if (finished) finish(chunks);
-      else span.fail(incomplete("stream ended without a finish reason (aborted)"));
-    },
-    failed: (err) => span.fail(err),
-    abandoned() {
-      if (finished) finish(chunks);
-      else span.fail(incomplete("stream closed by the app before its last chunk"));
-    },
+    done: () => ended(false),
+    // An abort surfaces as the SDK's error: recorded as the abort, with what came before it.
+    failed: (err) => (ends.signal?.aborted ? held.cutShort(abortedWhy(ends.signal.reason)) : held.settle(() => span.fail(err))),
+    abandoned: () => ended(true),
   });
   define(gen, "next", tapped.next);
   if (tapped.return) define(gen, "return", tapped.return);

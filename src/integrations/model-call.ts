@@ -7,14 +7,16 @@ import { preciseNow } from "../spans/time.js";
 import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "../protocol/metadata-keys.js";
 import { buildTestCase, type LlmTestCaseOption } from "../spans/test-case.js";
 import { updateCurrentSpan } from "../tracing/update.js";
+import type { ReadableMessage } from "../semconv/messages.js";
+import type { ReadWatch } from "./stream-ending.js";
 
 /**
  * What the Anthropic and Google GenAI integrations share: reading tool calls as text, ending an
  * llm span with what a call gave, and tapping a stream in place. Nothing here throws.
  */
 
-/** A chat message as llm spans carry it. */
-export type Message = { role: string; content: string };
+/** A chat message as llm spans carry it: role and text, an assistant's `tool_calls` and a tool result's `tool_call_id` (the link to its call). */
+export type Message = ReadableMessage;
 
 /** Options every model-SDK wrapper takes. */
 export interface ModelWrapOptions {
@@ -62,24 +64,45 @@ export function toolCall(name: unknown, args: unknown): ToolCall {
 
 const count = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);
 
+/** The fields of a call's result: model, tokens, tool calls. */
+function resultFields(result: CallResult): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  if (typeof result.model === "string" && result.model) fields.model = result.model;
+  const inTokens = count(result.inputTokens);
+  const outTokens = count(result.outputTokens);
+  if (inTokens !== undefined) fields.inputTokenCount = inTokens;
+  if (outTokens !== undefined) fields.outputTokenCount = outTokens;
+  if (result.toolCalls.length > 0) fields.toolsCalled = result.toolCalls;
+  return fields;
+}
+
 /** Ends an llm span with a call's result: model, tokens, tool calls, metadata, test case, output. */
 export function finishCall(span: ManualSpan, options: ModelWrapOptions, input: Message[], result: CallResult): void {
   try {
-    const fields: Record<string, unknown> = {};
-    if (typeof result.model === "string" && result.model) fields.model = result.model;
-    const inTokens = count(result.inputTokens);
-    const outTokens = count(result.outputTokens);
-    if (inTokens !== undefined) fields.inputTokenCount = inTokens;
-    if (outTokens !== undefined) fields.outputTokenCount = outTokens;
-    if (result.toolCalls.length > 0) fields.toolsCalled = result.toolCalls;
+    const fields = resultFields(result);
     const testCase = buildTestCase(options.llmTestCase, options.metricCollection, input, result.output);
     if (testCase) fields.llmTestCase = result.toolCalls.length > 0 ? { ...testCase, toolsCalled: result.toolCalls } : testCase;
     span.set(fields);
-    setMetadata(span, { ...result.metadata, ...timingsOf(span, outTokens) });
+    setMetadata(span, { ...result.metadata, ...timingsOf(span, count(result.outputTokens)) });
   } catch {
     // Never break the app for a field: the span still ends below.
   }
   span.end(result.output);
+}
+
+/**
+ * Ends an llm span whose stream did not reach its end (aborted, left by the app, never read):
+ * ERRORED with `why`, keeping what had arrived (model, the tokens reported so far, tool calls,
+ * metadata) and the text streamed so far as its output. No test case: the reply is not whole.
+ */
+export function cutCall(span: ManualSpan, result: CallResult, why: string): void {
+  try {
+    span.set(resultFields(result));
+    setMetadata(span, { ...result.metadata, ...timingsOf(span) });
+  } catch {
+    // Never break the app for a field: the span still ends below.
+  }
+  span.fail(incomplete(why), result.output === "" ? undefined : result.output);
 }
 
 /** Merges `metadata` (undefined and null values left out) into an open span's metadata. Never throws. */
@@ -160,6 +183,8 @@ export interface StreamTap<Item> {
    * then puts the timings in the span's metadata; a stream that fails records its time to first token.
    */
   timing?: { span: ManualSpan; content(item: Item): boolean };
+  /** Told of the iterator and of each read (so that `deliver()` knows whether anyone reads the stream). */
+  reads?: ReadWatch;
 }
 
 /**
@@ -174,6 +199,10 @@ export function tapIterator<Item>(it: AsyncIterator<Item>, tap: StreamTap<Item>)
     quietly(f);
   };
   const timing = tap.timing;
+  const reads = tap.reads;
+  const readEnded = () => {
+    if (reads) quietly(() => reads.readEnded());
+  };
   let clock: StreamClock | undefined;
   quietly(() => {
     if (timing) clock = startClock(timing.span);
@@ -193,19 +222,27 @@ export function tapIterator<Item>(it: AsyncIterator<Item>, tap: StreamTap<Item>)
   const tapped: AsyncIterator<Item> & AsyncIterable<Item> = {
     next(...args: [] | [unknown]) {
       let step: Promise<IteratorResult<Item>>;
+      if (reads)
+        quietly(() => {
+          reads.iterated();
+          reads.readStarted();
+        });
       try {
         step = it.next(...args);
       } catch (err) {
+        readEnded();
         settle(() => failed(err));
         throw err;
       }
       return Promise.resolve(step).then(
         (r) => {
+          readEnded();
           if (r?.done) settle(() => tap.done());
           else if (!finished) quietly(() => fold(r.value));
           return r;
         },
         (err: unknown) => {
+          readEnded();
           settle(() => failed(err));
           throw err;
         },

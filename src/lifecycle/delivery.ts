@@ -103,6 +103,9 @@ export function deliver(waitUntil?: WaitUntil, timeoutMillis?: number): Promise<
   const started = clock.now();
   const caller = currentObservedSpan()?.spanContext().traceId;
   const done = (async () => {
+    // A call the app made just now may open its span a moment later (an SDK helper that starts
+    // its request on a timer, such as openai's chat.completions.stream()): one turn of the loop.
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
     const waited = runtimes.map((r) => ({ r, records: [...r.assembler.all()].filter((rec) => rec.open > 0) }));
     // Streams handed to the app are waited for too: their calls' spans may not have started yet.
     await Promise.all([...waited.map(({ r, records }) => r.assembler.whenSpansEnded(records, budget / 2)), whenStreamsSettled(budget / 2, clock)]);

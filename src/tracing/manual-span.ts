@@ -22,8 +22,8 @@ export interface ManualSpan {
   setIntegration(name: string): void;
   /** Ends the span with its output. Idempotent. */
   end(output?: unknown): void;
-  /** Ends the span as errored. Idempotent. */
-  fail(error: unknown): void;
+  /** Ends the span as errored; with `output`, what the call gave before it failed (a stream's text so far). Idempotent. */
+  fail(error: unknown, output?: unknown): void;
 }
 
 /**
@@ -62,9 +62,14 @@ export function openSpan(name: string, type: SpanType, fields: Record<string, un
         end(rt, started.span, started.data, output, undefined, false);
         started.data.outputPinned = true;
       },
-      fail(error) {
+      fail(error, output) {
         if (done) return;
         done = true;
+        if (output !== undefined && rt.options.captureOutputs) {
+          const out = capture(rt, output);
+          if (out !== undefined) started.data.output = out;
+          started.data.outputPinned = true;
+        }
         end(rt, started.span, started.data, undefined, error, true);
       },
     };

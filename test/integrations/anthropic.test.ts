@@ -89,10 +89,12 @@ describe("wrapAnthropic with the real @anthropic-ai/sdk package", () => {
       toolsCalled: [{ name: "lookup_order", inputParameters: { orderId: "A-1001" } }],
       metadata: { stopReason: "tool_use" },
     });
+    const id = (llm[1]!.input as { tool_calls?: { id: string }[] }[])[1]!.tool_calls?.[0]?.id;
+    expect(id).toMatch(/^toolu_/);
     expect(llm[1]!.input).toEqual([
       { role: "user", content: "Where is my order?" },
-      { role: "assistant", content: 'lookup_order({"orderId":"A-1001"})' },
-      { role: "tool", content: "order A-1001 shipped" },
+      { role: "assistant", content: 'lookup_order({"orderId":"A-1001"})', tool_calls: [{ id, name: "lookup_order", arguments: { orderId: "A-1001" } }] },
+      { role: "tool", content: "order A-1001 shipped", tool_call_id: id },
     ]);
     expect(llm[1]).toMatchObject({ output: "Orders ship in 2 days.", status: "SUCCESS" });
   });
@@ -185,7 +187,7 @@ describe("wrapAnthropic with the real @anthropic-ai/sdk package", () => {
     expect(llm[0]!.error).toContain("Number of requests has exceeded");
     expect(llm[1]!.error).toContain("Overloaded");
     expect(llm[2]!.error).toContain("aborted");
-    expect(llm[3]!.error).toContain("closed by the app");
+    expect(llm[3]!.error).toBe("stream cut short: the app stopped reading before its end");
   });
 });
 

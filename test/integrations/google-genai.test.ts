@@ -89,7 +89,7 @@ describe("wrapGoogleGenAI with the real @google/genai package", () => {
     expect(llm[0]).toMatchObject({ output: 'lookup_order({"orderId":"A-1001"})', toolsCalled: [{ name: "lookup_order", inputParameters: { orderId: "A-1001" } }] });
     expect(llm[1]!.input).toEqual([
       { role: "user", content: "Where is my order?" },
-      { role: "assistant", content: 'lookup_order({"orderId":"A-1001"})' },
+      { role: "assistant", content: 'lookup_order({"orderId":"A-1001"})', tool_calls: [{ name: "lookup_order", arguments: { orderId: "A-1001" } }] },
       { role: "tool", content: '{"status":"shipped"}' },
     ]);
     expect(llm[1]).toMatchObject({ status: "SUCCESS", output: "Orders ship in 2 days." });
@@ -141,7 +141,7 @@ describe("wrapGoogleGenAI with the real @google/genai package", () => {
     });
     expect(llm.map((s) => s.status)).toEqual(["ERRORED", "ERRORED", "ERRORED"]);
     expect(llm[0]!.error).toContain("exceeded your current quota");
-    expect(llm[2]!.error).toContain("closed by the app");
+    expect(llm[2]!.error).toBe("stream cut short: the app stopped reading before its end");
   });
 });
 

@@ -5,6 +5,7 @@ import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { messageText } from "../../spans/message-text.js";
 import type { JsonValue } from "../../spans/json-value.js";
 import { buildTestCase, type LlmTestCaseOption } from "../../spans/test-case.js";
+import { incomplete } from "../model-call.js";
 import { type CallResult, tapOpenAIStream, type Usage } from "./stream.js";
 
 export type { CallResult, Usage };
@@ -74,7 +75,7 @@ function instrument(resource: object | undefined, api: Api, options: WrapOpenAIO
   const original = (resource as { create?: unknown }).create;
   if (typeof original !== "function" || (original as { [WRAPPED]?: boolean })[WRAPPED]) return;
   const create = function create(this: unknown, ...args: unknown[]): unknown {
-    const span = startCall(api, args[0], options);
+    const span = startCall(api, args[0], args[1], options);
     if (!span) return (original as (...a: unknown[]) => unknown).apply(this, args);
     let result: unknown;
     try {
@@ -96,10 +97,12 @@ interface Call {
   input: Message[];
   streaming: boolean;
   options: WrapOpenAIOptions;
+  /** The request's own abort signal (`{ signal }` request option), if any. */
+  signal?: AbortSignal;
 }
 
 /** Opens the call's span; never throws (a request the SDK will refuse is the SDK's to refuse). */
-function startCall(api: Api, params: unknown, options: WrapOpenAIOptions): Call | undefined {
+function startCall(api: Api, params: unknown, requestOptions: unknown, options: WrapOpenAIOptions): Call | undefined {
   try {
     const p = (params && typeof params === "object" ? params : {}) as Record<string, unknown>;
     const input = api === "chat" ? chatInput(p) : api === "responses" ? responsesInput(p) : embeddingInput(p);
@@ -107,7 +110,8 @@ function startCall(api: Api, params: unknown, options: WrapOpenAIOptions): Call 
     if (!span) return undefined;
     span.setIntegration("OpenAI");
     if (options.metricCollection) span.set({ metricCollection: options.metricCollection });
-    return { span, api, input, streaming: p.stream === true, options };
+    const signal = (requestOptions as { signal?: unknown } | undefined)?.signal;
+    return { span, api, input, streaming: p.stream === true, options, ...(typeof AbortSignal !== "undefined" && signal instanceof AbortSignal ? { signal } : {}) };
   } catch {
     return undefined;
   }
@@ -135,11 +139,17 @@ function outcomeOf(call: Call): Outcome {
     ended = true;
     call.span.fail(err);
   };
+  const cut = (r: CallResult, why: string) => {
+    if (ended) return;
+    ended = true;
+    call.span.set(resultFields(r));
+    call.span.fail(incomplete(why), r.output === "" ? undefined : r.output);
+  };
   const see = (value: unknown) => {
     if (seen || ended) return;
     seen = true;
     try {
-      if (call.streaming && isAsyncIterable(value)) tapOpenAIStream(value, call.api, end, fail, call.span);
+      if (call.streaming && isAsyncIterable(value)) tapOpenAIStream(value, call.api, { end, fail, cut }, call.span, call.signal);
       else end(readResult(call.api, value));
     } catch (err) {
       fail(err);
@@ -234,7 +244,8 @@ function watchPromise(p: PromiseParts & object, call: Call, outcome: Outcome): v
   }
 }
 
-function finish(call: Call, r: CallResult): void {
+/** A result's model, token counts and tool calls as span fields. */
+function resultFields(r: CallResult): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   if (typeof r.model === "string") fields.model = r.model;
   const inTokens = r.usage?.prompt_tokens ?? r.usage?.input_tokens;
@@ -243,6 +254,11 @@ function finish(call: Call, r: CallResult): void {
   if (outTokens !== undefined) fields.outputTokenCount = outTokens;
   const calls = toolsCalled(r.toolCalls);
   if (calls) fields.toolsCalled = calls;
+  return fields;
+}
+
+function finish(call: Call, r: CallResult): void {
+  const fields = resultFields(r);
   const testCase = buildTestCase(call.options.llmTestCase, call.options.metricCollection, call.input, r.output);
   if (testCase) fields.llmTestCase = testCase;
   call.span.set(fields);

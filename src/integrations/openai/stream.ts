@@ -1,6 +1,7 @@
 import type { FoundToolCall } from "../../semconv/types.js";
 import type { ManualSpan } from "../../tracing/manual-span.js";
 import { callLine, setMetadata, tapIterator, timingsOf } from "../model-call.js";
+import { abortedWhy, HeldStream, STOPPED_READING } from "../stream-ending.js";
 
 /** Usage as the three endpoints report it. */
 export type Usage = { prompt_tokens?: number; completion_tokens?: number; input_tokens?: number; output_tokens?: number };
@@ -47,15 +48,26 @@ function argumentsOf(text: string): FoundToolCall["inputParameters"] {
   }
 }
 
+/** How a streamed call ends: whole, failed, or cut short (with what it had streamed). */
+export interface StreamEnds {
+  end(r: CallResult): void;
+  fail(err: unknown): void;
+  cut(r: CallResult, why: string): void;
+}
+
+type Controlled = { controller?: { signal?: AbortSignal } };
+
 /**
  * Taps the SDK's stream in place: every chunk the app reads is also folded into the call's
- * result, and the call ends when the stream ends (`end`), fails or is aborted (`fail`: an
- * aborted stream is an error, not a success with partial output), or is abandoned (`return`:
- * ends with what was read). The stream object and what it yields are left as they are. With the
- * call's `span`, its timings (time to first token, output tokens per second) go in its metadata.
+ * result, and the call ends when the stream ends (`end`), fails (`fail`), or does not reach its
+ * end (`cut`, with what was read: aborted by its controller or by the request's `signal`, left
+ * by the app with `break`, or, at `deliver()`, never read). The stream's own `iterator` is
+ * tapped, which `for await`, `tee()` (both branches read one tapped iterator: the call is
+ * recorded once) and `toReadableStream()` all go through. The stream object and what it yields
+ * are left as they are. With the call's `span`, its timings (time to first token, output tokens
+ * per second) go in its metadata.
  */
-export function tapOpenAIStream(stream: AsyncIterable<unknown>, api: Api, end: (r: CallResult) => void, fail: (err: unknown) => void, span?: ManualSpan): void {
-  const iterate = stream[Symbol.asyncIterator].bind(stream);
+export function tapOpenAIStream(stream: AsyncIterable<unknown>, api: Api, ends: StreamEnds, span: ManualSpan, signal?: AbortSignal): void {
   let output = "";
   let model: unknown;
   let usage: Usage | undefined;
@@ -85,22 +97,43 @@ export function tapOpenAIStream(stream: AsyncIterable<unknown>, api: Api, end: (
     const lines = toolCalls.map((c) => callLine(c.name, c.inputParameters));
     return { output: [output, ...lines].filter((s) => s).join("\n"), model, usage, toolCalls };
   };
-  // The SDK ends an aborted stream quietly (as if done): its controller says it was aborted.
-  const aborted = () => (stream as { controller?: { signal?: { aborted?: boolean; reason?: unknown } } }).controller?.signal?.aborted === true;
-  const settle = () => {
-    if (aborted()) {
-      const reason = (stream as { controller?: { signal?: { reason?: unknown } } }).controller?.signal?.reason;
-      if (span) setMetadata(span, timingsOf(span));
-      fail(reason instanceof Error ? reason : new Error("the stream was aborted"));
-    } else {
-      const r = result();
-      if (span) setMetadata(span, timingsOf(span, r.usage?.completion_tokens ?? r.usage?.output_tokens));
-      end(r);
-    }
-  };
-  const timing = span ? { span, content: (item: unknown) => hasContent(api, item) } : undefined;
-  Object.defineProperty(stream, Symbol.asyncIterator, {
-    configurable: true,
-    value: () => tapIterator(iterate(), { fold, done: settle, failed: fail, abandoned: settle, ...(timing ? { timing } : {}) }),
+  const held = new HeldStream(span, (why) => {
+    setMetadata(span, timingsOf(span));
+    ends.cut(result(), why);
   });
+  // The SDK ends an aborted stream quietly (as if done): the request's signal, or the stream's controller, says it was aborted.
+  const abortedBy = (): AbortSignal | undefined => (signal?.aborted ? signal : (stream as Controlled).controller?.signal?.aborted ? (stream as Controlled).controller?.signal : undefined);
+  const settle = (early: boolean) => {
+    const by = abortedBy();
+    if (by) held.cutShort(abortedWhy(by.reason));
+    else if (early) held.cutShort(STOPPED_READING);
+    else
+      held.settle(() => {
+        const r = result();
+        setMetadata(span, timingsOf(span, r.usage?.completion_tokens ?? r.usage?.output_tokens));
+        ends.end(r);
+      });
+  };
+  const tap = {
+    fold,
+    done: () => settle(false),
+    failed: (err: unknown) => held.settle(() => ends.fail(err)),
+    abandoned: () => settle(true),
+    timing: { span, content: (item: unknown) => hasContent(api, item) },
+    reads: held,
+  };
+  const own = (stream as { iterator?: unknown }).iterator;
+  if (typeof own === "function" && Object.hasOwn(stream, "iterator")) {
+    // The SDK's Stream: its iterator is what every way of reading it calls.
+    Object.defineProperty(stream, "iterator", {
+      configurable: true,
+      writable: true,
+      value: function (this: unknown, ...args: unknown[]) {
+        return tapIterator((own as (...a: unknown[]) => AsyncIterator<unknown>).apply(this, args), tap);
+      },
+    });
+    return;
+  }
+  const iterate = stream[Symbol.asyncIterator].bind(stream);
+  Object.defineProperty(stream, Symbol.asyncIterator, { configurable: true, value: () => tapIterator(iterate(), tap) });
 }
