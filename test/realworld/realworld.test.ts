@@ -33,11 +33,6 @@ const mastra =
  */
 const knownGaps: { program: string; check: Check; why: string }[] = [
   {
-    program: "anthropic/cancellation",
-    check: "tokens",
-    why: "a stream aborted from outside its iterator (stream.controller.abort()) after message_start is an error span as it should be, but without the usage the stream had already reported (message_start: input and output tokens)",
-  },
-  {
     program: "langchain/how_to_cancellation",
     check: "output",
     why: "evaltrace/auto registers a LangChain callback handler for every run, and with any handler LangChain gives a streamed chunk that has no id of its own (here the final usage chunk) the id `run-<runId>` (BaseChatModel._streamIterator): the program prints a field it does not print untraced (LangSmith's tracer changes it the same way)",
