@@ -17,7 +17,7 @@ const FLOORS = [
   ["runtime", ["^src/runtime/"]],
   ["tracing (the front door)", ["^src/tracing/"]],
   ["bridge", ["^src/bridge/"]],
-  ["public edges", ["^src/lifecycle/", "^src/client/", "^src/evaluate\\.ts$"]],
+  ["public edges", ["^src/lifecycle/", "^src/client/", "^src/evaluate\\.ts$", "^src/testing/"]],
   ["integrations", ["^src/integrations/"]],
   ["zero-code", ["^src/auto/"]],
   ["program", ["^src/cli/"]],
