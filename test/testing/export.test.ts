@@ -8,7 +8,7 @@ import { currentTraceUuid, EvaltraceSpanProcessor, evaluateTrace, flush, observe
 import { wrapOpenAI } from "../../src/integrations/openai/index.js";
 import { captureTraces, matchers } from "../../src/testing/index.js";
 import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.js";
-import { configureForTest, memoryLogger } from "../helpers/sdk.js";
+import { configureForTest, type memoryLogger } from "../helpers/sdk.js";
 
 expect.extend(matchers);
 
