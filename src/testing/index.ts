@@ -11,5 +11,5 @@ export type { AsymmetricMatcherLike, SpanQuery, TextQuery } from "./span-query.j
 // For Jest, see docs/testing.md.
 declare module "vitest" {
   // biome-ignore lint/suspicious/noExplicitAny: the declaration must repeat Vitest's own `T = any`.
-  interface Assertion<T = any> extends TraceMatchers<T> {}
+  interface Matchers<T = any> extends TraceMatchers<T> {}
 }

@@ -44,13 +44,13 @@ export interface TraceMatchers<R = unknown> {
 type Matcher<A extends unknown[]> = (this: MatcherContext, received: unknown, ...args: A) => MatcherResult;
 
 /** The matchers of {@link TraceMatchers} as `expect.extend` takes them (the same object for Vitest and Jest). */
-export interface TraceMatcherFunctions {
+export type TraceMatcherFunctions = {
   toHaveSpan: Matcher<[query: SpanQuery]>;
   toHaveSpansInOrder: Matcher<[queries: readonly SpanQuery[]]>;
   toHaveChildSpan: Matcher<[parent: SpanQuery, child: SpanQuery]>;
   toHaveSpanCount: Matcher<[query: SpanQuery, count: number]>;
   toHaveNoErroredSpans: Matcher<[]>;
-}
+};
 
 /** What a matcher looks through: the traces, their spans in start order, and each span's parent. */
 interface Subject {
