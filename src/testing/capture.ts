@@ -1,3 +1,4 @@
+import { currentRuntime } from "../runtime/configure.js";
 import type { CaptureTarget, WireObject } from "../runtime/trace-capture.js";
 import { traceTaps } from "../runtime/trace-tap.js";
 import { type CapturedSpan, type CapturedTrace, type JsonObject, TraceParts, timeKey } from "./captured.js";
@@ -6,7 +7,7 @@ import { type CapturedSpan, type CapturedTrace, type JsonObject, TraceParts, tim
 export interface CaptureOptions {
   /**
    * The most traces the capture holds; later ones are counted in `droppedTraces` (with a
-   * warning on the console, once), not kept.
+   * warning through the SDK's logger, once), not kept.
    * @default 1000
    */
   maxTraces?: number;
@@ -77,7 +78,7 @@ class Capture implements TraceCapture, CaptureTarget {
   received(trace: WireObject): void {
     const uuid = String(trace.uuid);
     if (this.held.size >= this.maxTraces && !this.held.has(uuid)) {
-      if (this.droppedCount++ === 0) console.warn(`[evaltrace] captureTraces: more than ${this.maxTraces} traces (maxTraces); later ones are not kept`);
+      if (this.droppedCount++ === 0) currentRuntime()?.logger.warn(`captureTraces: more than ${this.maxTraces} traces (maxTraces); later ones are counted in droppedTraces, not kept`);
       return;
     }
     this.held.set(uuid, new TraceParts(trace as JsonObject));

@@ -117,6 +117,17 @@ describe("captureTraces with observe() spans", () => {
     expect(capture.traces()).toEqual([]);
   });
 
+  it("a capture holds at most maxTraces traces, counts the others and warns once", async () => {
+    const capture = captureTraces({ maxTraces: 1 });
+    await agent("one");
+    await agent("two");
+    await agent("three");
+    capture.stop();
+    expect(capture.traces().map((t) => t.input)).toEqual(["one"]);
+    expect(capture.droppedTraces).toBe(2);
+    expect(logger.lines.filter((l) => l.includes("more than 1 traces (maxTraces)"))).toHaveLength(1);
+  });
+
   it("nested captures: the inner one takes the traces started while it runs, the outer one takes them again after it stops", async () => {
     const outer = captureTraces();
     await agent("before");
