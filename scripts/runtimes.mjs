@@ -28,6 +28,8 @@ const zodTests = [
   "test/integrations/openai-complete.test.ts",
   "test/integrations/mcp.test.ts",
   "test/integrations/openai-agents-tools.test.ts",
+  "test/integrations/claude-agent-sdk.test.ts",
+  "test/auto/claude-agent-sdk.test.ts",
 ];
 const examples = ["demo", "client", "openai", "anthropic", "google-genai", "ai-sdk", "langchain", "openai-agents", "mcp"];
 const only = process.argv.slice(2);

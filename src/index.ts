@@ -9,9 +9,15 @@ export type {
 } from "./client/client.js";
 export { Client } from "./client/client.js";
 export { EvaltraceError, ServiceError, ValidationError } from "./client/errors.js";
+export type { PromptPullOptions, PromptSelector } from "./client/prompt-pull.js";
+export { PromptInterpolationError } from "./prompts/errors.js";
+export type { InterpolationType, PromptVariables } from "./prompts/interpolate.js";
+export type { MessagesPrompt, Prompt, PromptBase, PulledPromptTool, TextPrompt } from "./prompts/prompt.js";
+export type { PromptCacheOptions, PromptCacheStats } from "./prompts/prompt-cache.js";
 export type {
   ApiKey,
   ConversationalTestCase,
+  DatasetPullOptions,
   DatasetPush,
   DatasetPushOptions,
   DatasetPushResult,
@@ -33,6 +39,8 @@ export type {
   PromptPush,
   PromptPushResult,
   PromptTool,
+  PulledDataset,
+  PulledGolden,
   RotateApiKeyInput,
   SchemaFieldType,
   SingleTurnGolden,
@@ -46,6 +54,22 @@ export type { BatchOptions, EvaltraceOptions } from "./config.js";
 export { DEFAULT_BASE_URL } from "./config.js";
 export type { OfflineEvaluationOptions, ThreadEvaluationOptions } from "./evaluate.js";
 export { evaluateSpan, evaluateThread, evaluateTrace } from "./evaluate.js";
+export type {
+  DatasetRef,
+  ExperimentCaseResult,
+  ExperimentGolden,
+  ExperimentOptions,
+  ExperimentOutput,
+  ExperimentResult,
+  ExperimentSummary,
+  ExperimentTask,
+  MultiTurnTaskOutput,
+  PassCounts,
+  SingleTurnTaskOutput,
+  TaskContext,
+  TaskOutput,
+} from "./experiments/types.js";
+export { runExperiment } from "./experiments/run-experiment.js";
 export type { EvaltraceSpanProcessorOptions } from "./bridge/span-processor.js";
 export { EvaltraceSpanProcessor } from "./bridge/span-processor.js";
 export type { EvaluationOutcome, ExporterStats, FlushResult } from "./export/types.js";

@@ -5,7 +5,7 @@ import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace
 import { isReportableCount, type Logger } from "../logger.js";
 import type { TraceUpdate } from "../spans/fields.js";
 import type { JsonValue } from "../spans/json-value.js";
-import { getSpanData, parentSpanIdOf, sentStartOf, setParentOverride, setStartFloor } from "../spans/span-data.js";
+import { foreignSpanClaimed, getSpanData, parentSpanIdOf, sentStartOf, setParentOverride, setStartFloor } from "../spans/span-data.js";
 import type { ParentSpan } from "../spans/observed-tracer.js";
 import { anchorTraceState, joinRemoteParent } from "../spans/remote-parent.js";
 import { keptShapes } from "../spans/kept-shapes.js";
@@ -353,9 +353,10 @@ export class TraceAssembler implements SpanProcessor {
   private forceEnd(rec: TraceRecord, reason: ForceEndReason): void {
     const endTime = preciseNow();
     const open = [...rec.openSpans];
-    if (rec.spanCount === 0 && !rec.held?.length && open.every((s) => !getSpanData(s))) {
-      // Only spans of other instrumentations, none kept (a long-lived HTTP request, say):
-      // nothing worth sending; let it go quietly.
+    if (rec.spanCount === 0 && !rec.held?.length && open.every((s) => !getSpanData(s) && !foreignSpanClaimed(s))) {
+      // Only spans of other instrumentations that no convention reads, none kept (a long-lived
+      // HTTP request, say): nothing worth sending; let it go quietly. An llm call whose
+      // instrumentation never ended it (a rejected call, in some) is sent, marked unfinished.
       const root = rec.pendingRoot?.span ?? open.find((s) => !parentSpanIdOf(s)) ?? open[0];
       if (root) this.discard(root);
       return;

@@ -2,9 +2,12 @@ import * as nodeModule from "node:module";
 import { pathToFileURL } from "node:url";
 import type { InstrumentationBase } from "@opentelemetry/instrumentation";
 import { processEnv } from "../config.js";
-import { ensureRuntime } from "../runtime/configure.js";
+import { currentRuntime, ensureRuntime } from "../runtime/configure.js";
+import { reportInternalError } from "../util/internal-errors.js";
 import { aiSdkHook } from "./hooks/ai-sdk.js";
 import { anthropicHook } from "./hooks/anthropic.js";
+import { bedrockHook } from "./hooks/bedrock.js";
+import { claudeAgentSdkHook } from "./hooks/claude-agent-sdk.js";
 import { googleGenAIHook } from "./hooks/google-genai.js";
 import { langchainHook } from "./hooks/langchain.js";
 import { mcpHook } from "./hooks/mcp.js";
@@ -29,6 +32,8 @@ const hooks: Record<LibraryName, LibraryHook> = {
   langchain: langchainHook,
   mcp: mcpHook,
   ai: aiSdkHook,
+  bedrock: bedrockHook,
+  "claude-agent-sdk": claudeAgentSdkHook,
 };
 
 /** What the ESM loader hook intercepts: each library's own list (its package by default). */
@@ -56,10 +61,12 @@ function fail(message: string): never {
 /**
  * Instruments the supported libraries the app loads, with no change to its code: `openai`,
  * `@anthropic-ai/sdk`, `@google/genai` (each client on its first call, as `wrapOpenAI`,
- * `wrapAnthropic` and `wrapGoogleGenAI` would), `@openai/agents` (an `EvaltraceTracingProcessor`
+ * `wrapAnthropic` and `wrapGoogleGenAI` would), `@aws-sdk/client-bedrock-runtime` (each client on
+ * its first `send`, as `wrapBedrock` would), `@openai/agents` (an `EvaltraceTracingProcessor`
  * added to its trace provider), `@langchain/core` (an `EvaltraceCallbackHandler` on every run),
- * the MCP SDK (clients' tool calls and servers' tool handlers) and the AI SDK (`ai`, its
- * OpenTelemetry telemetry turned on where a call leaves it unset). Modules loaded after the call
+ * the MCP SDK (clients' tool calls and servers' tool handlers), the AI SDK (`ai`, its
+ * OpenTelemetry telemetry turned on where a call leaves it unset) and the Claude Agent SDK
+ * (`@anthropic-ai/claude-agent-sdk`, each `query()` as `wrapQuery` would). Modules loaded after the call
  * are hooked through the standard OpenTelemetry require and import hooks; for ESM apps, call it
  * before the libraries are imported (best: `node --import evaltrace/auto`).
  *
@@ -130,7 +137,8 @@ export function instrumentFromEnvironment(): void {
       runtime?.logger.warn(`${DISABLE_ENV} names unknown libraries (${unknown.join(", ")}); known: ${LIBRARIES.join(", ")}`);
     }
     apply(LIBRARIES.filter((name) => !disabled.includes(name)));
-  } catch {
-    // Zero-code never stops the app from starting.
+  } catch (error) {
+    // Zero-code never stops the app from starting; counted and logged.
+    reportInternalError("zero-code setup (evaltrace/auto)", error, currentRuntime()?.logger);
   }
 }

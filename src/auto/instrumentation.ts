@@ -1,6 +1,8 @@
 import { createRequire } from "node:module";
 import type * as OtelInstrumentation from "@opentelemetry/instrumentation";
 import type { InstrumentationBase, InstrumentationModuleDefinition } from "@opentelemetry/instrumentation";
+import { currentRuntime } from "../runtime/configure.js";
+import { reportInternalError } from "../util/internal-errors.js";
 import { VERSION } from "../version.js";
 import type { LibraryName } from "./libraries.js";
 import { ownFile } from "./load.js";
@@ -67,7 +69,9 @@ export function createInstrumentation(hook: LibraryHook): InstrumentationBase {
     try {
       const replaced = onLoad(exports as Record<string, unknown>);
       return replaced ?? exports;
-    } catch {
+    } catch (error) {
+      // The module loads unpatched; counted and logged.
+      reportInternalError(`zero-code instrumentation of ${hook.packageName}`, error, currentRuntime()?.logger);
       return exports;
     }
   };

@@ -9,6 +9,10 @@ export interface ResourceClientHook {
   library: LibraryName;
   packageName: string;
   versions: string[];
+  /** What the ESM loader hook intercepts (default: `packageName`); see {@link LibraryHook}. */
+  esmInclude?: (string | RegExp)[];
+  /** Files of the package that are its entry under another name (`openai/index.mjs`): hooked as the entry is. */
+  entryFiles?: string[];
   /** The client class's export (`OpenAI`, `Anthropic`); `default` is tried after it. */
   clientExport: string;
   /** The resource classes whose methods reach a model, as paths of static members from the client class. */
@@ -35,17 +39,22 @@ export function resourceClientHook(spec: ResourceClientHook): LibraryHook {
     }
     spec.wrap(client);
   };
+  // The same module loaded under two names (by its package name and by its file) is patched
+  // once: wrapOnFirstUse leaves a method it already wraps alone.
+  const onLoad = (exports: Record<string, unknown>): void => {
+    const client = (exports[spec.clientExport] ?? exports.default) as Record<string, unknown> | undefined;
+    for (const path of spec.resources) {
+      let cls: unknown = client;
+      for (const key of path) cls = (cls as Record<string, unknown> | undefined)?.[key];
+      if (typeof cls === "function") wrapOnFirstUse(cls.prototype, spec.methods, ensure);
+    }
+  };
   return {
     library: spec.library,
     packageName: spec.packageName,
     versions: spec.versions,
-    onLoad(exports) {
-      const client = (exports[spec.clientExport] ?? exports.default) as Record<string, unknown> | undefined;
-      for (const path of spec.resources) {
-        let cls: unknown = client;
-        for (const key of path) cls = (cls as Record<string, unknown> | undefined)?.[key];
-        if (typeof cls === "function") wrapOnFirstUse(cls.prototype, spec.methods, ensure);
-      }
-    },
+    ...(spec.esmInclude ? { esmInclude: spec.esmInclude } : {}),
+    onLoad,
+    ...(spec.entryFiles ? { files: spec.entryFiles.map((path) => ({ path, onLoad })) } : {}),
   };
 }

@@ -51,6 +51,11 @@ export class ForeignReader implements ForeignSpanSource {
     return new ForeignSpan(this, mapped?.type ?? "base", mapped, logs).spanData(span);
   }
 
+  /** Whether a convention reads `span` as it stands, before it ended (its start attributes). */
+  claims(span: object): boolean {
+    return interpret(this.finished(span as ReadableSpan, undefined)) !== undefined;
+  }
+
   /** A span kept as `type` when it ended, read then by its convention (`mapped`, from its records `logs`), from now on its data. */
   ended(span: ReadableSpan, type: SpanType, mapped: Mapped | undefined, logs: LogRecords | undefined): void {
     setForeignSource(span, new ForeignSpan(this, type, mapped, logs));
@@ -78,6 +83,7 @@ class ForeignSpan implements SpanData, ForeignSpanSource {
   input: JsonValue | undefined = undefined;
   output: JsonValue | undefined = undefined;
   fields: { [key: string]: JsonValue } = NO_FIELDS;
+  error: string | undefined = undefined;
   readonly foreign = true;
 
   constructor(
@@ -120,6 +126,7 @@ class ForeignSpan implements SpanData, ForeignSpanSource {
     this.input = read ? mapped.input : undefined;
     this.output = read ? mapped.output : undefined;
     this.fields = read ? mapped.fields : { integration: mapped?.integration ?? "OpenTelemetry" };
+    this.error = read ? mapped.error : undefined;
   }
 }
 

@@ -1,7 +1,7 @@
 import { type Context, trace as otelTrace } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import type { Runtime } from "../runtime/runtime.js";
-import { runtimeFor } from "../runtime/configure.js";
+import { currentRuntime, runtimeFor } from "../runtime/configure.js";
 import { interpret } from "../semconv/interpret.js";
 import { takeLogs } from "../semconv/log-records.js";
 import type { Mapped } from "../semconv/types.js";
@@ -10,6 +10,7 @@ import { rememberScopedDefaults } from "../tracing/scoped-defaults.js";
 import type { LlmTestCase, SpanType } from "../protocol/types.js";
 import { hasJoinableRemoteParent } from "../spans/remote-parent.js";
 import { declareForeignSlots, getSpanData, ownerOf, parentSpanIdOf, setForeignSource, setOwner, setParentOverride, TRACKED_SLOT } from "../spans/span-data.js";
+import { reportInternalError } from "../util/internal-errors.js";
 import { ForeignReader } from "./foreign-span.js";
 import { spanWatchOf } from "./span-watch.js";
 
@@ -88,8 +89,9 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       rt.assembler.onStart(span, parentContext);
       rememberScopedDefaults(rt, span, parentContext);
       spanWatchOf(parentContext)?.started(span);
-    } catch {
-      // Never break the app's tracing pipeline.
+    } catch (error) {
+      // Never break the app's tracing pipeline; counted and logged.
+      reportInternalError("EvaltraceSpanProcessor.onStart", error, currentRuntime()?.logger);
     }
   }
 
@@ -126,8 +128,9 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       }
       this.reader.ended(span, type, mapped, logs);
       rt.assembler.onEnd(span);
-    } catch {
-      // Never break the app's tracing pipeline.
+    } catch (error) {
+      // Never break the app's tracing pipeline; counted and logged.
+      reportInternalError("EvaltraceSpanProcessor.onEnd", error, currentRuntime()?.logger);
     }
   }
 

@@ -1,10 +1,13 @@
 /**
  * The CLI's exit codes: 1 for anything the user can fix on the command line (a bad option, a
- * missing key, an unreadable file), 2 only when the service refused a request.
+ * missing key, an unreadable file) and for an experiment under its pass rate, 2 only when the
+ * service refused a request.
  */
 export const EXIT = {
   ok: 0,
   usage: 1,
+  /** `evaltrace eval`: a pass rate under `--min-pass-rate`. */
+  belowThreshold: 1,
   rejected: 2,
 } as const;
 

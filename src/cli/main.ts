@@ -1,12 +1,13 @@
 import { VERSION } from "../version.js";
 import { dev, devUsage } from "./dev.js";
+import { evalCommand, evalUsage } from "./eval.js";
 import { EXIT } from "./exit-codes.js";
 import { pushDataset, pushPrompt, pushUsage } from "./push.js";
 
 const usage = `Usage: evaltrace <command> [options]
 
 Commands:
-${devUsage}${pushUsage}
+${devUsage}${pushUsage}${evalUsage}
   evaltrace <command> --help    the options of one command
   evaltrace --version           the version
 `;
@@ -16,6 +17,7 @@ const commands: Readonly<Record<string, (rest: string[]) => Promise<number>>> = 
   dev,
   "push-dataset": pushDataset,
   "push-prompt": pushPrompt,
+  eval: evalCommand,
 };
 
 /** Runs the CLI with `argv` (without node and script); resolves with the exit code. */

@@ -19,9 +19,14 @@ import {
   checkRotate,
 } from "../protocol/requests.js";
 import { SchemaError } from "../protocol/schema.js";
+import { checkDatasetPullQuery, readDatasetPull } from "../protocol/dataset-pull.js";
+import type { Prompt } from "../prompts/prompt.js";
+import type { PromptCacheOptions, PromptCacheStats } from "../prompts/prompt-cache.js";
 import { EvaltraceError, ServiceError, ValidationError } from "./errors.js";
+import { type PromptPullOptions, PromptPuller } from "./prompt-pull.js";
 import type {
   ApiKey,
+  DatasetPullOptions,
   DatasetPush,
   DatasetPushOptions,
   DatasetPushResult,
@@ -34,6 +39,7 @@ import type {
   MetricUpdate,
   OfflineEvaluationInput,
   PromptPush,
+  PulledDataset,
   PromptPushResult,
   RotateApiKeyInput,
   UpdateApiKeyResult,
@@ -51,6 +57,8 @@ export interface ClientOptions {
   maxRetries?: number;
   logger?: Logger;
   clock?: Clock;
+  /** How `prompts.pull()` caches prompts (TTL 60 s and 500 prompts by default). */
+  promptCache?: PromptCacheOptions;
 }
 
 type Body = Record<string, unknown> & { success?: boolean; data?: Record<string, unknown>; link?: string; deprecated?: boolean };
@@ -79,13 +87,14 @@ export class Client {
 
   constructor(options: ClientOptions = {}) {
     const base: ResolvedOptions = currentRuntime()?.options ?? resolveOptions({});
-    const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as ClientOptions;
+    const { promptCache, ...rest } = options;
+    const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as ClientOptions;
     const resolved = resolveOptions({ ...pick(base), ...defined, registerExitHooks: false });
     this.http = new ClientHttp(resolved);
     this.metrics = new MetricsApi(this.http);
     this.metricCollections = new MetricCollectionsApi(this.http);
     this.evaluate = new EvaluateApi(this.http);
-    this.prompts = new PromptsApi(this.http);
+    this.prompts = new PromptsApi(this.http, new PromptPuller(this.http, resolved.clock, this.http.logger, promptCache));
     this.datasets = new DatasetsApi(this.http);
     this.apiKeys = new ApiKeysApi(this.http);
   }
@@ -111,7 +120,8 @@ function pick(o: ResolvedOptions): ClientOptions {
 /** The client's one way to the service: validation, transport, typed errors, deprecation notes. */
 class ClientHttp {
   private readonly transport: Transport;
-  private readonly logger: Logger;
+  private readonly background: Transport;
+  readonly logger: Logger;
   private readonly apiKey: string | undefined;
   private readonly warnedDeprecated = new Set<string>();
 
@@ -120,10 +130,12 @@ class ClientHttp {
     this.logger = safeLogger(o.logger, () => (o.apiKey ? [o.apiKey] : []));
     // Every client call is awaited: its retry waits must keep the process alive.
     this.transport = new Transport({ ...o, logger: this.logger, keepProcessAlive: true });
+    // Requests nobody awaits (a cached prompt's refresh): one attempt, never holding the process.
+    this.background = new Transport({ ...o, logger: this.logger, maxRetries: 0, keepProcessAlive: false });
   }
 
   /** Runs `check` on the body (a spec rule broken: ValidationError, nothing sent), then sends. */
-  async call(method: HttpMethod, path: string, body?: unknown, check?: (body: unknown) => unknown): Promise<Body> {
+  async call(method: HttpMethod, path: string, body?: unknown, check?: (body: unknown) => unknown, inBackground = false): Promise<Body> {
     if (check) {
       try {
         check(body ?? {});
@@ -133,7 +145,7 @@ class ClientHttp {
       }
     }
     if (!this.apiKey) throw new EvaltraceError("configuration", "no API key: pass { apiKey } to new Client(), call configure({ apiKey }), or set SERVICE_API_KEY");
-    const out = await this.transport.send(method, path, body === undefined ? undefined : JSON.stringify(body));
+    const out = await (inBackground ? this.background : this.transport).send(method, path, body === undefined ? undefined : JSON.stringify(body));
     if (!out.ok) {
       // A service that echoes the key back must not put it into our error.
       const secrets = [this.apiKey];
@@ -149,8 +161,8 @@ class ClientHttp {
     return res;
   }
 
-  close(): Promise<void> {
-    return this.transport.close();
+  async close(): Promise<void> {
+    await Promise.all([this.transport.close(), this.background.close()]);
   }
 }
 
@@ -281,9 +293,37 @@ export class EvaluateApi {
   }
 }
 
-/** Prompt pushes (spec 4.8). */
+/** Prompt pushes (spec 4.8) and pulls (the vendor's read paths), with a cache. */
 export class PromptsApi {
-  constructor(private readonly http: ClientHttp) {}
+  constructor(
+    private readonly http: ClientHttp,
+    private readonly puller: PromptPuller,
+  ) {}
+
+  /**
+   * Pulls a prompt: by `version`, `label`, `hash` or `branch` (its newest commit), or the newest
+   * commit of `main` when none is given. Pulled prompts are cached per alias and selector: within
+   * the TTL from memory; after it, the cached copy is served at once while one background request
+   * refreshes it; while the service is down, the last good copy (logged once, counted in
+   * {@link PromptsApi.cacheStats}). A prompt never pulled before fails with the service's error.
+   *
+   * @example
+   * const prompt = await client.prompts.pull("greeting", { label: "production" });
+   * const text = prompt.type === "TEXT" ? prompt.interpolate({ name: "Ada" }) : "";
+   */
+  pull(alias: string, options?: PromptPullOptions): Promise<Prompt> {
+    return this.puller.pull(alias, options);
+  }
+
+  /** Counters of the prompt cache: hits, stale copies served, refreshes, failures, last good copies served. */
+  cacheStats(): PromptCacheStats {
+    return this.puller.stats();
+  }
+
+  /** Forgets every cached prompt; the next pulls ask the service. */
+  clearCache(): void {
+    this.puller.clear();
+  }
 
   /** Pushes a commit to a prompt's branch; the prompt and branch are created when new. */
   async push(prompt: PromptPush): Promise<PromptPushResult> {
@@ -292,7 +332,7 @@ export class PromptsApi {
   }
 }
 
-/** Dataset pushes (spec 4.9). */
+/** Dataset pushes (spec 4.9) and pulls (`GET /v1/datasets/:alias`, the vendor SDKs' read). */
 export class DatasetsApi {
   constructor(private readonly http: ClientHttp) {}
 
@@ -328,6 +368,36 @@ export class DatasetsApi {
       options.onProgress?.({ pushed, total: goldens.length });
     }
     return { datasetId: str(last.data?.id, "data.id"), link: last.link ?? "", deprecated: last.deprecated === true, pushed, requests };
+  }
+
+  /**
+   * Pulls a dataset's goldens: of `version`, else of the latest version, else the unversioned
+   * ones; only finalized goldens unless `finalized: false`. An unknown alias or version is the
+   * service's 404, as a {@link ServiceError}.
+   */
+  async pull(alias: string, options: DatasetPullOptions = {}): Promise<PulledDataset> {
+    if (typeof alias !== "string" || alias.trim().length === 0) throw new ValidationError(`alias must be a non-empty string; got ${JSON.stringify(alias)}`);
+    if (options === null || typeof options !== "object") throw new ValidationError("options must be an object such as { version: \"1\" }");
+    const unknown = Object.keys(options).filter((k) => k !== "version" && k !== "finalized");
+    if (unknown.length > 0) throw new ValidationError(`options.${unknown[0]}: a pull takes version and finalized`);
+    if (options.finalized !== undefined && typeof options.finalized !== "boolean") throw new ValidationError("options.finalized must be a boolean");
+    const query = new URLSearchParams({ finalized: String(options.finalized ?? true) });
+    if (options.version !== undefined) query.set("version", String(options.version));
+    try {
+      checkDatasetPullQuery(query);
+    } catch (err) {
+      if (err instanceof SchemaError) throw new ValidationError(err.message.replace(/^query\./, "options."));
+      throw err;
+    }
+    const path = `/v1/datasets/${enc(alias)}`;
+    const res = await this.http.call("GET", `${path}?${query}`);
+    let data: ReturnType<typeof readDatasetPull>;
+    try {
+      data = readDatasetPull(res.data);
+    } catch (err) {
+      throw new ServiceError({ method: "GET", path, message: `unexpected answer: ${(err as Error).message}` });
+    }
+    return { alias, datasetId: data.id, version: data.version, multiTurn: data.multiTurn, goldens: data.goldens } as PulledDataset;
   }
 }
 

@@ -77,7 +77,7 @@ export class Api {
    * authentication (a rotation's warning) go into `authHeaders`, which the answer carries even
    * when a later step rejects the request.
    */
-  async call(req: IncomingMessage, method: string, path: string, authHeaders: Record<string, string>, note: (line: string) => void): Promise<Outcome> {
+  async call(req: IncomingMessage, method: string, path: string, authHeaders: Record<string, string>, note: (line: string) => void, query = new URLSearchParams()): Promise<Outcome> {
     const { state, clock, strict, apiKeyHeader, lock, commits } = this.o;
     const r = findRoute(method, path);
     const now = clock();
@@ -93,7 +93,7 @@ export class Api {
     let digest: Promise<string> | undefined;
     const wholeDigest = () => (digest ??= bodyDigestSliced(body, slicer));
     const { plan, region, judge } = this.o;
-    const ctx = { state, now, plan, region, baseUrl: this.o.baseUrl(), judge, params: decoded, body, slicer, strict, note, changed, bodyDigest: wholeDigest };
+    const ctx = { state, now, plan, region, baseUrl: this.o.baseUrl(), judge, params: decoded, query, body, slicer, strict, note, changed, bodyDigest: wholeDigest };
     const run = () => runHandler(r.handler, ctx, path);
     if (!isWrite) return run();
     const claim = key === undefined ? undefined : await this.o.idempotency.claim({ scope: `${auth.key.scope}:${auth.key.id}`, key, method, path, bodyDigest: await wholeDigest(), now });

@@ -25,6 +25,8 @@ export interface RouteContext {
   baseUrl: string;
   judge: Judge | undefined;
   params: Record<string, string>;
+  /** The request's query parameters (reads take theirs there). */
+  query: URLSearchParams;
   body: unknown;
   /** Where a route records which traces, prompts and datasets it created or changed (for the store). */
   changed: Changes;

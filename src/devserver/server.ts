@@ -236,7 +236,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         if (answer === undefined) return; // the live-update stream, open on `res`
         outcome = answer;
       } else {
-        outcome = await api.call(req, method, path, authHeaders, note);
+        outcome = await api.call(req, method, path, authHeaders, note, url.query);
       }
     } catch (err) {
       outcome = errorOutcome(err, path);

@@ -95,7 +95,9 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
   const type = data.type;
   // Already shaped when read (input, output), its fields final (its test case stays as it is).
   const foreign = data.foreign === true;
-  const errored = span.status.code === SpanStatusCode.ERROR;
+  const statusErrored = span.status.code === SpanStatusCode.ERROR;
+  // A span of another instrumentation may say OK where its convention reads an error.
+  const errored = statusErrored || data.error !== undefined;
   // Made with the fields written by name, unset ones undefined (left out of the JSON), and the
   // symbol last (V8 keeps in the object itself only the fields a literal names before a computed
   // key): a span's usual fields fit in the object, with no property store grown as they are set.
@@ -103,7 +105,7 @@ export function toWireSpan(span: ReadableSpan): WireSpan {
     name: data.name ?? truncateString(typeof span.name === "string" ? span.name : String(span.name), MAX_NAME_CHARS),
     type,
     status: errored ? "ERRORED" : "SUCCESS",
-    error: errored ? errorText(span.status.message) : undefined,
+    error: errored ? errorText(statusErrored ? span.status.message : data.error) : undefined,
     input: undefined,
     output: undefined,
     [HEAD]: headOf(span, ctx.traceId, ctx.spanId),

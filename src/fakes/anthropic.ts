@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { arr, contentText, type Json, num, obj, str } from "./body.js";
 import { type FakeError, type FakeModelServer, type FakeRequest, retryHeaders, sendJson, sseControls, startFakeServer } from "./http.js";
-import { estimateTokens, type FakeTool, type FakeToolChoice, fakeTurn, pieces } from "./model.js";
+import { estimateTokens, type FakeScript, type FakeTool, type FakeToolChoice, fakeTurn, pieces, scriptQueue } from "./model.js";
 import { jsonEvent, type SseEvent, writeSse } from "./sse.js";
 
 /**
@@ -13,6 +13,14 @@ import { jsonEvent, type SseEvent, writeSse } from "./sse.js";
 export interface FakeAnthropic extends FakeModelServer {
   /** Base URL to give an Anthropic client (`baseURL`), e.g. `http://127.0.0.1:PORT` (no `/v1`). */
   url: string;
+  /**
+   * Queues scripted replies: each of the next `POST /v1/messages` requests is answered with the
+   * first entry that has a reply for it (a `FakeReply`, or a function of the request returning
+   * one or `undefined`), which is then used up; with none, the usual deterministic answer.
+   * Scripted tool calls get ids (`toolu_fake…`) and `stop_reason: "tool_use"`.
+   * @throws TypeError for an entry that is neither a reply nor a function.
+   */
+  script(...replies: FakeScript<FakeRequest>[]): void;
 }
 
 /** Anthropic's error `type` and default message per status (the "Errors" page of the API docs). */
@@ -63,7 +71,8 @@ function segments(body: Json): Json[] {
  * It answers "Orders ship in 2 days.".
  *
  * Routes: `POST /v1/messages` (JSON or SSE with `stream: true`), `POST /v1/messages/count_tokens`.
- * Anything else is a 404 in Anthropic's error shape.
+ * `HEAD /` (a connectivity check Claude Code makes) is a 200. Anything else is a 404 in Anthropic's
+ * error shape. `script(...)` queues replies a test chooses (a text, or tool calls with their input).
  *
  * Tool use: when the request offers client tools (with an `input_schema`), the model calls one,
  * unless `tool_choice` is `{type: "none"}`, the last user message carries `tool_result` blocks, or
@@ -89,6 +98,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   let n = 0;
   const nextId = (prefix: string) => `${prefix}${(++n).toString().padStart(4, "0")}`;
   const cached = new Set<string>();
+  const scripts = scriptQueue<FakeRequest>();
   const requestIdHeader = (id: string) => ({ "request-id": id });
   const errorBody = (status: number, message: string | undefined, id: string): Json => {
     const [type, fallback] = errorType(status);
@@ -148,7 +158,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       .filter((t) => t.input_schema !== undefined && (t.type === undefined || t.type === "custom"))
       .map((t) => ({ name: str(t.name) ?? "", schema: t.input_schema }));
     const format = obj(obj(body.output_config).format ?? body.output_format);
-    const turn = fakeTurn({
+    const turn = scripts.take(req) ?? fakeTurn({
       tools,
       choice: choiceOf(body.tool_choice),
       lastUserText: contentText(arr(lastUser?.content).length > 0 ? arr(lastUser?.content).filter((b) => obj(b).type === "text") : lastUser?.content),
@@ -207,7 +217,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     sendJson(res, 200, { input_tokens: Math.max(1, estimateTokens(JSON.stringify(segments(req.body)))) }, requestIdHeader(nextId("req_fake")));
   }
 
-  return startFakeServer({
+  const server = await startFakeServer({
     prefix: "",
     modelOf: (req) => str(req.body.model),
     writeError: fail,
@@ -215,7 +225,9 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       const route = `${req.method} ${req.path}`;
       if (route === "POST /v1/messages") return messages(req, res);
       if (route === "POST /v1/messages/count_tokens") return countTokens(req, res);
+      if (route === "HEAD /") return void res.writeHead(200).end();
       fail(res, { status: 404, message: `Not found: ${req.method} ${req.path}`, retryAfterMs: 0 }, req);
     },
   });
+  return { ...server, script: (...replies) => scripts.push(...replies) };
 }

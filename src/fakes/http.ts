@@ -1,5 +1,6 @@
-import { createServer, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { dualProtocolServer } from "./h2c.js";
 import type { SseOptions } from "./sse.js";
 
 /** One request a fake model server received. */
@@ -55,6 +56,8 @@ export interface FakeApi {
   writeError(res: ServerResponse, error: FakeError, req: FakeRequest): void;
   /** Answers a request that is not made to fail. */
   handle(req: FakeRequest, res: ServerResponse): void | Promise<void>;
+  /** Also speak cleartext HTTP/2 (prior knowledge) on the same port, for SDKs that use it. */
+  http2?: boolean;
 }
 
 /** Request header that makes a fake answer with an error status, e.g. `x-fake-error: 429`. */
@@ -104,14 +107,14 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
 export async function startFakeServer(api: FakeApi): Promise<FakeModelServer> {
   const requests: FakeRequest[] = [];
   const queued: FakeError[] = [];
-  const server = createServer((incoming, res) => {
+  const onRequest = (incoming: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     incoming.on("data", (c: Buffer) => chunks.push(c));
     incoming.on("end", () => {
       const url = new URL(incoming.url ?? "/", "http://fake");
       const path = url.pathname.startsWith(`${api.prefix}/`) ? url.pathname.slice(api.prefix.length) : url.pathname;
       const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(incoming.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
+      for (const [k, v] of Object.entries(incoming.headers)) if (v !== undefined && !k.startsWith(":")) headers[k] = Array.isArray(v) ? v.join(", ") : v;
       const raw = Buffer.concat(chunks).toString("utf8");
       let body: Record<string, unknown> = {};
       let badJson = false;
@@ -141,7 +144,10 @@ export async function startFakeServer(api: FakeApi): Promise<FakeModelServer> {
           else res.destroy();
         });
     });
-  });
+  };
+  const http1 = createServer(onRequest);
+  const dual = api.http2 ? dualProtocolServer(http1, onRequest) : undefined;
+  const server = dual?.server ?? http1;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${api.prefix}`,
@@ -154,7 +160,8 @@ export async function startFakeServer(api: FakeApi): Promise<FakeModelServer> {
     },
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
+        if (dual) dual.closeAll();
+        else http1.closeAllConnections();
         server.close(() => resolve());
       }),
   };

@@ -58,6 +58,51 @@ export type FakeTurn =
     }
   | { kind: "tools"; calls: FakeToolCall[] };
 
+/**
+ * A reply a test scripts for a fake model instead of the deterministic one: a text, or calls of
+ * tools by name with the exact input (e.g. an agent framework's own `Agent` tool with the
+ * subagent to start).
+ */
+export type FakeReply = { text: string } | { toolCalls: { name: string; input: Record<string, unknown> }[] };
+
+/**
+ * A scripted reply, or a function of the request that returns one (or `undefined`: this request
+ * gets the usual answer, and the entry waits for the next request).
+ */
+export type FakeScript<Request> = FakeReply | ((request: Request) => FakeReply | undefined);
+
+/** The turn a scripted reply makes (its text streamed in pieces like the usual reply). */
+export function scriptedTurn(reply: FakeReply): FakeTurn {
+  if ("toolCalls" in reply) return { kind: "tools", calls: reply.toolCalls.map((c) => ({ name: c.name, arguments: JSON.stringify(c.input) })) };
+  return { kind: "text", text: reply.text, pieces: pieces(reply.text), stop: "end" };
+}
+
+/**
+ * A queue of scripted replies: `take(request)` answers with the first entry that has a reply
+ * for the request (and removes it), else undefined.
+ */
+export function scriptQueue<Request>(): { push(...entries: FakeScript<Request>[]): void; take(request: Request): FakeTurn | undefined } {
+  const queue: FakeScript<Request>[] = [];
+  return {
+    push(...entries) {
+      for (const e of entries) {
+        if (typeof e !== "function" && (typeof e !== "object" || e === null || !("text" in e || "toolCalls" in e))) throw new TypeError("script: a reply is { text } or { toolCalls: [{ name, input }] }, or a function of the request returning one");
+        queue.push(e);
+      }
+    },
+    take(request) {
+      for (let i = 0; i < queue.length; i++) {
+        const entry = queue[i]!;
+        const reply = typeof entry === "function" ? entry(request) : entry;
+        if (reply === undefined) continue;
+        queue.splice(i, 1);
+        return scriptedTurn(reply);
+      }
+      return undefined;
+    },
+  };
+}
+
 /** Cuts `text` into pieces of at most `size` characters (the fakes' streaming deltas). */
 export function pieces(text: string, size = 4): string[] {
   if (text === FAKE_REPLY) return [...REPLY_PIECES];

@@ -1,6 +1,7 @@
 import { servesRemoteCaller } from "../assemble/trace-record.js";
 import { type FlushResult, noWorkYet } from "../export/types.js";
 import { resolveOptions } from "../config.js";
+import { internalErrorCount } from "../util/internal-errors.js";
 import type { SdkStats } from "../runtime/runtime.js";
 import { allRuntimes } from "../runtime/registry.js";
 import { currentRuntime } from "../runtime/configure.js";
@@ -56,6 +57,7 @@ const zero: Omit<SdkStats, "enabled"> = {
   openTraces: 0,
   tracesDiscarded: 0,
   spansDiscarded: 0,
+  internalErrors: 0,
 };
 
 /**
@@ -68,7 +70,7 @@ export function stats(): SdkStats {
     if (rt) return rt.stats();
     // Nothing recorded yet: whether the first span would be, without making a runtime for it.
     const options = resolveOptions({});
-    return { ...zero, enabled: options.enabled && options.apiKey !== undefined };
+    return { ...zero, internalErrors: internalErrorCount(), enabled: options.enabled && options.apiKey !== undefined };
   } catch {
     return { ...zero, enabled: false };
   }

@@ -254,6 +254,25 @@ export interface DatasetPushResult {
   requests: number;
 }
 
+/** Options of `datasets.pull`. */
+export interface DatasetPullOptions {
+  /** Dotted numeric dataset version; omitted: the latest version, or the unversioned goldens when there is none. */
+  version?: string;
+  /** Only goldens marked finalized (`false`: every golden). @default true */
+  finalized?: boolean;
+}
+
+/** A golden as pulled: the pushed fields, `finalized`, and whatever else the service keeps (ids, names). */
+export type PulledGolden<G> = G & { finalized?: boolean; [field: string]: unknown };
+
+/** A pulled dataset (`GET /v1/datasets/:alias`): its goldens, of one kind. */
+export type PulledDataset = {
+  alias: string;
+  datasetId: string;
+  /** The version the goldens come from; null for unversioned goldens. */
+  version: string | null;
+} & ({ multiTurn: false; goldens: PulledGolden<SingleTurnGolden>[] } | { multiTurn: true; goldens: PulledGolden<MultiTurnGolden>[] });
+
 /** An API key (spec 2.1); secrets masked except in the response that issued them. */
 export interface ApiKey {
   id: number;

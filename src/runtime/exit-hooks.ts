@@ -32,8 +32,9 @@ function appListeners(proc: Proc, event: string): number {
  * - SIGTERM / SIGINT with the app's own handler: the app decides when to exit. What has finished
  *   is flushed and recording goes on, so that the app's own `await flush()` after draining its
  *   requests delivers them too.
- * - `exit` (process.exit(), or the end after a flush that timed out): nothing can be sent any
- *   more; one warning says how many traces are left behind.
+ * - `exit` (process.exit(), an uncaught exception, or the end after a flush that timed out):
+ *   nothing can be sent any more; one warning says how many traces are left behind, and why
+ *   by how the process ended.
  */
 export function installExitHooks(reg: Registry): void {
   if (reg.hooksInstalled) return;
@@ -44,9 +45,19 @@ export function installExitHooks(reg: Registry): void {
   // Hooks are installed once per process; the current configure() says whether they act.
   const wanted = () => reg.current?.options.registerExitHooks === true;
   const flushedAt = new WeakMap<object, number>();
+  // How the process is ending, for the warning at `exit`: the loop ran dry (then the flush on
+  // the way out ran out of time), an uncaught exception, or else process.exit().
+  let ending: "ranDry" | "uncaught" | undefined;
+  proc.on(
+    "uncaughtExceptionMonitor",
+    ours(() => {
+      ending = "uncaught";
+    }),
+  );
   proc.on(
     "beforeExit",
     ours(() => {
+      ending ??= "ranDry";
       if (!wanted()) return;
       for (const live of allRuntimes()) {
         if (live.isShutdown) continue;
@@ -63,11 +74,16 @@ export function installExitHooks(reg: Registry): void {
     ours(() => {
       const runtimes = allRuntimes();
       const left = runtimes.reduce((n, rt) => n + rt.assembler.openTraces, 0);
-      if (left === 0 || !reg.current) return;
-      reg.current.logger.warn(
-        `the process exited with ${left} trace(s) not delivered: process.exit() ends a process at once and nothing can be sent after it. ` +
-          "Await flush() (or shutdown()) before process.exit().",
-      );
+      const current = reg.current;
+      if (left === 0 || !current) return;
+      const { baseUrl, shutdownTimeoutMillis } = current.options;
+      const why =
+        ending === "ranDry"
+          ? `the flush on the way out did not finish within shutdownTimeoutMillis (${shutdownTimeoutMillis} ms; the service at ${baseUrl} did not take them in time). Check that the service is reachable (stats() and the warnings above say what failed) or raise shutdownTimeoutMillis.`
+          : ending === "uncaught"
+            ? "the process ended on an uncaught exception, and nothing can be sent after it. Await flush() in your error handling before the process ends."
+            : "process.exit() ends a process at once and nothing can be sent after it. Await flush() (or shutdown()) before process.exit().";
+      current.logger.warn(`the process exited with ${left} trace(s) not delivered: ${why}`);
     }),
   );
   for (const signal of ["SIGTERM", "SIGINT"] as const) {

@@ -1,3 +1,4 @@
+import { internalErrorCount } from "../util/internal-errors.js";
 import type { Attributes, Context, HrTime, Span } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { ResolvedOptions } from "../config.js";
@@ -36,6 +37,8 @@ export interface SdkStats extends ExporterStats {
   tracesDiscarded: number;
   /** Spans of dropped traces that ended after the drop (late ones included): not sent. */
   spansDiscarded: number;
+  /** Failures inside evaltrace caught so that the app never saw them (a span processor callback, a zero-code hook ...), for the process: each logged at the 1st, 10th, 100th ... */
+  internalErrors: number;
 }
 
 /** The SDK's live parts, made by `configure()` or lazily on first use. */
@@ -151,6 +154,7 @@ export class Runtime {
       openTraces: a.openTraces,
       tracesDiscarded: a.tracesDiscarded,
       spansDiscarded: a.spansDiscarded,
+      internalErrors: internalErrorCount(),
     };
   }
 

@@ -99,6 +99,29 @@ function result(span: FinishedSpan): JsonValue | undefined {
   return undefined;
 }
 
+/** The AI SDK's streaming calls and their model calls: they end without a finish reason when cut short. */
+const streams: readonly { name: string; finished: readonly string[] }[] = [
+  { name: "ai.streamText", finished: ["ai.response.finishReason"] },
+  { name: "ai.streamText.doStream", finished: ["ai.response.finishReason"] },
+  { name: "ai.streamObject", finished: ["ai.response.finishReason", "ai.response.object"] },
+  { name: "ai.streamObject.doStream", finished: ["ai.response.finishReason", "ai.response.object"] },
+];
+
+/**
+ * The error of a call the AI SDK (5, 6) ends with an OK status all the same: a stream whose
+ * provider sent an error part (`finishReason` "error"; the SDK hands the error to `onError`,
+ * not to the app's loop), and a stream that ended with no finish at all (aborted, or not read
+ * to its end).
+ */
+function streamError(span: FinishedSpan): string | undefined {
+  const a = span.attributes;
+  const reason = a["ai.response.finishReason"];
+  if (reason === "error") return "the model's stream ended with an error (finish reason: error)";
+  const stream = streams.find((s) => s.name === span.name);
+  if (stream && !stream.finished.some((key) => a[key] !== undefined)) return "stream cut short: ended with no finish (aborted, or not read to its end)";
+  return undefined;
+}
+
 /**
  * The Vercel AI SDK's telemetry (5 and 6): `ai.generateText` / `streamText` / `generateObject` /
  * `streamObject` / `embed` / `embedMany` and their `.doGenerate` / `.doStream` / `.doEmbed`
@@ -131,6 +154,7 @@ export const aiSdk: Convention = {
     if (type === "tool") return json(a["ai.toolCall.result"]) ?? json(a["ai.toolCall.output"]);
     return result(span);
   },
+  error: streamError,
   extra(span, type) {
     if (type !== "llm") return undefined;
     const calls = json(span.attributes["ai.response.toolCalls"]);

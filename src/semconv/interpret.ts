@@ -40,6 +40,7 @@ export function interpret(span: FinishedSpan): Mapped | undefined {
     const fields: { [key: string]: JsonValue } = {};
     let input: JsonValue | undefined;
     let output: JsonValue | undefined;
+    let error: string | undefined;
     if (convention) {
       for (const source of convention.fields) {
         if (source.types && !source.types.includes(type) || fields[source.field] !== undefined) continue;
@@ -49,6 +50,7 @@ export function interpret(span: FinishedSpan): Mapped | undefined {
       input = convention.input?.(span, type);
       output = convention.output?.(span, type);
       Object.assign(fields, convention.extra?.(span, type));
+      error = convention.error?.(span, type);
     }
     for (const [key, value] of Object.entries(fields)) {
       if (!Object.hasOwn(spanFieldRules, key)) continue;
@@ -59,7 +61,9 @@ export function interpret(span: FinishedSpan): Mapped | undefined {
     const integration = convention?.name ?? "OpenTelemetry";
     fields.integration = integration;
     const name = convention?.spanName?.(span, type) ?? span.name;
-    return { type, name: truncateString(name, MAX_NAME_CHARS), integration, fields, input, output };
+    const mapped: Mapped = { type, name: truncateString(name, MAX_NAME_CHARS), integration, fields, input, output };
+    if (error !== undefined) mapped.error = error;
+    return mapped;
   } catch {
     return undefined;
   }

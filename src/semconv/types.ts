@@ -40,6 +40,8 @@ export interface Mapped {
   /** As read from attributes of any size: not yet bounded. */
   input: JsonValue | undefined;
   output: JsonValue | undefined;
+  /** An error the convention reads in a span whose status says nothing went wrong (a stream that ended with an error, or never finished). */
+  error?: string;
 }
 
 /**
@@ -59,6 +61,8 @@ export interface Convention {
   spanName?(span: FinishedSpan, type: SpanType): string | undefined;
   input?(span: FinishedSpan, type: SpanType): JsonValue | undefined;
   output?(span: FinishedSpan, type: SpanType): JsonValue | undefined;
+  /** An error written in the span's attributes while its status is unset or OK; undefined: none. */
+  error?(span: FinishedSpan, type: SpanType): string | undefined;
   /** Extra fields computed from several attributes (tool calls, retrieval context, ...). */
   extra?(span: FinishedSpan, type: SpanType): { [key: string]: JsonValue } | undefined;
 }

@@ -55,6 +55,8 @@ export class ObservedSpan implements Span, ReadableSpan {
   // setting them neither reshapes the span nor allocates room for them.
   [SPAN_DATA]: SpanData | undefined = undefined;
   [SPAN_OWNER]: object | undefined = undefined;
+  /** What the limits dropped, made on the first drop (most spans never drop anything). */
+  private drops: { attributes: number; events: number; links: number } | undefined = undefined;
 
   // What is the same for every span of ours is read from the prototype, not stored in each.
   get kind(): SpanKind {
@@ -66,14 +68,22 @@ export class ObservedSpan implements Span, ReadableSpan {
   get instrumentationScope(): InstrumentationScope {
     return SCOPE;
   }
+  /** Attributes not set because the span had {@link MAX_ATTRIBUTES} already. */
   get droppedAttributesCount(): number {
-    return 0;
+    return this.drops?.attributes ?? 0;
   }
+  /** Events dropped (the oldest) past {@link MAX_EVENTS}. */
   get droppedEventsCount(): number {
-    return 0;
+    return this.drops?.events ?? 0;
   }
+  /** Links not added past {@link MAX_LINKS}. */
   get droppedLinksCount(): number {
-    return 0;
+    return this.drops?.links ?? 0;
+  }
+
+  private dropped(): { attributes: number; events: number; links: number } {
+    this.drops ??= { attributes: 0, events: 0, links: 0 };
+    return this.drops;
   }
 
   constructor(
@@ -110,7 +120,10 @@ export class ObservedSpan implements Span, ReadableSpan {
   setAttribute(key: string, value: AttributeValue | undefined): this {
     if (this.ended || value == null || key.length === 0 || !isAttributeValue(value)) return this;
     if (Object.isFrozen(this.attributes)) this.attributes = { ...this.attributes };
-    if (!Object.hasOwn(this.attributes, key) && Object.keys(this.attributes).length >= MAX_ATTRIBUTES) return this;
+    if (!Object.hasOwn(this.attributes, key) && Object.keys(this.attributes).length >= MAX_ATTRIBUTES) {
+      this.dropped().attributes++;
+      return this;
+    }
     this.attributes[key] = value;
     return this;
   }
@@ -128,13 +141,20 @@ export class ObservedSpan implements Span, ReadableSpan {
     if (isTimeInput(attributesOrTime)) time ??= attributesOrTime;
     else attributes = attributesOrTime;
     if (this.events === NO_EVENTS) this.events = [];
-    if (this.events.length >= MAX_EVENTS) this.events.shift();
+    if (this.events.length >= MAX_EVENTS) {
+      this.events.shift();
+      this.dropped().events++;
+    }
     this.events.push({ name, attributes: sanitizeAttributes(attributes), time: toHrTime(time), droppedAttributesCount: 0 });
     return this;
   }
 
   addLink(link: Link): this {
-    if (this.ended || this.links.length >= MAX_LINKS) return this;
+    if (this.ended) return this;
+    if (this.links.length >= MAX_LINKS) {
+      this.dropped().links++;
+      return this;
+    }
     if (this.links === NO_LINKS) this.links = [];
     this.links.push({ context: link.context, attributes: sanitizeAttributes(link.attributes) });
     return this;

@@ -29,6 +29,8 @@ export interface SpanData {
    * made from that input and output, is not spread onto it).
    */
   foreign?: true;
+  /** An error its convention read in a span of another instrumentation whose status says OK (sent as ERRORED with it). */
+  error?: string;
 }
 
 // A symbol-keyed property on the span itself: cheaper than a WeakMap, and gone with the span.
@@ -101,6 +103,8 @@ export function ownerOf(span: object): object | undefined {
 export interface ForeignSpanSource {
   /** The data to send for `span` (the span itself, or an unfinished view of it: a ReadableSpan). */
   spanData(span: object): SpanData;
+  /** Whether a convention reads `span`, as it stands, as one of ours (an llm call that never ended, say). */
+  claims?(span: object): boolean;
 }
 
 const FOREIGN = Symbol.for("evaltrace.foreignSpan");
@@ -118,6 +122,20 @@ export function setForeignSource(span: object, source: ForeignSpanSource): void 
 export function foreignSpanData(span: object): SpanData {
   const source = (span as { [FOREIGN]?: ForeignSpanSource })[FOREIGN];
   return source ? source.spanData(span) : { type: "base", fields: { integration: "OpenTelemetry" }, foreign: true };
+}
+
+/**
+ * Whether a span of another instrumentation that has not ended is, as it stands, something a
+ * convention reads (an llm call whose instrumentation never ends a rejected call's span), so its
+ * trace is worth sending unfinished rather than letting it go.
+ */
+export function foreignSpanClaimed(span: object): boolean {
+  const source = (span as { [FOREIGN]?: ForeignSpanSource })[FOREIGN];
+  try {
+    return source?.claims?.(span) === true;
+  } catch {
+    return false;
+  }
 }
 
 /** The runtime that saw a span of another instrumentation start, so its end goes to the same one whatever configure() did (bridge/span-processor.ts). */

@@ -9,10 +9,12 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const expected: Record<string, string[]> = {
   "examples/demo.mjs": ["└─ [agent] support-agent", "thread evaluation of conversation-42"],
   "examples/client.mjs": ["rejected locally: body", "rejected by the service: 409"],
+  "examples/experiment.mjs": ["support-v1: 3 golden(s), 3 sent to Support quality", "Mentions shipping  ", "tasks 100% ok"],
   "examples/openai.mjs": ["[llm] openai.chat.completions model=gpt-4o-mini-2024-07-18 tokens=11/4 integration=OpenAI"],
   "examples/anthropic.mjs": ["[llm] anthropic.messages.create model=claude-sonnet-4-6 tokens=66/5 integration=Anthropic", "[tool] lookup_order", "[llm] anthropic.messages.stream model=claude-sonnet-4-6"],
   "examples/google-genai.mjs": ["[llm] gemini.generateContent model=gemini-2.0-flash tokens=78/5 integration=Google GenAI", "[tool] lookup_order", "[llm] gemini.generateContentStream model=gemini-2.0-flash"],
   "examples/ai-sdk.mjs": ["[llm] ai.generateText.doGenerate model=gpt-4o-mini-2024-07-18 tokens=20/7 integration=AI SDK", "[tool] lookupOrder"],
+  "examples/bedrock.mjs": ["[llm] bedrock.converse model=anthropic.claude-sonnet-4-5-20250929-v1:0 tokens=71/5 integration=Bedrock", "[tool] lookup_order", "[llm] bedrock.converse_stream model=anthropic.claude-sonnet-4-5-20250929-v1:0 tokens=136/4"],
   "examples/mcp.mjs": ["[tool] lookup_order integration=MCP", "refund_order (client): ERRORED"],
   "examples/langchain.mjs": ["[llm] ChatOpenAI model=gpt-4o-mini-2024-07-18 tokens=11/4 integration=LangChain", "[agent] support_agent integration=LangChain", "[tool] lookup_order integration=LangChain"],
   "examples/openai-agents.mjs": ["[agent] Support", "[tool] lookup_order", "[llm] generation model=gpt-4o-mini tokens=20/7"],

@@ -115,6 +115,29 @@ describe("messages, not streamed", () => {
   });
 });
 
+describe("scripted replies", () => {
+  it("script(): the next requests get the scripted tool call (exact input) and text, in order, then the usual answer", async () => {
+    fake.script({ toolCalls: [{ name: "Agent", input: { subagent_type: "shipper", prompt: "Where is A-1001?" } }] }, { text: "Scripted." });
+    const first = await readJson<Message>(await ask({ tools: [lookup] }));
+    expect(first).toMatchObject({ stop_reason: "tool_use", content: [{ type: "tool_use", id: expect.stringMatching(/^toolu_/), name: "Agent", input: { subagent_type: "shipper", prompt: "Where is A-1001?" } }] });
+    expect(await readJson<Message>(await ask({}))).toMatchObject({ stop_reason: "end_turn", content: [{ type: "text", text: "Scripted." }] });
+    expect(await readJson<Message>(await ask({}))).toMatchObject({ content: [{ type: "text", text: REPLY }] });
+  });
+
+  it("script(fn): a function's reply is used for the first request it answers; undefined leaves it queued", async () => {
+    fake.script((req) => (JSON.stringify(req.body.messages).includes("second") ? { text: "For the second." } : undefined));
+    expect(await readJson<Message>(await ask({}))).toMatchObject({ content: [{ type: "text", text: REPLY }] });
+    const res = await ask({ messages: [{ role: "user", content: "the second question" }] });
+    expect(await readJson<Message>(res)).toMatchObject({ content: [{ type: "text", text: "For the second." }] });
+    expect(() => fake.script({} as never)).toThrow(TypeError);
+  });
+
+  it("HEAD / (Claude Code's connectivity check) is a 200", async () => {
+    const res = await fetch(`${fake.url}/`, { method: "HEAD" });
+    expect(res.status).toBe(200);
+  });
+});
+
 describe("messages, streamed", () => {
   it("message_start, content blocks with text_delta, message_delta with usage, message_stop", async () => {
     const res = await ask({ stream: true });

@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { formats, load, runChild } from "../helpers/child.js";
@@ -75,6 +77,48 @@ describe.each(formats)("exit paths (%s)", (format) => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain("exited with 2 trace(s) not delivered");
     expect(warnings[0]).toContain("Await flush()");
+  });
+
+  it("an app that ends on its own while the service never answers: the warning says the flush on the way out ran out of time and names the address, not process.exit()", async () => {
+    // A service that takes connections and never answers.
+    const silent = createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", () => r()));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const child = runChild(
+        format,
+        `${load(format, "evaltrace", ["observe", "configure"])}
+         configure({ shutdownTimeoutMillis: 300 });
+         await observe({ name: "never-answered" }, async () => 1)();`,
+        { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: url },
+      );
+      const done = await child.finished;
+      expect(done.code).toBe(0);
+      const warnings = done.stderr.split("\n").filter((l) => l.includes("not delivered"));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain("did not finish within shutdownTimeoutMillis (300 ms");
+      expect(warnings[0]).toContain(url);
+      expect(warnings[0]).not.toContain("process.exit()");
+    } finally {
+      silent.closeAllConnections?.();
+      silent.close();
+    }
+  });
+
+  it("an uncaught exception with undelivered work: the warning says so, not process.exit()", async () => {
+    const child = runChild(
+      format,
+      `${load(format, "evaltrace", ["observe"])}
+       await observe({ name: "crashed" }, async () => 1)();
+       setTimeout(() => { throw new Error("boom"); }, 0);`,
+      { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url },
+    );
+    const done = await child.finished;
+    expect(done.code).toBe(1);
+    const warnings = done.stderr.split("\n").filter((l) => l.includes("not delivered"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("uncaught exception");
+    expect(warnings[0]).not.toContain("process.exit()");
   });
 
   it("process.exit() after flush() says nothing", async () => {

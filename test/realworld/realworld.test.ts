@@ -25,8 +25,6 @@ import { type Program, programs } from "./programs.js";
 
 const FILE = "test/realworld/realworld.test.ts";
 
-const openaiIndex =
-  "the program imports the client as `openai/index` (as openai-node's parsing examples do): evaltrace/auto's ESM hook names the bare `openai` specifier only (src/auto/instrument.ts esmInclude) and import-in-the-middle matches a string by exact specifier or URL, so this entry to the very same module loads unpatched and the call is not recorded at all";
 const mastra =
   "zero-code does not instrument Mastra: @mastra/core is not among evaltrace/auto's libraries, and its model calls go through the AI SDK v5 it vendors (dist/…: `_vendored/ai_v5`), which the `ai` hook never sees; Mastra is traced only through EvaltraceExporter in its Observability config";
 /**
@@ -34,9 +32,6 @@ const mastra =
  * flips it and this table has to be updated. Never skip a check instead.
  */
 const knownGaps: { program: string; check: Check; why: string }[] = [
-  { program: "openai/parsing", check: "spans", why: openaiIndex },
-  { program: "openai/parsing", check: "tokens", why: openaiIndex },
-  { program: "openai/parsing", check: "system", why: openaiIndex },
   {
     program: "anthropic/cancellation",
     check: "tokens",

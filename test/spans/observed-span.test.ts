@@ -64,6 +64,15 @@ describe("an observed span, as an app or another instrumentation uses it", () =>
     expect(span.events[127]!.name).toBe("e999");
   });
 
+  it("counts what its limits dropped, as the SDK's span does: droppedAttributesCount, droppedEventsCount, droppedLinksCount (0 while nothing was)", () => {
+    const span = lone();
+    expect([span.droppedAttributesCount, span.droppedEventsCount, span.droppedLinksCount]).toEqual([0, 0, 0]);
+    // 127 new attributes fit beside the type attribute; 1000 events and links keep 128 each.
+    for (let i = 0; i < 1000; i++) span.setAttribute(`k${i}`, i).addEvent(`e${i}`).addLink({ context: span.spanContext() });
+    span.setAttribute("k0", "rewritten");
+    expect([span.droppedAttributesCount, span.droppedEventsCount, span.droppedLinksCount]).toEqual([1000 - 127, 1000 - 128, 1000 - 128]);
+  });
+
   it("keeps the SDK's status rules: UNSET changes nothing, OK is final, a message only on ERROR", () => {
     const span = lone();
     span.setStatus({ code: SpanStatusCode.UNSET });

@@ -5,6 +5,10 @@ import { resourceClientHook } from "../resource-hook.js";
 export const openaiHook = resourceClientHook({
   library: "openai",
   packageName: "openai",
+  // The package's entry by name, and by its file: `import OpenAI from "openai/index"` (as
+  // openai-node's own examples do) loads the very same module through another specifier.
+  esmInclude: ["openai", /\/openai\/index\.mjs$/],
+  entryFiles: ["openai/index.mjs", "openai/index.js"],
   versions: [">=4"],
   clientExport: "OpenAI",
   resources: [["Chat", "Completions"], ["Responses"], ["Embeddings"]],

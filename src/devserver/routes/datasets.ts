@@ -1,5 +1,6 @@
 import type { Handler } from "../context.js";
-import { badRequest, HttpError } from "../http-error.js";
+import { badRequest, HttpError, notFound } from "../http-error.js";
+import { checkDatasetPullQuery } from "../../protocol/dataset-pull.js";
 import { checkDatasetPush, compareVersions } from "../../protocol/requests.js";
 import { dict } from "../store/dict.js";
 import { type GoldenRecord, newId } from "../store/store.js";
@@ -27,4 +28,29 @@ export const pushDataset: Handler = (ctx) => {
   else (dataset.versions[target] ??= []).push(...goldens);
   ctx.changed.datasets.add(body.alias);
   return { body: { success: true, data: { id: dataset.id }, link: `${ctx.baseUrl}/#/datasets/${encodeURIComponent(body.alias)}`, deprecated: false } };
+};
+
+/**
+ * `GET /v1/datasets/:alias` (not in the spec; the vendor SDKs' read, `protocol/dataset-pull.ts`):
+ * the goldens of one version (`?version=`), else of the latest version, else the unversioned
+ * ones; only finalized goldens unless `?finalized=false`.
+ */
+export const pullDataset: Handler = (ctx) => {
+  const query = checkDatasetPullQuery(ctx.query);
+  for (const key of query.unknown) {
+    if (ctx.strict) throw badRequest(`unknown query parameter ${key}; a pull takes version, finalized and public`);
+    ctx.note(`ignored unknown query parameter ${key} of a dataset pull (strict mode rejects it)`);
+  }
+  const alias = ctx.params.alias!;
+  const dataset = Object.hasOwn(ctx.state.datasets, alias) ? ctx.state.datasets[alias] : undefined;
+  if (!dataset) throw notFound(`no dataset with alias ${alias}`);
+  const versions = Object.keys(dataset.versions).sort(compareVersions);
+  if (query.version !== undefined && !versions.includes(query.version)) {
+    throw notFound(`dataset ${alias} has no version ${query.version}${versions.length > 0 ? `; it has ${versions.join(", ")}` : "; it has no versions"}`);
+  }
+  const version = query.version ?? versions.at(-1) ?? null;
+  const all = version === null ? dataset.unversioned : (dataset.versions[version] ?? []);
+  const goldens = query.finalized ? all.filter((g) => g.finalized) : all;
+  const data = { id: dataset.id, version, [dataset.multiTurn ? "conversationalGoldens" : "goldens"]: goldens };
+  return { body: { success: true, data } };
 };

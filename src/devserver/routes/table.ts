@@ -2,10 +2,11 @@ import type { Handler } from "../context.js";
 import { HttpError } from "../http-error.js";
 import { rotateKey, updateKey } from "./api-keys.js";
 import { createCollection, listCollections, updateCollection } from "./collections.js";
-import { pushDataset } from "./datasets.js";
+import { pullDataset, pushDataset } from "./datasets.js";
 import { evaluate } from "./evaluate.js";
 import { batchCreateMetrics, createMetric, listMetrics, updateMetric } from "./metrics.js";
 import { evaluateSpan, evaluateThread, evaluateTrace } from "./offline.js";
+import { readPromptCommit, readPromptLabel, readPromptVersion, releasePromptVersion, setPromptLabel } from "./prompt-reads.js";
 import { pushPrompt } from "./prompts.js";
 import { ingestTraces, updateTrace } from "./traces.js";
 
@@ -44,8 +45,16 @@ const routes: Route[] = [
   route("POST", "/v1/evaluate/threads/:id", "project", evaluateThread),
   route("POST", "/v1/evaluate/traces/:uuid", "project", evaluateTrace),
   route("POST", "/v1/evaluate/spans/:uuid", "project", evaluateSpan),
+  // Prompt reads: the vendor SDKs' paths (routes/prompt-reads.ts).
+  route("GET", "/v1/prompts/:alias/commits/:hash", "project", readPromptCommit),
+  route("GET", "/v1/prompts/:alias/versions/:version", "project", readPromptVersion),
+  route("POST", "/v1/prompts/:alias/versions", "project", releasePromptVersion),
+  route("GET", "/v1/prompts/:alias/labels/:label", "project", readPromptLabel),
+  route("PUT", "/v1/prompts/:alias/labels/:label", "project", setPromptLabel),
   route("POST", "/v2/prompts", "project", pushPrompt),
   route("POST", "/v2/datasets", "project", pushDataset),
+  // Not in the spec: the read the vendor SDKs use (protocol/dataset-pull.ts).
+  route("GET", "/v1/datasets/:alias", "project", pullDataset),
 ];
 
 /** The route of a method and path; 404 for an unknown path, 405 (with `Allow`) for a wrong method. */

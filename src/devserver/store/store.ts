@@ -90,11 +90,22 @@ export interface PromptCommit {
   content: Record<string, unknown>;
 }
 
+/** A version released from a commit (`POST /v1/prompts/:alias/versions`). */
+export interface PromptVersion {
+  version: string;
+  hash: string;
+  createdAt: string;
+}
+
 export interface PromptRecord {
   id: string;
   alias: string;
   branches: Dict<string[]>;
   commits: Dict<PromptCommit>;
+  /** Released versions, oldest first (absent in a store written before versions existed). */
+  versions?: PromptVersion[];
+  /** Label → the version it points to. */
+  labels?: Dict<string>;
 }
 
 export interface GoldenRecord extends Record<string, unknown> {
@@ -218,7 +229,7 @@ export function newId(state: State, prefix: string): string {
 
 /** A prompt read back from JSON, its id-keyed records made prototype-less. */
 export function revivePrompt(p: PromptRecord): PromptRecord {
-  return { ...p, branches: toDict(p.branches), commits: toDict(p.commits) };
+  return { ...p, branches: toDict(p.branches), commits: toDict(p.commits), ...(p.labels ? { labels: toDict(p.labels) } : {}) };
 }
 
 /** A dataset read back from JSON, its id-keyed records made prototype-less. */

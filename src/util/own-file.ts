@@ -1,0 +1,25 @@
+import { fileURLToPath } from "node:url";
+
+let file: string | undefined;
+
+/**
+ * The path of this built file, the same way in the ESM and the CommonJS build (`import.meta` is
+ * a syntax error in CommonJS, and `__filename` does not exist in ESM): read from this function's
+ * own stack frame.
+ */
+export function ownFile(): string {
+  if (file !== undefined) return file;
+  const prepare = Error.prepareStackTrace;
+  let name: string | undefined;
+  try {
+    Error.prepareStackTrace = (_err, frames) => frames;
+    const frames = new Error().stack as unknown as NodeJS.CallSite[];
+    name = frames[0]?.getFileName() ?? undefined;
+  } catch {
+    name = undefined;
+  } finally {
+    Error.prepareStackTrace = prepare;
+  }
+  file = name?.startsWith("file:") ? fileURLToPath(name) : (name ?? process.cwd());
+  return file;
+}
