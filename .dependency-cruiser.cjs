@@ -18,7 +18,7 @@ const FLOORS = [
   ["tracing (the front door)", ["^src/tracing/"]],
   ["bridge", ["^src/bridge/"]],
   ["prompts", ["^src/prompts/"]],
-  ["public edges", ["^src/lifecycle/", "^src/client/", "^src/evaluate\\.ts$"]],
+  ["public edges", ["^src/lifecycle/", "^src/client/", "^src/evaluate\\.ts$", "^src/testing/"]],
   ["experiments", ["^src/experiments/"]],
   ["integrations", ["^src/integrations/"]],
   ["zero-code", ["^src/auto/"]],

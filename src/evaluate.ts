@@ -2,6 +2,7 @@ import type { EvaluationOutcome } from "./export/types.js";
 import { isSettled, type TraceRecord, waitFor } from "./assemble/trace-record.js";
 import type { Runtime } from "./runtime/runtime.js";
 import { activeRuntime } from "./runtime/configure.js";
+import { isCapturing } from "./runtime/trace-tap.js";
 import { currentObservedSpan } from "./tracing/context.js";
 import { traceKeyOf } from "./tracing/trace-key.js";
 
@@ -18,6 +19,9 @@ export interface ThreadEvaluationOptions extends OfflineEvaluationOptions {
   /** The chatbot's role; only the role-adherence metric needs it. */
   chatbotRole?: string;
 }
+
+/** Why an offline evaluation is not sent while evaltrace/testing captures traces (nothing is sent then). */
+const CAPTURING = "not sent: evaltrace/testing is capturing traces (nothing goes to the service meanwhile)";
 
 const failed = (error: string): Promise<EvaluationOutcome> => Promise.resolve({ status: "failed", error });
 
@@ -63,6 +67,7 @@ function run(rt: Runtime, path: string, options: ThreadEvaluationOptions, record
 export function evaluateThread(threadId: string, options: ThreadEvaluationOptions): Promise<EvaluationOutcome> {
   const rt = activeRuntime();
   if (!rt) return failed("tracing is off");
+  if (isCapturing()) return failed(CAPTURING);
   const bad = check(threadId, "threadId", options);
   if (bad) return failed(bad);
   const records = [...rt.assembler.all()].filter((r) => r.fields.threadId === threadId && r.phase !== "failed");
@@ -73,6 +78,7 @@ export function evaluateThread(threadId: string, options: ThreadEvaluationOption
 export function evaluateTrace(uuid: string, options: OfflineEvaluationOptions): Promise<EvaluationOutcome> {
   const rt = activeRuntime();
   if (!rt) return failed("tracing is off");
+  if (isCapturing()) return failed(CAPTURING);
   const bad = check(uuid, "trace uuid", options);
   if (bad) return failed(bad);
   const traceId = uuid.replace(/-/g, "");
@@ -87,6 +93,7 @@ export function evaluateTrace(uuid: string, options: OfflineEvaluationOptions): 
 export function evaluateSpan(uuid: string, options: OfflineEvaluationOptions): Promise<EvaluationOutcome> {
   const rt = activeRuntime();
   if (!rt) return failed("tracing is off");
+  if (isCapturing()) return failed(CAPTURING);
   const bad = check(uuid, "span uuid", options);
   if (bad) return failed(bad);
   // A span uuid starts with its trace id's first half: wait for that trace to be fully

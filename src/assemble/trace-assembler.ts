@@ -157,6 +157,7 @@ export class TraceAssembler implements SpanProcessor {
         this.running++;
       }
       this.records.set(traceId, rec);
+      this.sink.opened?.(rec);
     }
     if (this.spansOpen++ === 0) this.armSweep();
     addOpenSpan(rec, span);

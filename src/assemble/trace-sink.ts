@@ -7,6 +7,8 @@ import type { TraceRecord } from "./trace-record.js";
  * the exporter saying that a record settled, is its `onSettled` option, wired by the root too.
  */
 export interface TraceSink {
+  /** A new trace's first span started (called in its async context, before anything else of it). */
+  opened?(rec: TraceRecord): void;
   /** A trace whose root ended: sent as a whole (or dropped, counted, when the queue is full). */
   enqueue(rec: TraceRecord): void;
   /** `rec.late` got something (a span, a trace field) after the trace was handed off: sent as an update. */

@@ -76,8 +76,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       if (!this.isKnownParent(rt, span, parent) && !hasJoinableRemoteParent(span)) {
         // The local root of a trace for us (its parent, if any, is in another process or
         // untracked): sampled and admitted like any new trace, and a root on the wire.
-        const rate = rt.options.sampleRate;
-        if ((rate < 1 && Math.random() >= rate) || !rt.assembler.admitNewTrace()) {
+        if (!rt.samplesIn() || !rt.assembler.admitNewTrace()) {
           this.refused.add(span);
           return;
         }

@@ -5,6 +5,7 @@ import { ownerOf } from "../spans/span-data.js";
 import { installExitHooks } from "./exit-hooks.js";
 import { registry } from "./registry.js";
 import { Runtime } from "./runtime.js";
+import { isCapturing } from "./trace-tap.js";
 
 /**
  * Registers an AsyncLocalStorage context manager unless the app already has one: the OTel API
@@ -60,7 +61,8 @@ export function sharesOtelContext(): boolean {
 
 function warnIfNoKey(rt: Runtime): void {
   const reg = registry();
-  if (!rt.options.apiKey && rt.options.enabled && !reg.warnedNoKey) {
+  // A capture of evaltrace/testing records without a key: nothing to warn of while it runs.
+  if (!rt.options.apiKey && rt.options.enabled && !reg.warnedNoKey && !isCapturing()) {
     reg.warnedNoKey = true;
     rt.logger.warn("no API key (set SERVICE_API_KEY or configure({ apiKey })): tracing is off, the app runs untouched");
   }

@@ -14,6 +14,8 @@ import { KeyedTransport } from "../http/keyed-transport.js";
 import { type Logger, safeLogger } from "../logger.js";
 import type { ObservedSpan } from "../spans/observed-span.js";
 import { type ParentSpan, type SpanSource, startObservedSpan } from "../spans/observed-tracer.js";
+import { TappedSink } from "./tapped-sink.js";
+import { isCapturing } from "./trace-tap.js";
 
 /** Counters of the whole SDK: the exporter's plus what was dropped before export. */
 export interface SdkStats extends ExporterStats {
@@ -84,13 +86,15 @@ export class Runtime {
       clock,
       logger,
     });
-    this.assembler = new TraceAssembler(this.exporter, options, logger);
+    // Traces a capture of evaltrace/testing claims go to it instead of the exporter.
+    const sink = new TappedSink({ exporter: this.exporter, bodies, logger, release: (rec) => this.assembler.release(rec) });
+    this.assembler = new TraceAssembler(sink, options, logger);
     const assembler = this.assembler;
     this.spans = {
       onStart: (span: ObservedSpan, parentContext: Context, parent: ParentSpan) => assembler.onStart(span, parentContext, parent),
       onEnd: (span: ReadableSpan) => assembler.onEnd(span),
       // A root is kept with probability sampleRate, and only while the assembler can hold another trace.
-      admitRoot: () => !this.isShutdown && (options.sampleRate >= 1 || Math.random() < options.sampleRate) && assembler.admitNewTrace(),
+      admitRoot: () => !this.isShutdown && this.samplesIn() && assembler.admitNewTrace(),
     };
     if (options.enabled && options.apiKey) this.transport.warm();
   }
@@ -103,13 +107,19 @@ export class Runtime {
     return startObservedSpan(name, startTime, attributes, parentContext, this.spans, parent);
   }
 
+  /** Whether a new trace is sampled in: with probability sampleRate, always while a capture runs. */
+  samplesIn(): boolean {
+    const rate = this.options.sampleRate;
+    return rate >= 1 || isCapturing() || Math.random() < rate;
+  }
+
   get isShutdown(): boolean {
     return this.shutdownPromise !== undefined;
   }
 
-  /** Whether tracing records new traces now. */
+  /** Whether tracing records new traces now (while a capture of evaltrace/testing runs, always, until shutdown). */
   get isRecording(): boolean {
-    return this.options.enabled && this.options.apiKey !== undefined && !this.isShutdown;
+    return (this.exports || isCapturing()) && !this.isShutdown;
   }
 
   /**
@@ -118,7 +128,12 @@ export class Runtime {
    * still lands in its trace.
    */
   get acceptsSpans(): boolean {
-    return this.options.enabled && this.options.apiKey !== undefined && !this.exporter.isStopped;
+    return (this.exports || isCapturing()) && !this.exporter.isStopped;
+  }
+
+  /** Configured to send traces: enabled, with a key (a capture records without either, and sends nothing). */
+  private get exports(): boolean {
+    return this.options.enabled && this.options.apiKey !== undefined;
   }
 
   /** Nothing held, queued or in flight: a replaced runtime can be let go. */
