@@ -250,15 +250,20 @@ describe("wrapBedrock with the real @aws-sdk/client-bedrock-runtime against the 
       expect((streamErr as Error).name).toBe("ModelStreamErrorException");
       const controller = new AbortController();
       const aborted = await newWrapped({ "x-fake-stream-delay-ms": "20" }).send(new ConverseStreamCommand({ modelId: CLAUDE, messages: ask }), { abortSignal: controller.signal });
-      // The SDK ends an aborted stream quietly, as if it were done.
+      // On Node the SDK ends an aborted stream quietly, as if it were done; on Bun its HTTP
+      // handler rejects the read ("The pending stream has been canceled"): either is the SDK's.
       let n = 0;
-      for await (const _e of aborted.stream!) if (++n === 2) controller.abort();
+      try {
+        for await (const _e of aborted.stream!) if (++n === 2) controller.abort();
+      } catch (e) {
+        expect(String(e)).toMatch(/cancel|abort/i);
+      }
       expect(n).toBeLessThan(8);
     });
     expect(llm.map((s) => s.status)).toEqual(["ERRORED", "ERRORED", "ERRORED"]);
     expect(llm[0]!.error).toContain("closed by the app");
     expect(llm[1]!.error).toContain("model stream failed");
-    expect(llm[2]!.error).toContain("aborted");
+    expect(llm[2]!.error).toMatch(/aborted|canceled/);
   });
 
   it("a streamed call records time to first token and tokens per second", async () => {

@@ -24,8 +24,11 @@ describe("a span of another instrumentation that says it started before its pare
       let child: { startTime: [number, number]; endTime: [number, number] } | undefined;
       const done: Promise<void>[] = [];
       const agent = observe({ type: "agent", name }, async () => {
-        // Whole milliseconds, 3 of them before now: before the agent's own start.
-        const span = tracer().startSpan("ms-clock child", { startTime: Math.floor(Date.now()) - 3, attributes: { "openinference.span.kind": "RETRIEVER", "input.value": "q" } });
+        // Whole milliseconds, the one before the agent's own start (read from its span, so that
+        // however long the agent took to get here, the child says it started before it).
+        const [sec, nanos] = (trace.getActiveSpan() as unknown as { startTime: [number, number] }).startTime;
+        const parentMs = Math.floor(sec * 1000 + nanos / 1e6);
+        const span = tracer().startSpan("ms-clock child", { startTime: parentMs - 1, attributes: { "openinference.span.kind": "RETRIEVER", "input.value": "q" } });
         child = span as never;
         const end = async () => {
           if (when.startsWith("ended after")) await sleep(50);
