@@ -100,6 +100,8 @@ export const programs: Program[] = [
   bedrock("hello", "hello"),
   bedrock("anthropicClaude-converse", "models/anthropicClaude/converse"),
   bedrock("anthropicClaude-converseStream", "models/anthropicClaude/converseStream"),
+  // InvokeModel with a Claude Messages body (from the commit before the repository removed its InvokeModel text examples)
+  bedrock("anthropicClaude-invoke_claude_3", "models/anthropicClaude/invoke_claude_3"),
   // Reads the text block a model writes before its tool call (`toolRequests[0].text`); the fake
   // answers with the toolUse block alone, so the program stops after the first request at its own
   // (caught, printed) TypeError, alike in both runs: one request with a system prompt, tools and a tool call.
