@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { startDevServer } from "../../src/devserver/index.js";
-import { startFakeAnthropic, startFakeGoogleGenAI, startFakeOpenAI } from "../../src/fakes/index.js";
+import { startFakeAnthropic, startFakeBedrock, startFakeGoogleGenAI, startFakeOpenAI } from "../../src/fakes/index.js";
 import { packageRoot } from "../helpers/child.js";
 import type { Program } from "./programs.js";
 import { isModelCall, type ServedCall, startTap, type Tap } from "./tap.js";
@@ -107,10 +107,15 @@ async function freePort(): Promise<number> {
 
 /** Runs `program` once, against fresh fakes (so that their ids and counters start alike in both runs). */
 async function runOnce(program: Program, preload: string[], service: { url: string; key: string }): Promise<Run> {
-  const [openai, anthropic, google] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGoogleGenAI()]);
+  const [openai, anthropic, google, bedrock] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGoogleGenAI(), startFakeBedrock()]);
   const pace: Record<string, string> = program.paceMs ? { "x-fake-stream-delay-ms": String(program.paceMs) } : {};
-  const taps: Tap[] = await Promise.all([startTap("openai", openai.url, pace), startTap("anthropic", anthropic.url, pace), startTap("google", google.url, pace)]);
-  const [openaiTap, anthropicTap, googleTap] = taps as [Tap, Tap, Tap];
+  const taps: Tap[] = await Promise.all([
+    startTap("openai", openai.url, pace),
+    startTap("anthropic", anthropic.url, pace),
+    startTap("google", google.url, pace),
+    startTap("bedrock", bedrock.url, pace),
+  ]);
+  const [openaiTap, anthropicTap, googleTap, bedrockTap] = taps as [Tap, Tap, Tap, Tap];
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "/tmp",
@@ -121,6 +126,13 @@ async function runOnce(program: Program, preload: string[], service: { url: stri
     ANTHROPIC_BASE_URL: anthropicTap.url,
     GEMINI_API_KEY: "fake-gemini-key",
     GOOGLE_GEMINI_BASE_URL: googleTap.url,
+    // The AWS SDK's service-specific endpoint variable, static credentials (unchecked), and no
+    // warning about the Node version on stderr (it depends on the Node that runs the suite).
+    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockTap.url,
+    AWS_ACCESS_KEY_ID: "AKIAFAKEFAKEFAKEFAKE",
+    AWS_SECRET_ACCESS_KEY: "fake-secret-access-key",
+    AWS_REGION: "us-east-1",
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     // evaltrace/auto reads these (the plain run has them too, unread: both runs see the same environment).
     SERVICE_API_KEY: service.key,
     SERVICE_BASE_URL: service.url,
@@ -152,7 +164,7 @@ async function runOnce(program: Program, preload: string[], service: { url: stri
     };
   } finally {
     if (companion && companion.child.exitCode === null && companion.child.signalCode === null) await stop(companion, "SIGKILL", 1_000);
-    await Promise.all([...taps.map((t) => t.close()), openai.close(), anthropic.close(), google.close()]);
+    await Promise.all([...taps.map((t) => t.close()), openai.close(), anthropic.close(), google.close(), bedrock.close()]);
   }
 }
 

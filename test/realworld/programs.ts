@@ -41,6 +41,9 @@ const agents = (name: string, path: string, stdin?: string): Program => ({
   ...(stdin !== undefined ? { stdin } : {}),
 });
 
+const bedrock = (name: string, path: string): Program => ({ id: `bedrock/${name}`, file: `bedrock/javascriptv3/example_code/bedrock-runtime/${path}.js` });
+const llamaindex = (name: string, path: string): Program => ({ id: `llamaindex/${name}`, file: `llamaindex/examples/${path}.ts` });
+
 export const programs: Program[] = [
   // openai-node (openai 6)
   openai("demo"),
@@ -93,6 +96,19 @@ export const programs: Program[] = [
     args: ["http://localhost:{port}/mcp"],
     companion: { file: "mcp/src/examples/server/simpleStreamableHttp.ts", ready: "MCP Streamable HTTP Server listening" },
   },
+  // awsdocs/aws-doc-sdk-examples, JavaScript v3 (@aws-sdk/client-bedrock-runtime 3)
+  bedrock("hello", "hello"),
+  bedrock("anthropicClaude-converse", "models/anthropicClaude/converse"),
+  bedrock("anthropicClaude-converseStream", "models/anthropicClaude/converseStream"),
+  // InvokeModel with a Claude Messages body (from the commit before the repository removed its InvokeModel text examples)
+  bedrock("anthropicClaude-invoke_claude_3", "models/anthropicClaude/invoke_claude_3"),
+  // Reads the text block a model writes before its tool call (`toolRequests[0].text`); the fake
+  // answers with the toolUse block alone, so the program stops after the first request at its own
+  // (caught, printed) TypeError, alike in both runs: one request with a system prompt, tools and a tool call.
+  bedrock("amazonNovaText-converse-with-tool", "models/amazonNovaText/converse-with-tool"),
+  // run-llama/LlamaIndexTS (llamaindex 0.12 with @llamaindex/openai and @llamaindex/workflow)
+  llamaindex("vectorIndex", "index/vectorIndex"),
+  llamaindex("agent-openai", "agents/agent/openai"),
   // mastra (@mastra/core 1, Node 22.13+)
   { id: "mastra/agent-v6-example", file: "mastra/examples/agent-v6/src/example.ts", minNode: "22.13" },
 ];

@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders, request } from "node:http";
 import type { AddressInfo } from "node:net";
+import { decodeMessages } from "../../src/fakes/eventstream.js";
+import { dualProtocolServer } from "../../src/fakes/h2c.js";
 
 /**
  * What one model request a fake served comes to, read from the wire: the request's system
@@ -7,8 +9,8 @@ import type { AddressInfo } from "node:net";
  * spans are checked against these, so the checks need no table of what each program does.
  */
 export interface ServedCall {
-  api: "openai" | "anthropic" | "google";
-  /** `POST /chat/completions`, `POST /v1/messages`, ... */
+  api: "openai" | "anthropic" | "google" | "bedrock";
+  /** `POST /chat/completions`, `POST /v1/messages`, `POST /model/<id>/converse`... */
   route: string;
   status: number;
   /** The client went away before the answer ended (an aborted stream): the rest is what it got. */
@@ -33,6 +35,7 @@ export interface Tap {
 }
 
 type Json = Record<string, unknown>;
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection"]);
 const obj = (v: unknown): Json => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Json) : {});
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const num = (v: unknown): number | undefined => (typeof v === "number" ? v : undefined);
@@ -146,6 +149,46 @@ function googleCall(path: string, body: Json, raw: string, sse: boolean): Omit<S
   return { kind: "generation", ...(system ? { system } : {}), inputTokens: num(usage.promptTokenCount), outputTokens: num(usage.candidatesTokenCount), toolCalls };
 }
 
+/** The whole messages of an AWS event stream body (`application/vnd.amazon.eventstream`): a cut stream's last, partial one left out. */
+function eventStream(bytes: Buffer): { type: string; value: Json }[] {
+  let whole = 0;
+  while (whole + 4 <= bytes.length && whole + bytes.readUInt32BE(whole) <= bytes.length) whole += bytes.readUInt32BE(whole);
+  try {
+    return decodeMessages(bytes.subarray(0, whole)).map((m) => ({ type: m.headers[":event-type"] ?? m.headers[":exception-type"] ?? "", value: obj(parseJson(Buffer.from(m.payload).toString("utf8"))) }));
+  } catch {
+    return [];
+  }
+}
+
+/** Bedrock Runtime: Converse and ConverseStream in their own shapes; InvokeModel (Anthropic Claude bodies) as the Messages API. */
+function bedrockCall(path: string, body: Json, bytes: Buffer, contentType: string): Omit<ServedCall, "api" | "route" | "status"> {
+  const action = /^\/model\/[^/]+\/([a-z-]+)$/.exec(path)?.[1];
+  if (action === "converse" || action === "converse-stream") {
+    const system = textOf(body.system);
+    let usage: Json = {};
+    const toolCalls: string[] = [];
+    if (contentType.includes("eventstream")) {
+      for (const { type, value } of eventStream(bytes)) {
+        if (type === "metadata") usage = obj(value.usage);
+        const name = str(obj(obj(value.start).toolUse).name);
+        if (type === "contentBlockStart" && name) toolCalls.push(name);
+      }
+    } else {
+      const reply = obj(parseJson(bytes.toString("utf8")));
+      usage = obj(reply.usage);
+      for (const b of arr(obj(obj(reply.output).message).content).map(obj)) if (b.toolUse) toolCalls.push(str(obj(b.toolUse).name) ?? "");
+    }
+    return { kind: "generation", ...(system ? { system } : {}), inputTokens: num(usage.inputTokens), outputTokens: num(usage.outputTokens), toolCalls };
+  }
+  if (action === "invoke") return anthropicCall("/v1/messages", body, bytes.toString("utf8"), false);
+  if (action === "invoke-with-response-stream") {
+    // Each `chunk` carries one of the model's own stream events, base64 in `bytes`.
+    const events = eventStream(bytes).map(({ value }) => Buffer.from(str(value.bytes) ?? "", "base64").toString("utf8"));
+    return anthropicCall("/v1/messages", body, events.map((e) => `data: ${e}`).join("\n"), true);
+  }
+  return { kind: "other", toolCalls: [] };
+}
+
 /**
  * Starts a proxy on a free loopback port in front of `upstream` (a fake's `url`), streaming each
  * answer through as it comes, and records what each request was served. `addHeaders` go to the
@@ -160,7 +203,9 @@ export async function startTap(api: ServedCall["api"], upstream: string, addHead
     incoming.on("data", (c: Buffer) => chunks.push(c));
     incoming.on("end", () => {
       const requestBody = Buffer.concat(chunks);
-      const headers: IncomingHttpHeaders = { ...incoming.headers, ...addHeaders, host: target.host };
+      // HTTP/2's pseudo-headers (`:path`...) are not HTTP/1 headers: the fake is asked over HTTP/1.
+      const given = Object.entries(incoming.headers).filter(([name]) => !name.startsWith(":"));
+      const headers: IncomingHttpHeaders = { ...Object.fromEntries(given), ...addHeaders, host: target.host };
       const parts: Buffer[] = [];
       let recorded = false;
       /** Records what the client got: all of the answer, or what was streamed to it before it went away. */
@@ -170,12 +215,15 @@ export async function startTap(api: ServedCall["api"], upstream: string, addHead
         const url = new URL(incoming.url ?? "/", "http://tap");
         const path = prefix && url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length) : url.pathname;
         const body = obj(parseJson(requestBody.toString("utf8")));
-        const raw = Buffer.concat(parts).toString("utf8");
+        const bytes = Buffer.concat(parts);
         const read = api === "openai" ? openaiCall : api === "anthropic" ? anthropicCall : googleCall;
-        calls.push({ api, route: `${incoming.method} ${path}`, status, ...(cut ? { cut } : {}), ...read(path, body, raw, contentType.includes("text/event-stream")) });
+        const served = api === "bedrock" ? bedrockCall(path, body, bytes, contentType) : read(path, body, bytes.toString("utf8"), contentType.includes("text/event-stream"));
+        calls.push({ api, route: `${incoming.method} ${path}`, status, ...(cut ? { cut } : {}), ...served });
       };
       const upstreamReq = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        // HTTP/2 answers carry no connection-specific headers (RFC 9113, 8.2.2).
+        const answerHeaders = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+        res.writeHead(answer.statusCode ?? 502, api === "bedrock" ? answerHeaders : answer.headers);
         const contentType = String(answer.headers["content-type"] ?? "");
         answer.on("data", (c: Buffer) => {
           parts.push(c);
@@ -197,14 +245,18 @@ export async function startTap(api: ServedCall["api"], upstream: string, addHead
       upstreamReq.end(requestBody);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  // The AWS SDK's Bedrock Runtime client talks cleartext HTTP/2: its tap, like its fake, speaks both.
+  const dual = api === "bedrock" ? dualProtocolServer(server, (req, res) => server.emit("request", req, res)) : undefined;
+  const listener = dual?.server ?? server;
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", () => resolve()));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${prefix}`,
+    url: `http://127.0.0.1:${(listener.address() as AddressInfo).port}${prefix}`,
     calls,
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
+        if (dual) dual.closeAll();
+        else server.closeAllConnections();
+        listener.close(() => resolve());
       }),
   };
 }
