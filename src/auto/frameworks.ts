@@ -7,19 +7,22 @@ import { autoState } from "./state.js";
  * carries its own `openai` client, the Agents SDK its own too, LlamaIndex's `@llamaindex/openai`
  * too: its llm spans come from LlamaIndex's own events).
  */
-const owners: readonly { marker: string; library: LibraryName }[] = [
+const owners: readonly { marker: string; library: LibraryName; records?: readonly string[] }[] = [
   { marker: "/@langchain/", library: "langchain" },
   { marker: "/@openai/agents", library: "openai-agents" },
-  { marker: "/@llamaindex/", library: "llamaindex" },
+  // LlamaIndex's events carry no embedding call: its `OpenAIEmbedding` client is ours to record.
+  { marker: "/@llamaindex/", library: "llamaindex", records: ["Chat", "Completions", "Responses"] },
 ];
 
 /**
  * The instrumented framework whose code is calling now, read from the call stack, or undefined
- * (the app calls the model itself). Asked once per client, on its first use.
+ * (the app calls the model itself). Asked once per client, on its first use; `resource` names
+ * the resource of that first call (`Embeddings`): a framework that records only some kinds of
+ * call (`records`) leaves the others to us.
  */
-export function callingFramework(): LibraryName | undefined {
+export function callingFramework(resource?: string): LibraryName | undefined {
   const state = autoState();
-  const candidates = owners.filter((o) => state.enabled.has(o.library) && state.loaded.has(o.library));
+  const candidates = owners.filter((o) => state.enabled.has(o.library) && state.loaded.has(o.library) && (!o.records || resource === undefined || o.records.includes(resource)));
   if (candidates.length === 0) return undefined;
   const holder: { stack?: string } = {};
   const limit = Error.stackTraceLimit;

@@ -30,10 +30,11 @@ export interface ResourceClientHook {
  */
 export function resourceClientHook(spec: ResourceClientHook): LibraryHook {
   const leftAlone = new WeakSet<object>();
-  const ensure = (resource: object): void => {
+  /** `kind`: the resource's first name on the client class (`Chat`, `Embeddings`), for frameworks that record only some kinds. */
+  const ensure = (resource: object, kind: string | undefined): void => {
     const client = (resource as { _client?: object })._client;
     if (!client || !isOn(spec.library) || leftAlone.has(client)) return;
-    if (callingFramework()) {
+    if (callingFramework(kind)) {
       leftAlone.add(client);
       return;
     }
@@ -46,7 +47,7 @@ export function resourceClientHook(spec: ResourceClientHook): LibraryHook {
     for (const path of spec.resources) {
       let cls: unknown = client;
       for (const key of path) cls = (cls as Record<string, unknown> | undefined)?.[key];
-      if (typeof cls === "function") wrapOnFirstUse(cls.prototype, spec.methods, ensure);
+      if (typeof cls === "function") wrapOnFirstUse(cls.prototype, spec.methods, (resource) => ensure(resource, path[0]));
     }
   };
   return {

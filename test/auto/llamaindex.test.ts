@@ -61,7 +61,7 @@ await shutdown();`;
 };
 
 describe.skipIf(onBun)("zero-code llamaindex", () => {
-  it.each(["esm", "cjs"] as const)("%s: a RAG query and a workflow agent are traced from LlamaIndex's events, each model call once (not again by the openai hook)", async (format) => {
+  it.each(["esm", "cjs"] as const)("%s: a RAG query and a workflow agent are traced from LlamaIndex's events, each chat call once (not again by the openai hook), and the embedding calls (which LlamaIndex's events never carry) by the openai hook", async (format) => {
     const root = `li-${format}`;
     const f = await runApp(format, app(format, root));
     expect(f.stderr, f.stderr).toBe("");
@@ -70,8 +70,10 @@ describe.skipIf(onBun)("zero-code llamaindex", () => {
     const spans = traceOf(root)!;
     expect(spans).toBeDefined();
     const kinds = spans.map((s) => `${s.type}:${s.name}`).sort();
-    expect(kinds).toEqual(["agent:Agent", `base:${root}`, "llm:OpenAI", "llm:OpenAI", "llm:OpenAI", "retriever:VectorIndexRetriever", "tool:getOrder"]);
-    expect(spans.filter((s) => s.type === "llm").every((s) => s.integration === "LlamaIndex" && s.status === "SUCCESS")).toBe(true);
+    // The documents' embeddings, then the query's.
+    expect(kinds).toEqual(["agent:Agent", `base:${root}`, "llm:OpenAI", "llm:OpenAI", "llm:OpenAI", "llm:openai.embeddings", "llm:openai.embeddings", "retriever:VectorIndexRetriever", "tool:getOrder"]);
+    expect(spans.filter((s) => s.type === "llm" && s.name === "OpenAI").every((s) => s.integration === "LlamaIndex" && s.status === "SUCCESS")).toBe(true);
+    expect(spans.filter((s) => s.name === "openai.embeddings").every((s) => s.status === "SUCCESS" && typeof s.inputTokenCount === "number")).toBe(true);
     expect(spans.find((s) => s.type === "retriever")).toMatchObject({ retrievalContext: ["Orders ship in 2 days."], embedder: "text-embedding-3-small" });
   });
 
@@ -92,8 +94,9 @@ describe.skipIf(onBun)("zero-code llamaindex", () => {
     expect(f.stderr, f.stderr).toBe("");
     expect(f.code).toBe(0);
     const spans = traceOf(root)!;
-    const llm = spans.filter((s) => s.type === "llm");
+    const llm = spans.filter((s) => s.type === "llm" && s.integration === "LlamaIndex");
     expect(llm).toHaveLength(3);
+    expect(spans.filter((s) => s.name === "openai.embeddings")).toHaveLength(2);
     expect(llm.every((s) => s.metricCollection === "answers")).toBe(true);
     expect(spans.filter((s) => s.type === "agent")).toHaveLength(1);
     expect(spans.filter((s) => s.type === "retriever")).toHaveLength(1);
