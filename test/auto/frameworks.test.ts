@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { startFakeOpenAI } from "../../src/fakes/index.js";
 import type { StoredSpan } from "../../src/devserver/store/store.js";
-import { type Finished, packageRoot } from "../helpers/child.js";
+import { type Finished, runZeroCode } from "../helpers/child.js";
 import { runsHere } from "../helpers/skips.js";
 
 // Zero-code rides on Node's module hooks (module.register, require-in-the-middle); Bun has neither,
@@ -23,19 +22,9 @@ afterAll(async () => {
   await dev.close();
 });
 
+/** The app under zero-code, with the emulator's key and address and the fake's URL. */
 function runApp(format: "esm" | "cjs", source: string, env: Record<string, string> = {}): Promise<Finished> {
-  const body = format === "esm" ? source : `(async () => {\n${source}\n})().catch((e) => { console.error(e); process.exitCode = 99; });`;
-  const args = format === "esm" ? ["--import", "evaltrace/auto", "--input-type=module", "-e", body] : ["-r", "evaltrace/auto", "-e", body];
-  const child = spawn(process.execPath, args, {
-    cwd: packageRoot,
-    env: { PATH: process.env.PATH ?? "", SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url, FAKE_OPENAI: openai.url, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-  child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-  return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return runZeroCode(format, source, { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url, FAKE_OPENAI: openai.url, ...env });
 }
 
 function tracesOf(marker: string): StoredSpan[][] {

@@ -63,3 +63,19 @@ export function runChild(format: Format, source: string, env: Record<string, str
 export function load(format: Format, spec: string, names: string[]): string {
   return format === "esm" ? `import { ${names.join(", ")} } from "${spec}";` : `const { ${names.join(", ")} } = require("${spec}");`;
 }
+
+/**
+ * Runs `source` under zero-code, as an app started with `node --import evaltrace/auto` (ESM) or
+ * `node -r evaltrace/auto` (CommonJS, the source wrapped in an async function), with only PATH
+ * and `env` set; resolves when it exits.
+ */
+export function runZeroCode(format: Format, source: string, env: Record<string, string>): Promise<Finished> {
+  const body = format === "esm" ? source : `(async () => {\n${source}\n})().catch((e) => { console.error(e); process.exitCode = 99; });`;
+  const args = format === "esm" ? ["--import", "evaltrace/auto", "--input-type=module", "-e", body] : ["-r", "evaltrace/auto", "-e", body];
+  const child = spawn(process.execPath, args, { cwd: packageRoot, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+  child.stderr!.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+  return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+}
