@@ -38,7 +38,109 @@ function fileOf(b: Block, i: number, purpose: "check" | "run"): string {
   return join(dir, `${purpose}-${String(i + 1).padStart(3, "0")}.${ext}`);
 }
 
+/** Type-checks every compiled block with tsc; resolves with tsc's output ("" when all is well). */
+async function typecheck(): Promise<string> {
+  const files = compiled.map((b, i) => {
+    const file = fileOf(b, i, "check");
+    // Each block is a module of its own (its names never clash with another's).
+    writeFileSync(file, code(b) === "cjs" ? b.code : `${b.code}\nexport {};\n`);
+    return file;
+  });
+  const base = { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2023", "DOM"], types: ["node"], noEmit: true, skipLibCheck: true, experimentalDecorators: false };
+  const prelude = join(packageRoot, "test", "build", "readme-prelude.d.ts");
+  // TypeScript blocks under strict TypeScript; JavaScript ones for their syntax (an editor does
+  // not type-check plain JavaScript; those that run are run below, imports and calls included).
+  const projects = {
+    "tsconfig.ts.json": { compilerOptions: { ...base, strict: true }, files: [...files.filter((f) => f.endsWith(".ts")), prelude] },
+    "tsconfig.js.json": { compilerOptions: { ...base, allowJs: true, checkJs: false, maxNodeModuleJsDepth: 0 }, files: [...files.filter((f) => !f.endsWith(".ts")), prelude] },
+  };
+  const outs = await Promise.all(
+    Object.entries(projects).map(([name, project]) => {
+      if (project.files.length === 1) return "";
+      writeFileSync(join(dir, name), JSON.stringify(project));
+      return new Promise<string>((resolve) => {
+        execFile(process.execPath, [join(packageRoot, "node_modules", "typescript", "bin", "tsc"), "-p", join(dir, name)], { encoding: "utf8", cwd: packageRoot }, (err, stdout) =>
+          resolve(err ? stdout || String(err) : ""),
+        );
+      });
+    }),
+  );
+  return outs.join("");
+}
+
+/** What one block's run gave: its exit code, its output, the names of the traces the emulator got. */
+const results = new Map<Block, { exit: number | null; out: string; traces: string[] }>();
+
+/** Runs one block in a child process against an emulator of its own. */
+async function run(b: Block, fakes: { openai: FakeOpenAI; anthropic: FakeAnthropic; google: FakeGoogleGenAI; bedrock: FakeBedrock }): Promise<void> {
+  const file = fileOf(b, blocks.indexOf(b), "run");
+  const js = code(b) === "ts" ? ts.transpileModule(b.code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText : b.code;
+  writeFileSync(file, js);
+  const dev: DevServer = await startDevServer({ port: 0, plan: "team" });
+  const env = {
+    PATH: process.env.PATH ?? "",
+    // The names the docs use, and the deprecated ones the build on this branch still reads.
+    EVALTRACE_API_KEY: dev.projectKey,
+    EVALTRACE_BASE_URL: dev.url,
+    SERVICE_API_KEY: dev.projectKey,
+    SERVICE_BASE_URL: dev.url,
+    OPENAI_API_KEY: "test",
+    OPENAI_BASE_URL: fakes.openai.url,
+    ANTHROPIC_API_KEY: "test",
+    ANTHROPIC_BASE_URL: fakes.anthropic.url,
+    GEMINI_API_KEY: "test",
+    GOOGLE_GEMINI_BASE_URL: fakes.google.url,
+    AWS_ACCESS_KEY_ID: "test",
+    AWS_SECRET_ACCESS_KEY: "test",
+    AWS_REGION: "us-east-1",
+    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: fakes.bedrock.url,
+  };
+  const { exit, out } = await new Promise<{ exit: number | null; out: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      ["--import", join(packageRoot, "test", "build", "readme-prelude.mjs"), file],
+      { cwd: dir, env, timeout: 45_000, encoding: "utf8" },
+      (err, stdout, stderr) => resolve({ exit: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
+    );
+  });
+  const listed = (await (await fetch(`${dev.url}/_dev/traces`)).json()) as { name?: string }[] | { traces?: { name?: string }[] };
+  const traces = (Array.isArray(listed) ? listed : (listed.traces ?? [])).map((t) => String(t.name));
+  await dev.close();
+  results.set(b, { exit, out, traces });
+}
+
+/** Runs every runnable block, three at a time; fills `results`. */
+async function runAll(): Promise<void> {
+  const [openai, anthropic, google, bedrock] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGoogleGenAI(), startFakeBedrock()]);
+  try {
+    // Three at a time: the machine is shared; each block is a Node process loading its SDKs.
+    const queue = [...runnable];
+    await Promise.all(
+      Array.from({ length: 3 }, async () => {
+        for (let b = queue.shift(); b !== undefined; b = queue.shift()) await run(b, { openai, anthropic, google, bedrock });
+      }),
+    );
+  } finally {
+    await Promise.all([openai.close(), anthropic.close(), google.close(), bedrock.close()]);
+  }
+}
+
+/** The runs, started at once with the type-check (they overlap). */
+let running: Promise<void>;
+
+/** tsc over every compiled block, started at once so that it overlaps the runs below. */
+let checking: Promise<string>;
+
 describe("README and docs/ code blocks", () => {
+  beforeAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    checking = typecheck();
+    running = runAll();
+    // Neither rejects into nothing: their results are asserted below.
+    running.catch(() => {});
+  });
+
   it("every block names a language the test knows (so that none goes unchecked)", () => {
     const unknown = blocks.filter((b) => code(b) === undefined).map((b) => `${where(b)}: \`\`\`${b.lang}`);
     expect(unknown).toEqual([]);
@@ -49,32 +151,8 @@ describe("README and docs/ code blocks", () => {
     expect(readme.length).toBeGreaterThanOrEqual(2);
   });
 
-  it("every TypeScript and JavaScript block type-checks as written", () => {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    const files = compiled.map((b, i) => {
-      const file = fileOf(b, i, "check");
-      // Each block is a module of its own (its names never clash with another's).
-      writeFileSync(file, code(b) === "cjs" ? b.code : `${b.code}\nexport {};\n`);
-      return file;
-    });
-    const base = { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2023", "DOM"], types: ["node"], noEmit: true, skipLibCheck: true, experimentalDecorators: false };
-    // TypeScript blocks under strict TypeScript; JavaScript ones for their syntax (an editor does
-    // not type-check plain JavaScript; those that run are run below, imports and calls included).
-    const projects = {
-      "tsconfig.ts.json": { compilerOptions: { ...base, strict: true }, files: [...files.filter((f) => f.endsWith(".ts")), join(packageRoot, "test", "build", "readme-prelude.d.ts")] },
-      "tsconfig.js.json": { compilerOptions: { ...base, allowJs: true, checkJs: false, maxNodeModuleJsDepth: 0 }, files: [...files.filter((f) => !f.endsWith(".ts")), join(packageRoot, "test", "build", "readme-prelude.d.ts")] },
-    };
-    let out = "";
-    for (const [name, project] of Object.entries(projects)) {
-      if (project.files.length === 1) continue;
-      writeFileSync(join(dir, name), JSON.stringify(project));
-      try {
-        execFileSync(process.execPath, [join(packageRoot, "node_modules", "typescript", "bin", "tsc"), "-p", join(dir, name)], { encoding: "utf8", cwd: packageRoot });
-      } catch (err) {
-        out += String((err as { stdout?: string }).stdout ?? err);
-      }
-    }
+  it("every TypeScript and JavaScript block type-checks as written", async () => {
+    const out = await checking;
     // Point at the page's own lines: "check-003.ts(4,7)" is the third block's fourth line.
     const located = out
       .split("\n")
@@ -86,7 +164,7 @@ describe("README and docs/ code blocks", () => {
         }),
       );
     expect(located).toEqual([]);
-  }, 180_000);
+  }, 240_000);
 
   it("every shell block's commands exist: npm scripts, repository files, evaltrace commands and their flags", () => {
     const helps = new Map<string, string>();
@@ -126,62 +204,7 @@ describe("README and docs/ code blocks", () => {
   });
 
   describe("runnable blocks run offline against the emulator and the fake model servers", () => {
-    /** What one block's run gave: its exit code, its output, the names of the traces the emulator got. */
-    const results = new Map<Block, { exit: number | null; out: string; traces: string[] }>();
-
-    /** Runs one block in a child process against an emulator of its own. */
-    async function run(b: Block, fakes: { openai: FakeOpenAI; anthropic: FakeAnthropic; google: FakeGoogleGenAI; bedrock: FakeBedrock }): Promise<void> {
-      const file = fileOf(b, blocks.indexOf(b), "run");
-      const js = code(b) === "ts" ? ts.transpileModule(b.code, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText : b.code;
-      writeFileSync(file, js);
-      const dev: DevServer = await startDevServer({ port: 0, plan: "team" });
-      const env = {
-        PATH: process.env.PATH ?? "",
-        // The names the docs use, and the deprecated ones the build on this branch still reads.
-        EVALTRACE_API_KEY: dev.projectKey,
-        EVALTRACE_BASE_URL: dev.url,
-        SERVICE_API_KEY: dev.projectKey,
-        SERVICE_BASE_URL: dev.url,
-        OPENAI_API_KEY: "test",
-        OPENAI_BASE_URL: fakes.openai.url,
-        ANTHROPIC_API_KEY: "test",
-        ANTHROPIC_BASE_URL: fakes.anthropic.url,
-        GEMINI_API_KEY: "test",
-        GOOGLE_GEMINI_BASE_URL: fakes.google.url,
-        AWS_ACCESS_KEY_ID: "test",
-        AWS_SECRET_ACCESS_KEY: "test",
-        AWS_REGION: "us-east-1",
-        AWS_ENDPOINT_URL_BEDROCK_RUNTIME: fakes.bedrock.url,
-      };
-      const { exit, out } = await new Promise<{ exit: number | null; out: string }>((resolve) => {
-        execFile(
-          process.execPath,
-          ["--import", join(packageRoot, "test", "build", "readme-prelude.mjs"), file],
-          { cwd: dir, env, timeout: 45_000, encoding: "utf8" },
-          (err, stdout, stderr) => resolve({ exit: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
-        );
-      });
-      const listed = (await (await fetch(`${dev.url}/_dev/traces`)).json()) as { name?: string }[] | { traces?: { name?: string }[] };
-      const traces = (Array.isArray(listed) ? listed : (listed.traces ?? [])).map((t) => String(t.name));
-      await dev.close();
-      results.set(b, { exit, out, traces });
-    }
-
-    beforeAll(async () => {
-      const [openai, anthropic, google, bedrock] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGoogleGenAI(), startFakeBedrock()]);
-      mkdirSync(dir, { recursive: true });
-      try {
-        // Three at a time: the machine is shared; each block is a Node process loading its SDKs.
-        const queue = [...runnable];
-        await Promise.all(
-          Array.from({ length: 3 }, async () => {
-            for (let b = queue.shift(); b !== undefined; b = queue.shift()) await run(b, { openai, anthropic, google, bedrock });
-          }),
-        );
-      } finally {
-        await Promise.all([openai.close(), anthropic.close(), google.close(), bedrock.close()]);
-      }
-    }, 300_000);
+    beforeAll(() => running, 300_000);
 
     it.each(runnable.map((b) => [where(b), b] as const))("%s runs to the end", (_name, b) => {
       const r = results.get(b);
