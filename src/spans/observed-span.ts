@@ -12,9 +12,12 @@ import {
   SpanStatusCode,
   type TimeInput,
 } from "@opentelemetry/api";
-import { type InstrumentationScope, isAttributeValue, isTimeInput, millisToHrTime, sanitizeAttributes } from "@opentelemetry/core";
-import { emptyResource, type Resource } from "@opentelemetry/resources";
+import type { InstrumentationScope } from "@opentelemetry/core";
+import type * as OtelResources from "@opentelemetry/resources";
+import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
+import { isAttributeValue, isTimeInput, millisToHrTime, sanitizeAttributes } from "../util/otel-core.js";
+import { lazyDependency } from "../util/lazy-dependency.js";
 import { SPAN_DATA, SPAN_OWNER, type SpanData } from "./span-data.js";
 import { preciseNow } from "./time.js";
 import { keptShapes } from "./kept-shapes.js";
@@ -25,7 +28,9 @@ export interface SpanSink {
 }
 
 const SCOPE: InstrumentationScope = Object.freeze({ name: "evaltrace" });
-const RESOURCE: Resource = emptyResource();
+/** The empty resource, made on first read (`@opentelemetry/resources` is not loaded by `import "evaltrace"`). */
+let resource: Resource | undefined;
+const otelResources = lazyDependency<typeof OtelResources>("@opentelemetry/resources");
 const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[];
 const NO_EVENTS: TimedEvent[] = Object.freeze([]) as unknown as TimedEvent[];
 /** `endTime` until the span ends (the SDK's too is `[0, 0]`). */
@@ -63,7 +68,8 @@ export class ObservedSpan implements Span, ReadableSpan {
     return SpanKind.INTERNAL;
   }
   get resource(): Resource {
-    return RESOURCE;
+    resource ??= otelResources().emptyResource();
+    return resource;
   }
   get instrumentationScope(): InstrumentationScope {
     return SCOPE;
