@@ -13,11 +13,9 @@ import {
   type TimeInput,
 } from "@opentelemetry/api";
 import type { InstrumentationScope } from "@opentelemetry/core";
-import type * as OtelResources from "@opentelemetry/resources";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
-import { isAttributeValue, isTimeInput, millisToHrTime, sanitizeAttributes } from "../util/otel-core.js";
-import { lazyDependency } from "../util/lazy-dependency.js";
+import { EMPTY_RESOURCE, isAttributeValue, isTimeInput, millisToHrTime, sanitizeAttributes } from "../util/otel-core.js";
 import { SPAN_DATA, SPAN_OWNER, type SpanData } from "./span-data.js";
 import { preciseNow } from "./time.js";
 import { keptShapes } from "./kept-shapes.js";
@@ -28,9 +26,8 @@ export interface SpanSink {
 }
 
 const SCOPE: InstrumentationScope = Object.freeze({ name: "evaltrace" });
-/** The empty resource, made on first read (`@opentelemetry/resources` is not loaded by `import "evaltrace"`). */
-let resource: Resource | undefined;
-const otelResources = lazyDependency<typeof OtelResources>("@opentelemetry/resources");
+/** The empty resource, as `@opentelemetry/resources` makes it (that package is not loaded by `import "evaltrace"`). */
+const RESOURCE: Resource = EMPTY_RESOURCE;
 const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[];
 const NO_EVENTS: TimedEvent[] = Object.freeze([]) as unknown as TimedEvent[];
 /** `endTime` until the span ends (the SDK's too is `[0, 0]`). */
@@ -68,8 +65,7 @@ export class ObservedSpan implements Span, ReadableSpan {
     return SpanKind.INTERNAL;
   }
   get resource(): Resource {
-    resource ??= otelResources().emptyResource();
-    return resource;
+    return RESOURCE;
   }
   get instrumentationScope(): InstrumentationScope {
     return SCOPE;

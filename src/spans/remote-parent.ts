@@ -1,6 +1,6 @@
 import { type Context, type Span, type SpanContext, type TraceState, trace } from "@opentelemetry/api";
-import type * as OtelCore from "@opentelemetry/core";
-import { lazyDependency } from "../util/lazy-dependency.js";
+// Its file, not core's index (some thirty files): `import "evaltrace"` stays light (start-up).
+import { TraceState as W3CTraceState } from "@opentelemetry/core/build/src/trace/TraceState.js";
 import { setParentOverride } from "./span-data.js";
 import { keptShapes } from "./kept-shapes.js";
 
@@ -18,8 +18,6 @@ const SPAN_ID = /^[0-9a-f]{16}$/;
 const ZERO_SPAN_ID = "0000000000000000";
 /** Longest `tracestate` W3C lets a vendor propagate. */
 const MAX_TRACESTATE_CHARS = 512;
-/** `@opentelemetry/core` (its `TraceState`), loaded on first use rather than by `import "evaltrace"`. */
-const otelCore = lazyDependency<typeof OtelCore>("@opentelemetry/core");
 
 /**
  * The span a remote parent context asks spans to hang under: its anchor entry when valid, else
@@ -105,11 +103,11 @@ class AnchoredTraceState implements TraceState {
 
   set(key: string, value: string): TraceState {
     if (key === TRACESTATE_KEY) return SPAN_ID.test(value) ? new AnchoredTraceState(value, this.rest) : this;
-    return new AnchoredTraceState(this.anchor, (this.rest ?? new (otelCore().TraceState)()).set(key, value));
+    return new AnchoredTraceState(this.anchor, (this.rest ?? new W3CTraceState()).set(key, value));
   }
 
   unset(key: string): TraceState {
-    if (key === TRACESTATE_KEY) return this.rest?.unset(TRACESTATE_KEY) ?? new (otelCore().TraceState)();
+    if (key === TRACESTATE_KEY) return this.rest?.unset(TRACESTATE_KEY) ?? new W3CTraceState();
     return this.rest ? new AnchoredTraceState(this.anchor, this.rest.unset(key)) : this;
   }
 

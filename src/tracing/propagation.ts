@@ -1,6 +1,6 @@
 import { type Context, context, type SpanContext, type TextMapGetter, trace } from "@opentelemetry/api";
-import type * as OtelCore from "@opentelemetry/core";
-import { lazyDependency } from "../util/lazy-dependency.js";
+// Its file, not core's index (some thirty files): `import "evaltrace"` stays light (start-up).
+import { W3CTraceContextPropagator } from "@opentelemetry/core/build/src/trace/W3CTraceContextPropagator.js";
 import { ensureRuntime } from "../runtime/configure.js";
 import { currentObservedSpan, withoutObservedSpan } from "./context.js";
 import { joinableRemoteParent, remoteAnchor, serializeAnchored } from "../spans/remote-parent.js";
@@ -26,13 +26,7 @@ const MAX_TRACEPARENT_CHARS = 512;
 /** W3C caps what is propagated at 512 characters; a receiver may see several headers joined. */
 const MAX_TRACESTATE_CHARS = 8192;
 
-/** `@opentelemetry/core`'s W3C propagator, loaded on first use (not by `import "evaltrace"`). */
-const otelCore = lazyDependency<typeof OtelCore>("@opentelemetry/core");
-let propagator: OtelCore.W3CTraceContextPropagator | undefined;
-const w3c = (): OtelCore.W3CTraceContextPropagator => {
-  propagator ??= new (otelCore().W3CTraceContextPropagator)();
-  return propagator;
-};
+const w3c = new W3CTraceContextPropagator();
 
 /**
  * Adds the W3C Trace Context headers (`traceparent`, `tracestate`) of the current observed span
@@ -89,7 +83,7 @@ export function extractTraceContext(headers: HeaderCarrier | null | undefined, b
     if (tracestate !== undefined) carrier[TRACESTATE] = tracestate;
     // Cleared so that a handler served inside an observed span (the same process) still joins
     // the request's trace, not the span around it.
-    const extracted = w3c().extract(withoutObservedSpan(base), carrier, recordGetter);
+    const extracted = w3c.extract(withoutObservedSpan(base), carrier, recordGetter);
     return trace.getSpanContext(extracted)?.isRemote ? extracted : base;
   } catch {
     return base;

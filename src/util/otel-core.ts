@@ -1,10 +1,12 @@
 import { type Attributes, type AttributeValue, type Context, createContextKey, diag, type HrTime, type TimeInput } from "@opentelemetry/api";
+import type { Resource } from "@opentelemetry/resources";
 
 /**
  * The few functions of `@opentelemetry/core` the SDK calls on its hot path, with core's own
- * semantics, so that `import "evaltrace"` does not load core (some thirty files, and
- * `@opentelemetry/resources` behind it): the rest of core is loaded on first use
- * ({@link lazyDependency}). The suppress-tracing key is core's own (`createContextKey` is
+ * semantics, so that `import "evaltrace"` does not load core's index (some thirty files) nor
+ * `@opentelemetry/resources` (which loads core and the semantic conventions): the two classes of
+ * core it needs now and then are imported by their files (spans/remote-parent.ts,
+ * tracing/propagation.ts). The suppress-tracing key is core's own (`createContextKey` is
  * `Symbol.for`), so a context suppressed by the app's OpenTelemetry is suppressed here too.
  */
 const SUPPRESS_TRACING_KEY = createContextKey("OpenTelemetry SDK Context Key SUPPRESS_TRACING");
@@ -72,3 +74,14 @@ export function millisToHrTime(epochMillis: number): HrTime {
   const nanos = Math.round((epochMillis % 1000) * 1e6);
   return [seconds, nanos];
 }
+
+/**
+ * The empty resource, as `@opentelemetry/resources`' `emptyResource()` behaves: no attributes,
+ * and merging another resource into it gives that resource.
+ */
+export const EMPTY_RESOURCE: Resource = Object.freeze({
+  attributes: Object.freeze({}) as Attributes,
+  asyncAttributesPending: false,
+  merge: (other: Resource | null): Resource => other ?? EMPTY_RESOURCE,
+  getRawAttributes: () => [],
+});
