@@ -1,5 +1,5 @@
 import { context } from "@opentelemetry/api";
-import { suppressTracing } from "@opentelemetry/core";
+import { suppressTracing } from "../util/otel-core.js";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import { describeError } from "../spans/serialize.js";
