@@ -283,7 +283,8 @@ export class JsonBytes {
     buf[start + 9] = buf[start + 14] = buf[start + 19] = buf[start + 24] = 0x2d; // -
     buf[start + 37] = 0x22;
     this.pos = start + 38;
-    this.prefix.set(buf.subarray(start, start + 20));
+    const prefix = this.prefix;
+    for (let i = 0; i < 20; i++) prefix[i] = buf[start + i]!;
     this.prefixOf = traceId;
     return true;
   }
@@ -348,11 +349,6 @@ function alloc(bytes: number): Uint8Array {
 /** Whether the buffer is a Node `Buffer` (it is, wherever there is one: {@link alloc}). */
 function isBuffer(buf: Uint8Array): buf is Buffer {
   return NodeBuffer !== undefined && buf instanceof NodeBuffer;
-}
-
-/** A text as UTF-8 bytes (for pieces of JSON made once and written with {@link JsonBytes.raw}). */
-export function utf8(text: string): Uint8Array {
-  return encoder.encode(text);
 }
 
 /** The bytes of a text in UTF-8. */

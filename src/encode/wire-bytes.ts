@@ -1,5 +1,5 @@
 import type { HrTime } from "@opentelemetry/api";
-import { ascii, type JsonBytes, utf8 } from "./json-bytes.js";
+import { ascii, type JsonBytes } from "./json-bytes.js";
 import { HEAD, type SpanListKey, type WireSpan, type WireTrace } from "./wire.js";
 
 /**
@@ -15,12 +15,8 @@ export function writeTrace(w: JsonBytes, t: WireTrace): void {
   w.uuid(head.traceId);
   field(w, NAME, t.name);
   times(w, head);
-  const statusEnv = typeof t.environment === "string" ? pieces(TRACE_PIECES, t.status, t.environment, "") : undefined;
-  if (statusEnv !== undefined) w.raw(statusEnv);
-  else {
-    field(w, STATUS, t.status);
-    field(w, ENVIRONMENT, t.environment);
-  }
+  field(w, STATUS, t.status);
+  field(w, ENVIRONMENT, t.environment);
   for (let i = 0; i < LISTS.length; i++) {
     const list = t[LISTS[i]!];
     if (list === undefined) continue;
@@ -67,13 +63,9 @@ function writeSpan(w: JsonBytes, s: WireSpan): void {
   const head = s[HEAD];
   w.raw(OPEN_UUID);
   w.uuid(head.traceId, head.spanId);
-  const nameTypeStatus = typeof s.name === "string" ? pieces(SPAN_PIECES, s.status, s.type, s.name) : undefined;
-  if (nameTypeStatus !== undefined) w.raw(nameTypeStatus);
-  else {
-    field(w, NAME, s.name);
-    field(w, TYPE, s.type);
-    field(w, STATUS, s.status);
-  }
+  field(w, NAME, s.name);
+  field(w, TYPE, s.type);
+  field(w, STATUS, s.status);
   times(w, head);
   field(w, ERROR, s.error);
   if (head.parentId) {
@@ -85,57 +77,6 @@ function writeSpan(w: JsonBytes, s: WireSpan): void {
   rest(w, s, SPAN_FIELDS);
   w.byte(0x7d);
 }
-
-/**
- * The bytes of fields that repeat from span to span, made once: a span's
- * `,"name":…,"type":…,"status":…` (by status, type and name) and a trace's
- * `,"status":…,"environment":…` (by status and environment). Written exactly as {@link field}
- * writes them (JSON.stringify's text of each string, UTF-8). Bounded: a cache that fills is
- * emptied, and after a few fills (names made per call) it is given up for plain writing.
- */
-interface PieceCache {
-  readonly make: (a: string, b: string, c: string) => string;
-  /** By the first string, then the second, then the third. */
-  byKey: Map<string, Map<string, Map<string, Uint8Array>>>;
-  entries: number;
-  fills: number;
-}
-
-function pieces(cache: PieceCache, a: unknown, b: unknown, c: string): Uint8Array | undefined {
-  if (typeof a !== "string" || typeof b !== "string" || cache.fills >= MAX_PIECE_FILLS) return undefined;
-  const bytes = cache.byKey.get(a)?.get(b)?.get(c);
-  if (bytes !== undefined) return bytes;
-  if (cache.entries >= MAX_PIECES) {
-    cache.byKey = new Map();
-    cache.entries = 0;
-    cache.fills++;
-  }
-  let byB = cache.byKey.get(a);
-  if (byB === undefined) cache.byKey.set(a, (byB = new Map()));
-  let byC = byB.get(b);
-  if (byC === undefined) byB.set(b, (byC = new Map()));
-  const made = utf8(cache.make(a, b, c));
-  byC.set(c, made);
-  cache.entries++;
-  return made;
-}
-
-/** Entries a piece cache holds before it is emptied. */
-const MAX_PIECES = 512;
-/** Times a piece cache may fill before it is given up (span names made per call). */
-const MAX_PIECE_FILLS = 8;
-const SPAN_PIECES: PieceCache = {
-  make: (status, type, name) => `,"name":${JSON.stringify(name)},"type":${JSON.stringify(type)},"status":${JSON.stringify(status)}`,
-  byKey: new Map(),
-  entries: 0,
-  fills: 0,
-};
-const TRACE_PIECES: PieceCache = {
-  make: (status, environment) => `,"status":${JSON.stringify(status)},"environment":${JSON.stringify(environment)}`,
-  byKey: new Map(),
-  entries: 0,
-  fills: 0,
-};
 
 /** `,"startTime":...,"endTime":...` */
 function times(w: JsonBytes, head: { readonly start: HrTime; readonly end: HrTime }): void {
