@@ -44,6 +44,7 @@ export const checkApiKey: Check = async (ctx) => {
     findings.push({ check, ok: false, severity: "error", message: `the key ${masked(key)} is an organization key (its prefix says so): traces are refused with it`, fix: PROJECT_FIX });
   }
   if (ctx.reach?.kind === "unreachable" || ctx.reach === undefined) {
+    if (findings.length > 0) return findings;
     findings.push({ check, ok: true, severity: "info", skipped: true, message: `the key ${masked(key)} was not verified: the service is not reachable` });
     return findings;
   }
