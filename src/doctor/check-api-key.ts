@@ -15,6 +15,11 @@ export function keyScope(key: string): "organization" | "project" | undefined {
   return m ? (m[1] === "org" ? "organization" : "project") : undefined;
 }
 
+/** Whether a key can travel in an HTTP header as it is (no whitespace, quotes or control characters). */
+export function isHeaderSafe(key: string): boolean {
+  return /^[\x21-\x7e]+$/.test(key) && !key.includes('"');
+}
+
 /** The last characters of a key, as the service shows it masked. */
 function masked(key: string): string {
   return `...${key.slice(-6)}`;
@@ -35,6 +40,17 @@ export const checkApiKey: Check = async (ctx) => {
         severity: "error",
         message: "no API key: tracing is off and nothing is sent (the app runs untouched)",
         fix: `set EVALTRACE_API_KEY to a project key${fromEmulator}, or pass configure({ apiKey })`,
+      },
+    ];
+  }
+  if (!isHeaderSafe(key)) {
+    return [
+      {
+        check,
+        ok: false,
+        severity: "error",
+        message: "the key holds whitespace, quotes or control characters (a newline or space copied with it?): every request with it fails",
+        fix: "set EVALTRACE_API_KEY to the key alone, trimmed",
       },
     ];
   }

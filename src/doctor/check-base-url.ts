@@ -1,4 +1,5 @@
 import type { Check } from "./context.js";
+import { isHeaderSafe } from "./check-api-key.js";
 import { probeGet } from "./http-probe.js";
 import type { DoctorFinding } from "./types.js";
 
@@ -39,7 +40,8 @@ export const checkBaseUrl: Check = async (ctx) => {
       fix: "use the https:// address of the service",
     });
   }
-  const headers: Record<string, string> = ctx.apiKey ? { [ctx.apiKeyHeader]: ctx.apiKey } : {};
+  // The key opens the emulator's reads beyond loopback; one that cannot travel is the key check's to report.
+  const headers: Record<string, string> = ctx.apiKey && isHeaderSafe(ctx.apiKey) ? { [ctx.apiKeyHeader]: ctx.apiKey } : {};
   const answer = await probeGet(`${ctx.baseUrl}${EMULATOR_PROBE_PATH}`, headers, ctx.timeoutMillis);
   if ("error" in answer) {
     ctx.reach = { kind: "unreachable", reason: answer.error };

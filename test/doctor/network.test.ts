@@ -48,6 +48,12 @@ describe("doctor(): the base URL and the key, against the emulator in strict mod
     expect(of(report, "api-key")[0]).toMatchObject({ ok: false, severity: "error", message: expect.stringContaining("expired"), fix: expect.stringContaining("current project key") });
   });
 
+  it("a key with a trailing newline: an api-key error about the stray character, and the address still reported reachable", async () => {
+    const report = await doctor({ baseUrl: dev.url, apiKey: `${dev.projectKey}\n` });
+    expect(of(report, "base-url")[0]).toMatchObject({ ok: true });
+    expect(of(report, "api-key")).toEqual([expect.objectContaining({ ok: false, severity: "error", message: expect.stringContaining("whitespace, quotes or control characters"), fix: expect.stringContaining("trimmed") })]);
+  });
+
   it("no key at all: an api-key error saying tracing is off, pointing at EVALTRACE_API_KEY and the emulator's banner", async () => {
     const saved = { SERVICE_API_KEY: process.env.SERVICE_API_KEY, EVALTRACE_API_KEY: process.env.EVALTRACE_API_KEY };
     delete process.env.SERVICE_API_KEY;

@@ -45,6 +45,11 @@ describe("doctor(): the global tracer provider", () => {
     expect(Object.keys(dev.state.traces)).toHaveLength(before);
     expect(appExporter.getFinishedSpans().map((s) => s.name)).toEqual(["evaltrace.doctor.probe"]);
   });
+
+  it("none registered while an EvaltraceSpanProcessor exists on a provider of its own: ok, noting that provider is not the global one", async () => {
+    new BasicTracerProvider({ spanProcessors: [new EvaltraceSpanProcessor()] });
+    expect(await providerFindings()).toEqual([expect.objectContaining({ ok: true, message: expect.stringContaining("on a provider that is not the global one") })]);
+  });
 });
 
 describe("doctor() report shape", () => {
