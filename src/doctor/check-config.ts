@@ -9,7 +9,7 @@ export const checkConfig: Check = async (ctx) => {
     ok: false,
     severity: "warning" as const,
     message: problem,
-    fix: "fix or unset the variable",
+    fix: "fix or unset the variable (docs/configuration.md lists them)",
   }));
   if (!ctx.enabled) {
     findings.push({
