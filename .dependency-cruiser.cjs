@@ -22,6 +22,7 @@ const FLOORS = [
   ["experiments", ["^src/experiments/"]],
   ["integrations", ["^src/integrations/"]],
   ["zero-code", ["^src/auto/"]],
+  ["diagnosis", ["^src/doctor/"]],
   ["program", ["^src/cli/"]],
   ["entry", ["^src/index\\.ts$"]],
 ];

@@ -8,6 +8,8 @@ export const EXIT = {
   usage: 1,
   /** `evaltrace eval`: a pass rate under `--min-pass-rate`. */
   belowThreshold: 1,
+  /** `evaltrace doctor`: a check found something to fix. */
+  unhealthy: 1,
   rejected: 2,
 } as const;
 
