@@ -71,7 +71,7 @@ if (!only.length || only.some((o) => "bun".includes(o))) {
   console.log(`\n== the examples on Bun ${version} ==`);
   for (const example of examples) {
     try {
-      execFileSync(bun.bin, [join(root, "examples", `${example}.mjs`)], { cwd: root, stdio: "pipe", env: { ...process.env, SERVICE_API_KEY: "", CI: "true" }, timeout: 60_000 });
+      execFileSync(bun.bin, [join(root, "examples", `${example}.mjs`)], { cwd: root, stdio: "pipe", env: { ...process.env, EVALTRACE_API_KEY: "", CI: "true" }, timeout: 60_000 });
       console.log(`ok   examples/${example}.mjs`);
     } catch (err) {
       failed++;
