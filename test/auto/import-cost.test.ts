@@ -22,7 +22,7 @@ observe(() => 1)();
 const afterObserve = loaded();
 instrument({});
 console.log(JSON.stringify({ before, afterObserve, afterInstrument: loaded() }));`;
-    const done = await runChild(format, source, { SERVICE_TRACING_ENABLED: "false" }).finished;
+    const done = await runChild(format, source, { EVALTRACE_TRACING_ENABLED: "false" }).finished;
     expect(done.code).toBe(0);
     const counts = JSON.parse(done.stdout.trim()) as { before: number; afterObserve: number; afterInstrument: number };
     expect(counts.before).toBe(0);

@@ -32,7 +32,7 @@ if (runsHere(!("Bun" in globalThis), "examples/auto/run.mjs", "zero-code needs N
 
 // The README points at these: they must keep running (against the built package).
 it.each(Object.keys(expected))("%s runs to the end", (example) => {
-  const out = execFileSync(process.execPath, [example], { cwd: root, encoding: "utf8", env: { ...process.env, SERVICE_API_KEY: "" } });
+  const out = execFileSync(process.execPath, [example], { cwd: root, encoding: "utf8", env: { ...process.env, EVALTRACE_API_KEY: "" } });
   for (const line of expected[example]!) expect(out).toContain(line);
 });
 
