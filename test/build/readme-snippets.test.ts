@@ -79,11 +79,9 @@ async function run(b: Block, fakes: { openai: FakeOpenAI; anthropic: FakeAnthrop
   const dev: DevServer = await startDevServer({ port: 0, plan: "team" });
   const env = {
     PATH: process.env.PATH ?? "",
-    // The names the docs use, and the deprecated ones the build on this branch still reads.
+    // The names the docs use.
     EVALTRACE_API_KEY: dev.projectKey,
     EVALTRACE_BASE_URL: dev.url,
-    SERVICE_API_KEY: dev.projectKey,
-    SERVICE_BASE_URL: dev.url,
     OPENAI_API_KEY: "test",
     OPENAI_BASE_URL: fakes.openai.url,
     ANTHROPIC_API_KEY: "test",

@@ -51,8 +51,8 @@ describe("evaltrace doctor (the CLI, in a child process)", () => {
     });
   }
 
-  it("the key and address from EVALTRACE_API_KEY / EVALTRACE_BASE_URL (SERVICE_* still read): the address and key are the ones checked and both pass", async () => {
-    const env = { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url, SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url };
+  it("the key and address from EVALTRACE_API_KEY / EVALTRACE_BASE_URL: the address and key are the ones checked and both pass", async () => {
+    const env = { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url };
     const r = await doctorIn(appDir("esm"), [], env);
     expect(r.stdout).toContain(`service at ${dev.url}`);
     expect(r.stdout).toContain("is a valid project key");
