@@ -1,6 +1,6 @@
 import type { SpanType } from "../protocol/types.js";
 import type { JsonValue } from "../spans/json-value.js";
-import { outputText, readConversation, readIndexedMessages, toolsCalled } from "./messages.js";
+import { type Conversation, outputText, readConversation, readIndexedMessages, toolsCalled } from "./messages.js";
 import type { Convention, FinishedSpan } from "./types.js";
 import { indexed, json, str, typedValue } from "./values.js";
 
@@ -19,7 +19,15 @@ const kinds: Record<string, SpanType> = {
 };
 
 const inputMessages = (span: FinishedSpan) => readIndexedMessages(indexed(span.attributes, "llm.input_messages"));
-const outputMessages = (span: FinishedSpan) => readIndexedMessages(indexed(span.attributes, "llm.output_messages"));
+/** A span's output messages, read once (its output and its toolsCalled both need them), by its attributes object. */
+const outputsRead = new WeakMap<object, Conversation | undefined>();
+function outputMessages(span: FinishedSpan): Conversation | undefined {
+  const a = span.attributes;
+  if (outputsRead.has(a)) return outputsRead.get(a);
+  const read = readIndexedMessages(indexed(a, "llm.output_messages"));
+  outputsRead.set(a, read);
+  return read;
+}
 
 /** Retrieved documents' text: `retrieval.documents.N.document.content` (or reranker output). */
 function documents(span: FinishedSpan): string[] {

@@ -33,8 +33,11 @@ export function typedValue(a: Attributes, prefix: string): JsonValue | undefined
 export function indexed(a: Attributes, prefix: string): Record<string, AttributeValue>[] {
   const items: Record<string, AttributeValue>[] = [];
   const lead = `${prefix}.`;
-  for (const [key, value] of Object.entries(a)) {
-    if (!key.startsWith(lead) || value === undefined) continue;
+  // for-in rather than Object.entries: no array of pairs for each of the span's attributes.
+  for (const key in a) {
+    if (!key.startsWith(lead)) continue;
+    const value = a[key];
+    if (value === undefined || !Object.hasOwn(a, key)) continue;
     const rest = key.slice(lead.length);
     const dot = rest.indexOf(".");
     const index = Number(dot < 0 ? rest : rest.slice(0, dot));
