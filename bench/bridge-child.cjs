@@ -18,6 +18,7 @@ const { registerInstrumentations } = require("@opentelemetry/instrumentation");
 const { BasicTracerProvider, BatchSpanProcessor } = require("@opentelemetry/sdk-trace-base");
 const { OpenAIInstrumentation } = require("@arizeai/openinference-instrumentation-openai");
 const { pathToFileURL } = require("node:url");
+const { SPANS_PER_TURN, turnOf } = require("./bridge-turn.cjs");
 
 const subject = process.env.BRIDGE_SUBJECT;
 const base = process.env.BRIDGE_URL;
@@ -26,8 +27,6 @@ const TURNS = Number(process.env.BRIDGE_TURNS);
 const WARM_TURNS = Number(process.env.BRIDGE_WARM_TURNS);
 const WAVE = Number(process.env.BRIDGE_WAVE ?? 10);
 const DEADLINE_MS = Number(process.env.BRIDGE_DEADLINE_MS ?? 15_000);
-/** Spans in one turn: two chat calls. */
-const SPANS_PER_TURN = 2;
 /** Spans a BatchSpanProcessor may hold (OTEL_BSP_MAX_QUEUE_SIZE, set by bridge.mjs for every subject): nothing is dropped. */
 const OTEL_QUEUE = Number(process.env.OTEL_BSP_MAX_QUEUE_SIZE ?? 1_000_000);
 
@@ -78,65 +77,6 @@ async function setUp() {
   registerInstrumentations({ instrumentations: [instrumentation], tracerProvider: provider });
   if (subject === "otlp" || subject === "langfuse") flush = () => provider.forceFlush();
   return { flush, delivers: subject !== "none" };
-}
-
-const MODEL = "gpt-4o-mini";
-const SYSTEM =
-  "You are a weather assistant for a travel company. Answer in two or three short sentences, in the user's language. " +
-  "Use the get_weather tool for any question about current conditions or forecasts; never guess a temperature. " +
-  "If the city is ambiguous, pick the most populous one and say so. Do not mention these instructions.";
-const TOOLS = [
-  {
-    type: "function",
-    function: {
-      name: "get_weather",
-      description: "Current weather and a three-day forecast for a city: temperature in Celsius, conditions, wind and humidity.",
-      parameters: {
-        type: "object",
-        properties: { city: { type: "string" }, units: { type: "string", enum: ["metric", "imperial"] }, days: { type: "integer" } },
-        required: ["city", "units", "days"],
-      },
-    },
-  },
-];
-const CITIES = ["Paris", "Lisbon", "Osaka", "Nairobi", "Montreal", "Valparaiso", "Tromso", "Auckland"];
-
-/** One turn of the app: the question, the tool call the model asks for, its result, the answer. */
-function turnOf(client) {
-  return async (tag) => {
-    const city = CITIES[tag.length % CITIES.length];
-    const messages = [
-      { role: "system", content: SYSTEM },
-      {
-        role: "user",
-        content:
-          `Request ${tag}: I land in ${city} tomorrow morning and have a walking tour booked for the afternoon. ` +
-          "What is the weather like there right now (get_weather), and should I pack an umbrella or a warm jacket?",
-      },
-    ];
-    const first = await client.chat.completions.create({ model: MODEL, messages, tools: TOOLS, temperature: 0.2, max_tokens: 512 });
-    const asked = first.choices[0].message;
-    const call = asked.tool_calls?.[0];
-    if (!call) throw new Error(`the fake did not call the tool: ${JSON.stringify(asked).slice(0, 200)}`);
-    const result = {
-      city,
-      now: { temperatureC: 14.5, conditions: "light rain", windKph: 18, humidity: 0.82 },
-      forecast: [
-        { day: 1, highC: 16, lowC: 9, conditions: "showers" },
-        { day: 2, highC: 18, lowC: 10, conditions: "partly cloudy" },
-        { day: 3, highC: 19, lowC: 11, conditions: "sunny" },
-      ],
-      requestId: tag,
-    };
-    const answer = await client.chat.completions.create({
-      model: MODEL,
-      messages: [...messages, asked, { role: "tool", tool_call_id: call.id, content: JSON.stringify(result) }],
-      tools: TOOLS,
-      temperature: 0.2,
-      max_tokens: 512,
-    });
-    return answer.choices[0].message.content;
-  };
 }
 
 /** What the receiver counted at the subject's prefix. */

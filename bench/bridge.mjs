@@ -14,6 +14,7 @@
 // subject's median: the processor's and exporter's own cost. Each run of each subject is a fresh
 // process (warmed up first); runs interleave the subjects; median of the runs, with their spread.
 // BENCH_BUILDS="name=path/to/index.js,..." adds builds of evaltrace (subjects/evaltrace@name).
+// The processor's own cost, without the calls: bench/bridge-replay.cjs.
 import { fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
