@@ -44,7 +44,7 @@ export class Replayer {
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.running = this.run()
-      .catch((err: unknown) => this.spool.fail(err))
+      .catch((err: unknown) => this.spool.failReads(err))
       .finally(() => {
         this.running = undefined;
         this.later();
@@ -100,7 +100,7 @@ export class Replayer {
       // Gone under us (the directory deleted): what it held is lost, counted.
       this.counters.tracesDroppedFromSpool += seg.traces;
       seg.traces = 0;
-      this.spool.fail(err);
+      this.spool.failReads(err);
       return false;
     }
     for (let pos = seg.replayedTo; ; ) {

@@ -42,6 +42,7 @@ export class Spool {
   private ready: Promise<boolean> | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private failed = false;
+  private readFailed = false;
   private closed = false;
   private seq = 0;
   private writing = 0;
@@ -84,9 +85,18 @@ export class Spool {
     return n;
   }
 
-  /** The file system, once started (undefined before, or where there is none). */
+  /**
+   * The file system for reading, once started (undefined before, where there is none, or once
+   * reading failed). A spool whose writes failed (a full disk) still replays what it holds.
+   */
   get diskOrUndefined(): Disk | undefined {
-    return this.failed ? undefined : this.disk;
+    return this.readFailed ? undefined : this.disk;
+  }
+
+  /** Reading failed (the directory is gone): nothing more is replayed by this process. */
+  failReads(err: unknown): void {
+    this.readFailed = true;
+    this.fail(err);
   }
 
   /**
@@ -133,20 +143,20 @@ export class Spool {
       seg.handle = undefined;
       await this.disk?.fs.unlink(this.path(seg.file));
     } catch (err) {
-      if ((err as { code?: string }).code !== "ENOENT") this.fail(err);
+      if ((err as { code?: string }).code !== "ENOENT") this.failReads(err);
     }
   }
 
   /** Claims the segments of processes that are gone, at most every {@link RESCAN_MILLIS}. */
   async rescan(force = false): Promise<void> {
-    if (this.failed || this.closed || this.disk === undefined) return;
+    if (this.readFailed || this.closed || this.disk === undefined) return;
     const now = this.clock.now();
     if (!force && now - this.lastScan < RESCAN_MILLIS) return;
     this.lastScan = now;
     try {
       if (await this.claimOrphans(this.disk)) this.onClaimed();
     } catch (err) {
-      this.fail(err);
+      this.failReads(err);
     }
   }
 
@@ -177,7 +187,10 @@ export class Spool {
     this.logger.warn(
       `spool: disk error in ${this.settings.dir} (${code ?? String(err)}); spooling is off for this process, batches the service cannot take are dropped and counted as without a spool`,
     );
-    for (const s of this.segments) void s.handle?.close().catch(() => {});
+    for (const s of this.segments) {
+      void s.handle?.close().catch(() => {});
+      s.handle = undefined;
+    }
   }
 
   private path(file: string): string {
@@ -255,7 +268,9 @@ export class Spool {
     await this.makeRoom(size);
     if (seg?.handle !== undefined) await this.checkStillThere(disk, seg);
     if (seg?.handle === undefined) seg = await this.openSegment(disk);
-    await seg.handle!.writev([head, body]);
+    const { bytesWritten } = await seg.handle!.writev([head, body]);
+    // A short write is how a full disk (or a file-size limit) first shows: the record is torn.
+    if (bytesWritten !== size) throw Object.assign(new Error(`short write: ${bytesWritten} of ${size} bytes`), { code: "ENOSPC" });
     seg.bytes += size;
     seg.traces += traces;
     if (this.settings.fsync === "always") await seg.handle!.datasync();

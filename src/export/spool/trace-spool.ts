@@ -21,9 +21,7 @@ export class TraceSpool {
 
   /** Opens the directory and replays what an earlier process left, in the background. */
   start(): void {
-    void this.spool.start().then((ok) => {
-      if (ok) this.replayer.kick();
-    });
+    void this.spool.start().then(() => this.replayer.kick());
   }
 
   /** Whether a batch can be written now (see {@link Spool.accepting}). */
@@ -55,7 +53,7 @@ export class TraceSpool {
   /** Replays now and waits (at most `timeoutMillis`) for the run to end. */
   async drain(timeoutMillis: number): Promise<void> {
     // What an earlier process left is known once the directory was opened.
-    if (!(await this.spool.start())) return;
+    await this.spool.start();
     this.kick();
     await this.replayer.whenIdle(timeoutMillis);
   }

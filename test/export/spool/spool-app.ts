@@ -1,4 +1,5 @@
-import { type Format, load } from "../../helpers/child.js";
+import { spawn } from "node:child_process";
+import { type Child, type Finished, type Format, load, packageRoot } from "../../helpers/child.js";
 
 /**
  * The source of a child app that spools: it configures evaltrace with the spool in `DIR` (or
@@ -49,4 +50,34 @@ export function lastStats(stdout: string, prefix: string): Record<string, number
   const last = lines[lines.length - 1];
   if (last === undefined) throw new Error(`no "${prefix}" line in: ${stdout.slice(-2000)}`);
   return JSON.parse(last.slice(prefix.length + 1)) as Record<string, number>;
+}
+
+/**
+ * {@link runChild} under `sh -c "ulimit -f <blocks>"`: no file the app writes may grow past that
+ * many blocks (512 bytes in dash, 1024 in bash), and Node ignores SIGXFSZ, so a write past it fails
+ * with EFBIG, as one on a full disk fails with ENOSPC.
+ */
+export function runChildWithFileLimit(format: Format, source: string, env: Record<string, string>, blocks: number): Child {
+  const body = format === "esm" ? source : `(async () => {\n${source}\n})().catch((e) => { console.error(e); process.exitCode = 99; });`;
+  const args = format === "esm" ? ["--input-type=module", "-e", body] : ["-e", body];
+  const child = spawn("/bin/sh", ["-c", `ulimit -f ${blocks} && exec "$0" "$@"`, process.execPath, ...args], {
+    cwd: packageRoot,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+  child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+  const finished = new Promise<Finished>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return {
+    process: child,
+    finished,
+    waitFor: async (text) => {
+      while (!stdout.includes(text)) {
+        const f = await Promise.race([finished, new Promise<undefined>((r) => setTimeout(r, 50))]);
+        if (f !== undefined && !stdout.includes(text)) throw new Error(`child ended (${f.code ?? f.signal}) before printing ${text}; stderr: ${f.stderr}`);
+      }
+    },
+  };
 }
