@@ -14,6 +14,7 @@ import type { Evaluations } from "./evaluations.js";
 import type { LateUpdates } from "./late-updates.js";
 import type { Requests } from "./requests.js";
 import type { Settlement } from "./settlement.js";
+import { Spill } from "./spool/spill.js";
 import type { TraceSpool } from "./spool/trace-spool.js";
 import type { EvaluationOutcome, ExporterCounters, ExporterStats, FlushResult } from "./types.js";
 
@@ -104,10 +105,8 @@ export class TraceExporter implements TraceSink {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly spool: TraceSpool | undefined;
-  /** Batches being written to the spool: a shutdown waits for them. */
-  private readonly spilling = new Set<Promise<void>>();
-  /** Uuids spooled once shut down: the shutdown's result lists them neither pending nor given up. */
-  private readonly spooledAtShutdown = new Set<string>();
+  /** How batches reach the spool (with one). */
+  private readonly spiller: Spill | undefined;
   /** What a flush calls to send what is queued now. */
   private readonly sendNow = (): void => this.pump();
 
@@ -124,6 +123,9 @@ export class TraceExporter implements TraceSink {
     this.clock = parts.clock;
     this.logger = parts.logger;
     this.spool = parts.spool;
+    this.spiller =
+      this.spool &&
+      new Spill({ spool: this.spool, settlement: this.settlement, bodies: this.bodies, counters: this.counters, logger: this.logger, apiKey: options.apiKey, maxRequestBytes: options.batch.maxRequestBytes });
     // Any request that frees its slot (a batch's, a late update's, an evaluation's) lets what
     // waits for one go, on the next turn (p-queue counts the task as running until it returned).
     this.requests.onSlotFreed(() => {
@@ -207,14 +209,18 @@ export class TraceExporter implements TraceSink {
       if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
       this.timer = undefined;
       // With a spool, what could not go out waits on disk for the next process.
-      if (this.spool !== undefined) await this.spillQueue();
+      const spooled = this.spiller?.watch();
+      if (this.spiller !== undefined) await this.spillQueue(this.spiller);
       await this.requests.close();
-      if (this.spool !== undefined) {
+      if (this.spool !== undefined && spooled !== undefined) {
         // Requests cut off by the close go to the spool too (their failure spills them).
         await this.requests.whenIdle();
-        await Promise.all([...this.spilling]);
+        await this.spiller?.whenWritten();
         await this.spool.close();
-        this.settleSpooled(result);
+        // Those traces wait on disk: neither pending nor given up.
+        result.spooled = this.spool.traces;
+        result.pending = result.pending.filter((uuid) => !spooled.has(uuid));
+        result.ok = false;
       }
       // What is still queued can no longer go out: given up, counted, and let go.
       const left = [...(this.taking?.traces ?? []).map((p) => p.rec), ...this.queue.drain()];
@@ -299,7 +305,7 @@ export class TraceExporter implements TraceSink {
           const { traces, slab } = taken;
           if (this.requests.hasFreeSlot) {
             void this.requests.add(() => this.sendBatch(traces, false, slab)).catch((err: unknown) => this.settlement.lose(traces, err));
-          } else this.spill(traces, { slab });
+          } else this.spiller?.spill(traces, { slab });
         }
         if (this.taking !== undefined || (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt || this.overflowing()))) {
           if (partialOk) this.forcedPending = true;
@@ -319,66 +325,16 @@ export class TraceExporter implements TraceSink {
    * service is down or slower than the app (while it keeps up, the queue never gets there).
    */
   private overflowing(): boolean {
-    return this.spool !== undefined && this.spool.accepting && this.queuedTraces() >= Math.ceil(this.options.batch.maxQueuedTraces / 2);
-  }
-
-  /**
-   * Writes a batch to the disk spool, already encoded: its slab (or the body a failed request
-   * sent, with that request's `Idempotency-Key`). Traces routed to another project's key are
-   * never spooled (no key is written to disk): they are handled as without a spool. The traces
-   * stay busy until written; if writing fails they are dropped (`failure` given: given up), counted.
-   */
-  private spill(batch: PreparedTrace[], from: { slab?: JsonBytes | undefined; body?: RequestBody; key?: string; failure?: string }): void {
-    const spool = this.spool!;
-    const lost = (part: PreparedTrace[], why: string) => {
-      if (from.failure !== undefined) this.settlement.giveUp(part, from.failure);
-      else {
-        this.counters.tracesDropped += part.length;
-        this.logger.warn(`${part.length} trace(s) dropped: export queue full and ${why}`);
-        for (const p of part) this.settlement.fail(p.rec, `the export queue was full and ${why}`);
-      }
-    };
-    if (batch.some((p) => p.rec.apiKey !== undefined)) return lost(batch, "traces routed to another API key are not spooled");
-    const secrets = [this.options.apiKey];
-    const runs: { part: PreparedTrace[]; body: RequestBody; key: string }[] = [];
-    const whole = from.body ?? (from.slab && slabBody(from.slab, batch, secrets));
-    if (whole !== undefined) {
-      for (const p of batch) p.slab = undefined;
-      runs.push({ part: batch, body: whole, key: from.key ?? newIdempotencyKey() });
-    } else {
-      for (let at = 0; at < batch.length; ) {
-        const run = encodeRun(batch, at, { maxBytes: this.options.batch.maxRequestBytes, secrets, writer: this.bodies.writer });
-        runs.push({ part: batch.slice(at, run.to), body: run.body, key: newIdempotencyKey() });
-        at = run.to;
-      }
-    }
-    for (const { part, body, key } of runs) {
-      const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
-      const done = spool.write(bytes, part.length, key).then((ok) => {
-        if (ok) {
-          this.settlement.spooled(part);
-          if (this.stopped) for (const p of part) this.spooledAtShutdown.add(p.rec.uuid);
-        } else lost(part, "the spool could not take them");
-      });
-      this.spilling.add(done);
-      void done.finally(() => this.spilling.delete(done));
-    }
+    return this.spool?.accepting === true && this.queuedTraces() >= Math.ceil(this.options.batch.maxQueuedTraces / 2);
   }
 
   /** At shutdown, with a spool: every trace still queued goes to it, a slice of the loop at a time. */
-  private async spillQueue(): Promise<void> {
-    while (this.hasQueued() && this.spool!.accepting) {
+  private async spillQueue(spiller: Spill): Promise<void> {
+    while (this.hasQueued() && this.spool?.accepting) {
       const taken = this.takeBatch();
-      if (taken !== undefined && taken.traces.length > 0) this.spill(taken.traces, { slab: taken.slab });
+      if (taken !== undefined && taken.traces.length > 0) spiller.spill(taken.traces, { slab: taken.slab });
       else if (taken === undefined) await new Promise<void>((resolve) => defer(resolve));
     }
-  }
-
-  /** A shutdown's result once the spool took what was left: those traces wait on disk, not pending. */
-  private settleSpooled(result: FlushResult): void {
-    result.spooled = this.spool!.traces;
-    result.pending = result.pending.filter((uuid) => !this.spooledAtShutdown.has(uuid));
-    result.ok = false;
   }
 
   private hasQueued(): boolean {
@@ -503,9 +459,9 @@ export class TraceExporter implements TraceSink {
       recoverTraceTexts(batch, body);
       const half = Math.ceil(batch.length / 2);
       await Promise.all([this.sendBatch(batch.slice(0, half), stored), this.sendBatch(batch.slice(half), stored)]);
-    } else if (this.spool?.accepting && unanswered(outcome)) {
+    } else if (this.spiller !== undefined && this.spool?.accepting && unanswered(outcome)) {
       // The service did not answer (or asked to wait) through every retry: to the disk, with this key.
-      this.spill(batch, { body, key, failure: outcome.message });
+      this.spiller.spill(batch, { body, key, failure: outcome.message });
     } else {
       this.settlement.giveUp(batch, outcome.message);
     }

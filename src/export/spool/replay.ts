@@ -104,7 +104,8 @@ export class Replayer {
       return false;
     }
     for (let pos = seg.replayedTo; ; ) {
-      if (seg.dropped || this.stopped) return !seg.dropped ? false : true;
+      // Dropped to make room: on to the next segment. Stopped: no more.
+      if (seg.dropped || this.stopped) return seg.dropped;
       const r = readRecord(buf, pos, disk.crc32);
       if (r.kind === "end") break;
       if (r.kind === "corrupt" || r.kind === "truncated") {

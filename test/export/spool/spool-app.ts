@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import type { SdkStats } from "../../../src/index.js";
 import { type Child, type Finished, type Format, load, packageRoot } from "../../helpers/child.js";
 
 /**
@@ -44,12 +45,15 @@ if (env.STAY) {
 `;
 }
 
+/** What a child prints: its `stats()`, and on `done` what its last flush said. */
+export type ChildStats = SdkStats & { ok?: boolean; spooledAtFlush?: number };
+
 /** The stats a child printed last on a line starting with `prefix`. */
-export function lastStats(stdout: string, prefix: string): Record<string, number> {
+export function lastStats(stdout: string, prefix: string): ChildStats {
   const lines = stdout.split("\n").filter((l) => l.startsWith(`${prefix} `));
   const last = lines[lines.length - 1];
   if (last === undefined) throw new Error(`no "${prefix}" line in: ${stdout.slice(-2000)}`);
-  return JSON.parse(last.slice(prefix.length + 1)) as Record<string, number>;
+  return JSON.parse(last.slice(prefix.length + 1)) as ChildStats;
 }
 
 /**
@@ -75,7 +79,7 @@ export function runChildWithFileLimit(format: Format, source: string, env: Recor
     finished,
     waitFor: async (text) => {
       while (!stdout.includes(text)) {
-        const f = await Promise.race([finished, new Promise<undefined>((r) => setTimeout(r, 50))]);
+        const f = await Promise.race([finished, new Promise<undefined>((r) => setTimeout(() => r(undefined), 50))]);
         if (f !== undefined && !stdout.includes(text)) throw new Error(`child ended (${f.code ?? f.signal}) before printing ${text}; stderr: ${f.stderr}`);
       }
     },

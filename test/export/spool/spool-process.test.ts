@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../../src/devserver/index.js";
 import { type FaultProxy, startFaultProxy } from "../../helpers/fault-proxy.js";
 import { type Child, formats, runChild } from "../../helpers/child.js";
-import { lastStats, runChildWithFileLimit, spoolApp } from "./spool-app.js";
+import { type ChildStats, lastStats, runChildWithFileLimit, spoolApp } from "./spool-app.js";
 
 // Child processes on the built dist/ (run `npx tsup --silent` first), against the emulator in
 // strict mode behind a proxy that plays the outage: while `down`, every connection is reset.
@@ -92,7 +92,7 @@ describe.each(formats)("the spool in a child process (%s)", (format) => {
     const s = lastStats(done.stdout, "done");
     const produced = lastStats(done.stdout, "produced");
     expect(produced.tracesSpooled).toBeGreaterThan(count / 2);
-    expect({ dropped: s.tracesDropped, failed: s.tracesFailed, droppedFromSpool: s.tracesDroppedFromSpool, spooled: s.spooled, flushOk: s.ok as unknown }).toEqual({
+    expect({ dropped: s.tracesDropped, failed: s.tracesFailed, droppedFromSpool: s.tracesDroppedFromSpool, spooled: s.spooled, flushOk: s.ok }).toEqual({
       dropped: 0,
       failed: 0,
       droppedFromSpool: 0,
@@ -235,7 +235,7 @@ function track(child: Child): () => string {
 }
 
 /** The last stats a child printed with `prefix`, or undefined before it printed any. */
-function lastStatsOr(stdout: string, prefix: string): Record<string, number> | undefined {
+function lastStatsOr(stdout: string, prefix: string): ChildStats | undefined {
   try {
     return lastStats(stdout, prefix);
   } catch {
