@@ -321,11 +321,13 @@ export class TraceExporter implements TraceSink {
   }
 
   /**
-   * Whether the oldest queued traces go to the disk spool now: past half the queue's bound, the
-   * service is down or slower than the app (while it keeps up, the queue never gets there).
+   * Whether the oldest queued traces go to the disk spool now: past a quarter of the queue's
+   * bound, the service is down or slower than the app (while it keeps up, the queue never gets
+   * there); the rest of the bound is headroom while batches are taken to the spool, a slice of
+   * the loop at a time.
    */
   private overflowing(): boolean {
-    return this.spool?.accepting === true && this.queuedTraces() >= Math.ceil(this.options.batch.maxQueuedTraces / 2);
+    return this.spool?.accepting === true && this.queuedTraces() >= Math.ceil(this.options.batch.maxQueuedTraces / 4);
   }
 
   /** At shutdown, with a spool: every trace still queued goes to it, a slice of the loop at a time. */
