@@ -10,7 +10,7 @@
 const FLOORS = [
   ["ground", ["^src/(clock|logger|version|process-wide)\\.ts$", "^src/util/", "^src/protocol/"]],
   ["spans", ["^src/spans/"]],
-  ["conventions, options, transport", ["^src/semconv/", "^src/config\\.ts$", "^src/http/"]],
+  ["conventions, options, transport", ["^src/semconv/", "^src/config(\\.ts$|/)", "^src/http/"]],
   ["assemble", ["^src/assemble/"]],
   ["encode", ["^src/encode/"]],
   ["export", ["^src/export/"]],
@@ -22,6 +22,7 @@ const FLOORS = [
   ["experiments", ["^src/experiments/"]],
   ["integrations", ["^src/integrations/"]],
   ["zero-code", ["^src/auto/"]],
+  ["diagnosis", ["^src/doctor/"]],
   ["program", ["^src/cli/"]],
   ["entry", ["^src/index\\.ts$"]],
 ];

@@ -3,6 +3,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Type tests (test/**/*.test-d.ts, expectTypeOf and @ts-expect-error): tsc runs them with the
+    // rest, and a type that drifts fails the run.
+    typecheck: { enabled: true, include: ["test/types/**/*.test-d.ts"], tsconfig: "./test/types/tsconfig.json" },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",

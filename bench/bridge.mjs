@@ -1,55 +1,67 @@
-// The bridge: spans of a real OpenTelemetry tracer, as GenAI instrumentations emit them (an agent
-// turn of 4 spans with gen_ai.* attributes and captured messages: bench/bridge-workload.mjs),
-// handed to evaltrace's EvaltraceSpanProcessor (mapped by its GenAI convention and delivered as
-// the service's traces), against the same tracer and spans through a BatchSpanProcessor and the
-// OTLP/HTTP JSON exporter. Both deliver to a receiver in another process, which counts what each
-// subject got: a subject that drops spans is flagged, not ranked.
-// Per span: CPU time (user + system) of the app's process from the first span of the measured
-// traces until its flush returned, everything delivered: the tracer, the processor, mapping,
-// serializing and sending. Each run of each subject is a fresh process (warmed up first); runs
-// interleave the subjects; median of the runs, with their spread (min-max). "OTel, no
-// processor" is the same tracer and app with no span processor: what every subject pays before
-// its processor does anything, so "over no processor" is the processor's and exporter's own cost.
+// The bridge: a real instrumentation's spans through evaltrace's EvaltraceSpanProcessor. The app
+// (bench/bridge-child.cjs, CommonJS) makes real openai-node calls to the fake OpenAI server (a
+// process of its own), instrumented by OpenInference's OpenAI instrumentation with content
+// captured; a turn is two chat calls (a tool call asked for, then the answer with its result).
+// Subjects, on the same instrumentation and calls: no span processor (what the instrumentation
+// and the calls cost alone), a BatchSpanProcessor with the OTLP/HTTP JSON exporter (the
+// baseline), EvaltraceSpanProcessor (mapped by its OpenInference convention, delivered as the
+// service's traces), Langfuse's LangfuseSpanProcessor and Arize's register() (@arizeai/phoenix-otel:
+// OpenInference's batch processor and the OTLP/HTTP protobuf exporter). All deliver to a receiver
+// in another process, which counts what each got: a subject that drops spans is flagged, not ranked.
+// Per span: CPU time (user + system) of the app's process from the first call of the measured
+// turns until its flush returned, everything delivered: openai-node, the instrumentation, the
+// processor, mapping, serializing and sending. "over no processor" subtracts the no-processor
+// subject's median: the processor's and exporter's own cost. Each run of each subject is a fresh
+// process (warmed up first); runs interleave the subjects; median of the runs, with their spread.
 // BENCH_BUILDS="name=path/to/index.js,..." adds builds of evaltrace (subjects/evaltrace@name).
+// The processor's own cost, without the calls: bench/bridge-replay.cjs.
 import { fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { GEN_AI_SPANS_PER_TRACE as SPANS_PER_TRACE } from "./bridge-workload.mjs";
-import { median, startReceiver, table } from "./common.mjs";
+import { fileURLToPath } from "node:url";
+import { machineLoad, median, startFakeOpenAIProcess, startReceiver, table } from "./common.mjs";
 import { builds } from "./subjects.mjs";
 
 const quick = process.env.BENCH_QUICK === "1";
 const RUNS = Number(process.env.BENCH_BRIDGE_RUNS ?? (quick ? 3 : 5));
-const TRACES = Number(process.env.BENCH_BRIDGE_TRACES ?? (quick ? 3000 : 5000));
-const WARM_TRACES = Number(process.env.BENCH_BRIDGE_WARM_TRACES ?? (quick ? 2000 : 3000));
+const TURNS = Number(process.env.BENCH_BRIDGE_TURNS ?? (quick ? 250 : 500));
+const WARM_TURNS = Number(process.env.BENCH_BRIDGE_WARM_TURNS ?? (quick ? 150 : 250));
+/** Spans in one turn (two chat calls). */
+const SPANS_PER_TURN = 2;
 const DEADLINE_MS = Number(process.env.BENCH_FLUSH_DEADLINE_MS ?? 15_000);
 
-const NONE = "OTel, no processor";
-const FLOOR = "OTel + OTLP/HTTP (BSP)";
-const child = fileURLToPath(new URL("./bridge-child.mjs", import.meta.url));
-const dist = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+const NONE = "no processor";
+const FLOOR = "OTLP/HTTP + BSP";
+/** Subjects a target ranks evaltrace against (ahead of each). */
+const PEERS = ["Langfuse processor", "Arize register()"];
+const child = fileURLToPath(new URL("./bridge-child.cjs", import.meta.url));
+const dist = fileURLToPath(new URL("../dist/index.cjs", import.meta.url));
 
 /** Subject name → BRIDGE_SUBJECT of its process. The working tree's build only if there is one. */
 function subjectList() {
   const list = { [NONE]: "none", [FLOOR]: "otlp" };
-  if (existsSync(dist)) list.evaltrace = pathToFileURL(dist).href;
-  else console.log("(no dist/index.js: the working tree's build is not measured, only BENCH_BUILDS)");
-  for (const [name, file] of Object.entries(builds)) list[`evaltrace@${name}`] = pathToFileURL(resolve(file)).href;
+  if (existsSync(dist)) list.evaltrace = dist;
+  else console.log("(no dist/index.cjs: the working tree's build is not measured, only BENCH_BUILDS)");
+  for (const [name, file] of Object.entries(builds)) list[`evaltrace@${name}`] = resolve(file);
+  list[PEERS[0]] = "langfuse";
+  list[PEERS[1]] = "phoenix";
   return list;
 }
 
 /** One run of a subject in a fresh process: resolves with its answer ({ ok, ... }). */
-function runOnce(subject, url) {
+function runOnce(subject, url, fakeUrl) {
   return new Promise((done) => {
     const proc = fork(child, [], {
       env: {
         ...process.env,
         BRIDGE_SUBJECT: subject,
         BRIDGE_URL: url,
-        BRIDGE_TRACES: String(TRACES),
-        BRIDGE_WARM_TRACES: String(WARM_TRACES),
+        BRIDGE_FAKE_URL: fakeUrl,
+        BRIDGE_TURNS: String(TURNS),
+        BRIDGE_WARM_TURNS: String(WARM_TURNS),
         BRIDGE_DEADLINE_MS: String(DEADLINE_MS),
+        // Queues large enough that no batch processor drops a span (Langfuse's and Arize's build theirs from it).
+        OTEL_BSP_MAX_QUEUE_SIZE: "1000000",
       },
       execArgv: ["--expose-gc"],
       stdio: ["ignore", "ignore", "pipe", "ipc"],
@@ -72,6 +84,8 @@ export async function bridge() {
   const list = subjectList();
   const names = Object.keys(list);
   const receiver = await startReceiver();
+  const fake = await startFakeOpenAIProcess();
+  const loadBefore = machineLoad();
   const runs = Object.fromEntries(names.map((n) => [n, []]));
   const flags = {};
   const flag = (n, why) => (flags[n] ??= why);
@@ -81,7 +95,7 @@ export async function bridge() {
     for (const n of order) {
       // A flagged subject is not ranked: not worth more runs (one that drops spans waits out its deadline in each).
       if (flags[n]) continue;
-      const r = await runOnce(list[n], `${receiver.url}/s/${encodeURIComponent(`${n}#${run}`)}`);
+      const r = await runOnce(list[n], `${receiver.url}/s/${encodeURIComponent(`${n}#${run}`)}`, fake.url);
       process.stdout.write(".");
       if (!r.ok) {
         flag(n, `failed: ${String(r.error).split("\n")[0].slice(0, 300)}`);
@@ -89,13 +103,16 @@ export async function bridge() {
       }
       runs[n].push({ ...r, run });
       if (r.flushed !== "ok") flag(n, `run ${run}: flush ${r.flushed}`);
+      if (r.uncounted > 0) flag(n, `run ${run}: ${r.uncounted} requests in a format the receiver does not count`);
       if (r.delivered !== null && (r.delivered < r.spans || r.warmDelivered < r.warmExpected)) {
         flag(n, `run ${run}: delivered ${r.delivered} of ${r.spans} spans (warm-up: ${r.warmDelivered} of ${r.warmExpected})`);
       }
     }
   }
   console.log("");
+  const loadAfter = machineLoad();
   await receiver.stop();
+  await fake.stop();
 
   const stat = (xs) => (xs.length ? { median: median(xs), min: Math.min(...xs), max: Math.max(...xs) } : { median: Number.NaN, min: Number.NaN, max: Number.NaN });
   const cpu = (n) => stat(runs[n].map((r) => r.cpuNsPerSpan));
@@ -109,7 +126,16 @@ export async function bridge() {
         return b ? [r.cpuNsPerSpan / b.cpuNsPerSpan] : [];
       }),
     );
-  const out = { traces: TRACES, spansPerTrace: SPANS_PER_TRACE, warmTraces: WARM_TRACES, runs: RUNS, subjects: {}, flagged: flags };
+  const out = {
+    workload: "openai 6 chat.completions (tool call, then answer) instrumented by @arizeai/openinference-instrumentation-openai, content captured",
+    turns: TURNS,
+    spansPerTurn: SPANS_PER_TURN,
+    warmTurns: WARM_TURNS,
+    runs: RUNS,
+    load: { before: loadBefore, after: loadAfter },
+    subjects: {},
+    flagged: flags,
+  };
   const rows = [];
   for (const n of names) {
     const c = cpu(n);
@@ -131,6 +157,7 @@ export async function bridge() {
       "x OTLP per run": ratio === null ? "-" : `${p.min.toFixed(2)}-${p.max.toFixed(2)}`,
       "over no processor µs": n === NONE ? "-" : fmtUs(own),
       "x OTLP (over no proc.)": ownRatio === null ? "-" : ownRatio.toFixed(2),
+      "spans/s": runs[n].length ? String(median(runs[n].map((r) => r.spansPerSecond))) : "-",
       "in-call µs": fmtUs(median(runs[n].map((r) => r.inCallNsPerSpan))),
       "bytes/span": sends && runs[n].every((r) => r.bytesPerSpan !== null) && runs[n].length ? String(median(runs[n].map((r) => r.bytesPerSpan))) : "-",
       delivered: sends ? `${deliveredSum}/${spansOut}` : "-",
@@ -149,10 +176,33 @@ export async function bridge() {
   }
   table(rows);
   console.log(
-    `(${TRACES} traces of ${SPANS_PER_TRACE} GenAI spans (agent, chat, execute_tool, chat; messages as JSON attributes) per run, in waves of 25, after ${WARM_TRACES} warm-up traces;` +
-      ` CPU time of the app's process per span until its flush returned with everything delivered to a receiver process; median of ${RUNS} runs, each in a fresh process, and their min-max;` +
-      ` "x OTLP per run": each run's ratio to the OTLP baseline's run of the same round; in-call: the part spent while producing the spans.)`,
+    `(${TURNS} turns of ${SPANS_PER_TURN} openai chat calls (a tool call, then the answer) per run, ${10} turns at once, after ${WARM_TURNS} warm-up turns; one span per call, by OpenInference's instrumentation, messages captured;` +
+      ` CPU time of the app's process per span until its flush returned with everything delivered to a receiver process (the fake OpenAI server is a third process); median of ${RUNS} runs, each in a fresh process, and their min-max;` +
+      ` "x OTLP per run": each run's ratio to the OTLP baseline's run of the same round; in-call: the part spent while making the calls;` +
+      ` load average ${loadBefore.load1} before, ${loadAfter.load1} after, ${loadAfter.cpus} cores.)`,
   );
   for (const [n, why] of Object.entries(flags)) console.log(`(!) ${n}: ${why} — flagged, not ranked`);
+  out.target = bridgeTarget(out);
+  console.log(out.target.text);
   return out;
+}
+
+/** Target 4: evaltrace's CPU per span at most 1.2x OTLP's, and below Langfuse's and Arize's (each of them ranked). */
+function bridgeTarget(out) {
+  const e = out.subjects.evaltrace;
+  if (!e || e.flagged) return { met: false, text: `target 4 (bridge): not measured${e?.flagged ? ` (evaltrace flagged: ${e.flagged})` : ""}` };
+  const parts = [];
+  let met = e.ratioToOtlp !== null && e.ratioToOtlp <= 1.2;
+  parts.push(`${e.ratioToOtlp?.toFixed(2) ?? "-"}x OTLP (at most 1.2)`);
+  for (const p of PEERS) {
+    const s = out.subjects[p];
+    if (!s || s.flagged) {
+      parts.push(`${p} not ranked${s?.flagged ? ` (${s.flagged})` : ""}`);
+      continue;
+    }
+    const ahead = e.cpuNsPerSpan.median < s.cpuNsPerSpan.median;
+    met &&= ahead;
+    parts.push(`${ahead ? "ahead of" : "behind"} ${p} (${(e.cpuNsPerSpan.median / 1000).toFixed(1)} vs ${(s.cpuNsPerSpan.median / 1000).toFixed(1)} µs/span)`);
+  }
+  return { met, text: `target 4 (bridge): ${met ? "met" : "NOT met"}: ${parts.join("; ")}` };
 }

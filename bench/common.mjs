@@ -1,4 +1,5 @@
 import { fork } from "node:child_process";
+import os from "node:os";
 import { fileURLToPath } from "node:url";
 
 /** Starts the receiver child process; resolves with its URL, its pid and a stats() / stop() pair. */
@@ -51,4 +52,25 @@ export function table(rows) {
   console.log(line(keys));
   console.log(line(width.map((w) => "-".repeat(w))));
   for (const r of rows) console.log(line(keys.map((k) => r[k])));
+}
+
+/** Starts the fake OpenAI server (bench/fake-openai.mjs) in a child process; resolves with its base URL and stop(). */
+export async function startFakeOpenAIProcess() {
+  const child = fork(fileURLToPath(new URL("./fake-openai.mjs", import.meta.url)));
+  const { url } = await new Promise((r) => child.once("message", r));
+  return {
+    url,
+    pid: child.pid,
+    stop: () =>
+      new Promise((r) => {
+        child.on("exit", r);
+        child.send("stop");
+      }),
+  };
+}
+
+/** The machine's 1-minute load average and its core count, as a line for a table's footnote. */
+export function machineLoad() {
+  const [one, five] = os.loadavg();
+  return { load1: Number(one.toFixed(2)), load5: Number(five.toFixed(2)), cpus: os.cpus().length };
 }

@@ -1,7 +1,7 @@
 // npm run bench: each benchmark in a process of its own (so one's heap cannot skew the other's
 // memory and GC figures); prints their tables and writes bench/results.json (one section run
 // alone replaces only that section of it).
-//   node bench/run.mjs [peers|throughput|bridge|overhead|profile|gc|late|spool|all] [--quick] [--profile]
+//   node bench/run.mjs [peers|throughput|bridge|serverless|overhead|profile|gc|late|startup|spool|all] [--quick] [--profile]
 // --quick: fewer rounds and spans (a minute or two); --profile: a CPU profile of evaltrace's
 // workload C, summarized as its top self-time functions.
 import { execFileSync } from "node:child_process";
@@ -27,14 +27,16 @@ if (which === "--one") {
 const SECTIONS = [
   ["peers", "Side by side: raw OpenTelemetry, evaltrace and the peers (workloads A, B, C)"],
   ["throughput", "End to end through the real exporter; 1,000,000 spans with memory bounded by the queue"],
-  ["bridge", "Bridge: GenAI spans of a real OTel tracer through EvaltraceSpanProcessor, against the OTLP exporter"],
+  ["bridge", "Bridge: OpenInference's OpenAI instrumentation on real openai calls, through EvaltraceSpanProcessor, the OTLP exporter, Langfuse's and Arize's processors"],
+  ["serverless", "Serverless: cold start of a handler (new process, one openai call, the trace delivered), bare, evaltrace and Langfuse"],
   ["overhead", "Per-span overhead against raw OTel with a discarding exporter"],
   ["profile", "Profile of evaltrace (workload C)"],
   ["gc", "Garbage collection per subject (workloads B and C)"],
   ["late", "Where workload C's late turns come from"],
+  ["startup", "Start-up: what evaltrace adds to a fresh process (empty script, import, an app under --import evaltrace/auto)"],
   ["spool", "The disk spool: its cost while the service is up (configured, untouched) and while it is down (spooling)"],
 ];
-const IN_ALL = new Set(["peers", "throughput", "bridge"]);
+const IN_ALL = new Set(["peers", "throughput", "bridge", "serverless", "startup"]);
 if (which !== "all" && !SECTIONS.some(([name]) => name === which)) {
   console.error(`unknown section "${which}": one of ${SECTIONS.map(([name]) => name).join(", ")}, or all`);
   process.exit(2);

@@ -15,17 +15,21 @@ import {
 } from "evaltrace";
 import { startDevServer } from "evaltrace/devserver";
 
-// A TOY judge: a fixed function that gives every metric the same score whatever the answer, only
-// to show where scores appear. To judge for real, give the emulator an OpenAI-compatible model
-// endpoint instead: startDevServer({ judgeUrl, judgeModel }), or evaltrace dev --judge-url URL
-// --judge-model NAME (a local model server works). Without either, evaluations stay NOT_JUDGED.
+// PLACEHOLDER scores: the emulator is given a fixed function instead of a judge, which gives every
+// metric the same score whatever the answer, only to show where scores appear. To judge for real,
+// send to the live service, or give the emulator an OpenAI-compatible model endpoint:
+// startDevServer({ judgeUrl, judgeModel }), or evaltrace dev --judge-url URL --judge-model NAME (a
+// local model server works; docs/emulator.md). Without either, evaluations stay NOT_JUDGED.
+const PLACEHOLDER_SCORE = 0.5;
 const dev = await startDevServer({
   port: 0,
-  judge: ({ metric }) => ({ score: metric.name === "Bias" ? 0.05 : 0.92, reason: `toy judge: a fixed score for ${metric.name}, not a judgement` }),
+  judge: ({ metric }) => ({ score: PLACEHOLDER_SCORE, reason: `placeholder: a fixed score for ${metric.name}, not a judgement` }),
 });
+const realScores =
+  "      Real scores: send to the live service (EVALTRACE_BASE_URL and EVALTRACE_API_KEY), or judge with a model:\n" +
+  "      evaltrace dev --judge-url URL --judge-model NAME, any OpenAI-compatible endpoint (see docs/emulator.md).";
 console.log(
-  "note: the scores below come from a TOY judge (a fixed function in this script, not a model).\n" +
-    "      For real scores: evaltrace dev --judge-url URL --judge-model NAME (any OpenAI-compatible endpoint).\n",
+  `note: the evaluation scores below are the emulator's PLACEHOLDER scores: this demo gives it a fixed function\n      instead of a judge, so every metric gets ${PLACEHOLDER_SCORE} whatever the answer. They are not a judgement.\n${realScores}\n`,
 );
 configure({ apiKey: dev.projectKey, baseUrl: dev.url });
 
@@ -75,6 +79,10 @@ const evaluation = await evaluateThread("conversation-42", { metricCollection: "
 await flush();
 console.log(`delivered ${stats().tracesDelivered} trace(s) in ${stats().requests - 1} request(s); thread evaluation: ${evaluation.status}\n`);
 
+// An evaluation's results, each score said to be a placeholder (never printed as if it were a verdict).
+const placeholders = (results) =>
+  (results ?? []).map((r) => `${r.metric}: placeholder score ${r.score} (fixed by this demo, not judged)`).join("; ") || "no results";
+
 // What the emulator received, as a tree.
 const micros = (iso) => Date.parse(iso.replace(/\.\d+/, "")) * 1000 + Number((/\.(\d+)/.exec(iso)?.[1] ?? "0").padEnd(6, "0").slice(0, 6));
 for (const uuid of turns) {
@@ -94,11 +102,12 @@ for (const uuid of turns) {
     });
   };
   print("root", "  ");
-  for (const job of trace.jobs) console.log(`   evaluation (${job.trigger}) of ${job.target} with "${job.metricCollection}", by the toy judge: ${job.status} ${JSON.stringify(job.results ?? [])}`);
+  for (const job of trace.jobs) console.log(`   evaluation (${job.trigger}) of ${job.target} with "${job.metricCollection}": ${job.status}, ${placeholders(job.results)}`);
   console.log();
 }
 const threadJobs = dev.state.jobs.filter((j) => j.target === "thread");
-for (const job of threadJobs) console.log(`thread evaluation of ${job.targetId} with "${job.metricCollection}", by the toy judge: ${job.status} ${JSON.stringify(job.results)}`);
+for (const job of threadJobs) console.log(`thread evaluation of ${job.targetId} with "${job.metricCollection}": ${job.status}, ${placeholders(job.results)}`);
+console.log(`\nnote: every score above is a PLACEHOLDER (${PLACEHOLDER_SCORE} for every metric), not a judgement.\n${realScores}`);
 
 await shutdown();
 if (process.stdout.isTTY && !process.env.CI) {

@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from "./clock.js";
+import { type Env, type ENV_VARS, type EnvValue, processEnv, readEnv, warnDeprecatedEnv } from "./config/env-vars.js";
 import { consoleLogger, type Logger, type LogLevel } from "./logger.js";
 import { defaultSerializeLimits, type SerializeLimits } from "./spans/serialize.js";
 import { ENVIRONMENTS } from "./spans/validate-fields.js";
@@ -40,19 +41,19 @@ export interface SpoolOptions {
 
 /** Options of {@link configure}. Every field is optional; environment variables fill the gaps. */
 export interface EvaltraceOptions {
-  /** Project API key. @default process.env.SERVICE_API_KEY */
+  /** Project API key. @default process.env.EVALTRACE_API_KEY */
   apiKey?: string;
-  /** Service address. @default process.env.SERVICE_BASE_URL, else "http://127.0.0.1:4680" (the local emulator) */
+  /** Service address. @default process.env.EVALTRACE_BASE_URL, else "http://127.0.0.1:4680" (the local emulator) */
   baseUrl?: string;
   /**
    * Environment recorded on every trace: `production`, `development`, `staging` or `testing` (the
    * live service takes no other; keep a custom label in metadata or tags).
-   * @default process.env.SERVICE_ENVIRONMENT, else "development"
+   * @default process.env.EVALTRACE_ENVIRONMENT, else "development"
    */
   environment?: string;
-  /** Fraction of traces kept, 0..1; a trace is kept or dropped whole. @default process.env.SERVICE_SAMPLE_RATE, else 1 */
+  /** Fraction of traces kept, 0..1; a trace is kept or dropped whole. @default process.env.EVALTRACE_SAMPLE_RATE, else 1 */
   sampleRate?: number;
-  /** Turns tracing off entirely (wrapped functions run untouched). @default process.env.SERVICE_TRACING_ENABLED !== "false" */
+  /** Turns tracing off entirely (wrapped functions run untouched). @default process.env.EVALTRACE_TRACING_ENABLED !== "false" */
   enabled?: boolean;
   /** Record the arguments of wrapped functions as span input. @default true */
   captureInputs?: boolean;
@@ -151,13 +152,7 @@ export interface ResolvedOptions {
   envProblems: string[];
 }
 
-type Env = Record<string, string | undefined>;
-
-/** The process environment where there is one (edge runtimes may have none). */
-export function processEnv(): Env {
-  const proc = (globalThis as { process?: { env?: Env } }).process;
-  return proc?.env ?? {};
-}
+export { processEnv };
 
 function fail(option: string, value: unknown, expected: string): never {
   throw new TypeError(`evaltrace: option \`${option}\` must be ${expected}; got ${describe(value)}`);
@@ -257,17 +252,17 @@ function str(option: string, value: string | undefined): string | undefined {
 
 /**
  * The trace environment: one of the four the live service takes. A wrong option is a TypeError;
- * a wrong SERVICE_ENVIRONMENT a warning (and "development").
+ * a wrong EVALTRACE_ENVIRONMENT a warning (and "development").
  */
-function resolveEnvironment(option: string | undefined, fromEnv: string | undefined, badEnv: (name: string, expected: string, then: string) => void): string {
+function resolveEnvironment(option: string | undefined, fromEnv: EnvValue, badEnv: (read: EnvValue, expected: string, then: string) => void): string {
   const expected = `one of ${ENVIRONMENTS.join(", ")} (keep a custom label in metadata or tags)`;
   if (option !== undefined) {
     if (!ENVIRONMENTS.includes(option)) fail("environment", option, expected);
     return option;
   }
-  if (!fromEnv) return "development";
-  if (ENVIRONMENTS.includes(fromEnv.trim().toLowerCase())) return fromEnv.trim().toLowerCase();
-  badEnv("SERVICE_ENVIRONMENT", expected, 'traces say "development"');
+  if (!fromEnv.value) return "development";
+  if (ENVIRONMENTS.includes(fromEnv.value.trim().toLowerCase())) return fromEnv.value.trim().toLowerCase();
+  badEnv(fromEnv, expected, 'traces say "development"');
   return "development";
 }
 
@@ -294,32 +289,42 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
   if (typeof options !== "object" || options === null || Array.isArray(options)) fail("options", options, "an object");
   checkKeys("", options, optionKeys);
   const envProblems: string[] = [];
-  const badEnv = (name: string, expected: string, then: string) =>
-    envProblems.push(`environment variable ${name}=${describe(env[name])} is not ${expected}; ${then}`);
+  const badEnv = (read: EnvValue, expected: string, then: string) =>
+    envProblems.push(`environment variable ${read.name}=${describe(read.value)} is not ${expected}; ${then}`);
+  // Each variable is read (and a deprecated name noted) only where no option overrides it.
+  const envRead: EnvValue[] = [];
+  const fromEnv = (option: keyof typeof ENV_VARS): EnvValue => {
+    const read = readEnv(env, option);
+    envRead.push(read);
+    return read;
+  };
   if (options.apiKey !== undefined && typeof options.apiKey !== "string") fail("apiKey", "(hidden)", "a string");
   // An empty key (an env var set but empty) means no key: tracing stays off, the app untouched.
-  const apiKey = options.apiKey || env.SERVICE_API_KEY || undefined;
+  const apiKey = options.apiKey || fromEnv("apiKey").value || undefined;
   let enabledFromEnv = true;
-  const enabledVar = env.SERVICE_TRACING_ENABLED?.trim().toLowerCase();
+  const enabledRead = options.enabled === undefined ? fromEnv("enabled") : undefined;
+  const enabledVar = enabledRead?.value?.trim().toLowerCase();
   if (enabledVar === "false" || enabledVar === "0" || enabledVar === "no" || enabledVar === "off") enabledFromEnv = false;
-  else if (enabledVar && !["true", "1", "yes", "on"].includes(enabledVar)) badEnv("SERVICE_TRACING_ENABLED", "true or false", "tracing stays on");
+  else if (enabledRead && enabledVar && !["true", "1", "yes", "on"].includes(enabledVar)) badEnv(enabledRead, "true or false", "tracing stays on");
   let baseUrl = str("baseUrl", options.baseUrl);
   if (baseUrl !== undefined) {
     if (!isHttpUrl(baseUrl)) fail("baseUrl", baseUrl, "an http(s) URL");
-  } else if (env.SERVICE_BASE_URL) {
-    if (isHttpUrl(env.SERVICE_BASE_URL)) baseUrl = env.SERVICE_BASE_URL;
-    else {
+  } else {
+    const baseRead = fromEnv("baseUrl");
+    if (baseRead.value && isHttpUrl(baseRead.value)) baseUrl = baseRead.value;
+    else if (baseRead.value) {
       // Sending to another address than the one meant would be worse than not sending.
-      badEnv("SERVICE_BASE_URL", "an http(s) URL", "tracing is off until it is fixed or configure({ baseUrl }) is called");
+      badEnv(baseRead, "an http(s) URL", "tracing is off until it is fixed or configure({ baseUrl }) is called");
       enabledFromEnv = false;
     }
   }
   baseUrl = (baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
   let sampleRate = options.sampleRate;
-  if (sampleRate === undefined && env.SERVICE_SAMPLE_RATE) {
-    const fromEnv = Number(env.SERVICE_SAMPLE_RATE);
-    if (env.SERVICE_SAMPLE_RATE.trim() !== "" && fromEnv >= 0 && fromEnv <= 1) sampleRate = fromEnv;
-    else badEnv("SERVICE_SAMPLE_RATE", "a number from 0 to 1", "every trace is kept");
+  const rateRead = sampleRate === undefined ? fromEnv("sampleRate") : undefined;
+  if (rateRead?.value) {
+    const rate = Number(rateRead.value);
+    if (rateRead.value.trim() !== "" && rate >= 0 && rate <= 1) sampleRate = rate;
+    else badEnv(rateRead, "a number from 0 to 1", "every trace is kept");
   }
   if (sampleRate === undefined) sampleRate = 1;
   if (typeof sampleRate !== "number" || !(sampleRate >= 0 && sampleRate <= 1)) {
@@ -340,13 +345,15 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
   for (const method of ["debug", "info", "warn", "error"] as const) {
     if (typeof logger[method] !== "function") fail(`logger.${method}`, logger[method], "a function");
   }
+  const environment = resolveEnvironment(options.environment, options.environment === undefined ? fromEnv("environment") : { value: undefined, name: "" }, badEnv);
+  warnDeprecatedEnv(envRead, logger);
   const batch = object("batch", options.batch, batchKeys) ?? {};
   const limits = object("serializeLimits", options.serializeLimits, limitKeys) ?? {};
   const maxRetryDelayMillis = millis("maxRetryDelayMillis", options.maxRetryDelayMillis, 30_000, 0);
   return {
     apiKey,
     baseUrl,
-    environment: resolveEnvironment(options.environment, env.SERVICE_ENVIRONMENT, badEnv),
+    environment,
     sampleRate,
     enabled: bool("enabled", options.enabled, enabledFromEnv),
     captureInputs: bool("captureInputs", options.captureInputs, true),
@@ -383,13 +390,13 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
 export const DEFAULT_SPOOL_MAX_BYTES = 256 * 1024 * 1024;
 
 /** The spool's settings from the option, else EVALTRACE_SPOOL_DIR / EVALTRACE_SPOOL_MAX_BYTES. */
-function resolveSpool(option: SpoolOptions | false | undefined, env: Env, badEnv: (name: string, expected: string, then: string) => void): Required<SpoolOptions> | undefined {
+function resolveSpool(option: SpoolOptions | false | undefined, env: Env, badEnv: (read: EnvValue, expected: string, then: string) => void): Required<SpoolOptions> | undefined {
   if (option === false) return undefined;
   let maxBytes = DEFAULT_SPOOL_MAX_BYTES;
   const envMax = env.EVALTRACE_SPOOL_MAX_BYTES?.trim();
   if (envMax) {
     if (/^\d+$/.test(envMax) && Number(envMax) >= 65_536) maxBytes = Number(envMax);
-    else badEnv("EVALTRACE_SPOOL_MAX_BYTES", "an integer >= 65536", `the spool keeps at most ${DEFAULT_SPOOL_MAX_BYTES} bytes`);
+    else badEnv({ value: envMax, name: "EVALTRACE_SPOOL_MAX_BYTES" }, "an integer >= 65536", `the spool keeps at most ${DEFAULT_SPOOL_MAX_BYTES} bytes`);
   }
   if (option === undefined) return env.EVALTRACE_SPOOL_DIR ? { dir: env.EVALTRACE_SPOOL_DIR, maxBytes, fsync: "rotate" } : undefined;
   object("spool", option, ["dir", "maxBytes", "fsync"]);

@@ -1,5 +1,5 @@
 // An app with no evaltrace import: run it under `node --import evaltrace/auto` (see run.mjs).
-// Each model call below is traced, configured by SERVICE_API_KEY and SERVICE_BASE_URL only.
+// Each model call below is traced, configured by EVALTRACE_API_KEY and EVALTRACE_BASE_URL only.
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";

@@ -10,7 +10,7 @@ import { printTraces } from "../print-traces.mjs";
 const dev = await startDevServer({ port: 0 });
 const [openai, anthropic, google] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGoogleGenAI()]);
 const app = fileURLToPath(new URL("./app.mjs", import.meta.url));
-const env = { ...process.env, SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url, FAKE_OPENAI: openai.url, FAKE_ANTHROPIC: anthropic.url, FAKE_GOOGLE: google.url };
+const env = { ...process.env, EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url, FAKE_OPENAI: openai.url, FAKE_ANTHROPIC: anthropic.url, FAKE_GOOGLE: google.url };
 const code = await new Promise((resolve) => spawn(process.execPath, ["--import", "evaltrace/auto", app], { env, stdio: "inherit" }).on("close", resolve));
 printTraces(dev);
 await Promise.all([openai.close(), anthropic.close(), google.close()]);

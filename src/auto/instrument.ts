@@ -44,17 +44,54 @@ const esmInclude: (string | RegExp)[] = Object.values(hooks).flatMap((hook) => [
 /** Each library's instrumentation, made on first use and kept for the process (several entries share it). */
 const instrumentations = new Map<LibraryName, InstrumentationBase>();
 
-/** Registers import-in-the-middle's loader hook once, so that ESM imports are hooked too. */
+/**
+ * Registers import-in-the-middle's loader hook once, so that ESM imports are hooked too, with its
+ * `include` list: only the modules of the libraries above are intercepted. Where Node runs
+ * synchronous module hooks correctly (`module.registerHooks`: Node >= 22.22.3, >= 24.11.1, as
+ * import-in-the-middle's `supportsSyncHooks` says), they run on the app's thread; elsewhere the
+ * asynchronous hooks of `module.register` run on a thread of their own, and every module the app
+ * imports crosses to it and back (start-up: see bench/startup.mjs).
+ */
 function registerEsmHook(): void {
   const state = autoState();
-  if (state.esmHookRegistered || typeof nodeModule.register !== "function") return;
-  state.esmHookRegistered = true;
+  if (state.esmHookRegistered) return;
   try {
+    if (registerSyncHooks()) {
+      state.esmHookRegistered = true;
+      return;
+    }
+    if (typeof nodeModule.register !== "function") return;
+    state.esmHookRegistered = true;
     nodeModule.register("import-in-the-middle/hook.mjs", pathToFileURL(ownFile()).href, { data: { include: esmInclude } });
   } catch {
     // No loader hooks here (a runtime without them): CommonJS is still hooked.
   }
 }
+
+/** import-in-the-middle's synchronous hooks, where this Node runs them correctly; false elsewhere (Bun included). */
+function registerSyncHooks(): boolean {
+  if (typeof (nodeModule as { registerHooks?: unknown }).registerHooks !== "function" || "bun" in process.versions) return false;
+  const load = nodeModule.createRequire(ownFile());
+  const { supportsSyncHooks } = load("import-in-the-middle/supports-sync-hooks.mjs") as { supportsSyncHooks: () => boolean };
+  if (!supportsSyncHooks()) return false;
+  const { register } = load("import-in-the-middle/register-hooks.mjs") as { register: (options: { include: (string | RegExp)[] }) => void };
+  register({ include: esmInclude });
+  // import-in-the-middle 3.6 gives a builtin required from code with no parent URL (`node -e`)
+  // the format "commonjs" (its entry-point rule), and Node then reads it as a file: a hook that
+  // runs before it puts the format of a `node:` URL back.
+  const registerHooks = (nodeModule as unknown as { registerHooks: (hooks: { resolve: BuiltinFix }) => void }).registerHooks;
+  registerHooks({ resolve: keepBuiltins });
+  return true;
+}
+
+type Resolved = { url: string; format?: string | null };
+type BuiltinFix = (specifier: string, context: object, next: (specifier: string, context: object) => Resolved) => Resolved;
+
+/** A resolve hook: a `node:` URL keeps the format "builtin" whatever the hooks after it said. */
+const keepBuiltins: BuiltinFix = (specifier, context, next) => {
+  const resolved = next(specifier, context);
+  return resolved.url.startsWith("node:") && resolved.format !== "builtin" ? { ...resolved, format: "builtin" } : resolved;
+};
 
 function fail(message: string): never {
   throw new TypeError(`evaltrace: ${message}`);

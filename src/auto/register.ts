@@ -1,8 +1,8 @@
 /**
  * `evaltrace/auto`: zero-code tracing. Load it before the app
  * (`node --import evaltrace/auto app.mjs`, `node -r evaltrace/auto app.cjs`, or either through
- * `NODE_OPTIONS`): the SDK is configured from the environment (`SERVICE_API_KEY`,
- * `SERVICE_BASE_URL`, ...) and every supported library the app loads is instrumented, except
+ * `NODE_OPTIONS`): the SDK is configured from the environment (`EVALTRACE_API_KEY`,
+ * `EVALTRACE_BASE_URL`, ...) and every supported library the app loads is instrumented, except
  * those named in `EVALTRACE_DISABLE_INSTRUMENTATIONS`. It exports nothing. Worker threads are
  * not instrumented (call `instrument()` in one).
  */

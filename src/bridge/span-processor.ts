@@ -12,6 +12,7 @@ import { hasJoinableRemoteParent } from "../spans/remote-parent.js";
 import { declareForeignSlots, getSpanData, ownerOf, parentSpanIdOf, setForeignSource, setOwner, setParentOverride, TRACKED_SLOT } from "../spans/span-data.js";
 import { reportInternalError } from "../util/internal-errors.js";
 import { ForeignReader } from "./foreign-span.js";
+import { processorProbeOf } from "./probe.js";
 import { spanWatchOf } from "./span-watch.js";
 
 /** Options of {@link EvaltraceSpanProcessor}. */
@@ -61,6 +62,12 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
 
   onStart(span: Span, parentContext: Context): void {
     try {
+      // `evaltrace doctor` asking whether this provider carries us: answered, not recorded.
+      const probe = processorProbeOf(parentContext);
+      if (probe) {
+        probe.seen();
+        return;
+      }
       // Our own spans (observe(), integrations) reach the service through our own provider.
       if (getSpanData(span)) return;
       const parent = span.parentSpanContext ? otelTrace.getSpan(parentContext) : undefined;

@@ -1,11 +1,18 @@
+import { DEFAULT_BASE_URL } from "../config.js";
+import { ENV_VARS } from "../config/env-vars.js";
 import { startDevServer } from "../devserver/index.js";
 import { parseCommand, usageError } from "./args.js";
 import { EXIT } from "./exit-codes.js";
 
+/** Where the emulator listens by default: the address the SDK sends to when nothing else is set. */
+const DEFAULT_ADDRESS = new URL(DEFAULT_BASE_URL);
+const DEFAULT_PORT = Number(DEFAULT_ADDRESS.port);
+const DEFAULT_HOST = DEFAULT_ADDRESS.hostname;
+
 /** Usage of `evaltrace dev`. */
 export const devUsage = `  dev    Start the local emulator of the service
-         --port N            port to listen on (default 4680; 0 picks a free one)
-         --host ADDR         address to listen on (default 127.0.0.1); beyond loopback the viewer
+         --port N            port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
+         --host ADDR         address to listen on (default ${DEFAULT_HOST}); beyond loopback the viewer
                              and read API need the project key or the one-time login link
          --allow-host NAME   also answer the viewer and read API under this Host name (repeatable;
                              "*" turns the DNS-rebinding check off)
@@ -68,7 +75,7 @@ export async function dev(rest: string[]): Promise<number> {
   if (!parsed.ok) return parsed.code;
   const { values, positionals } = parsed;
   if (positionals.length > 0) return usageError("dev", `unexpected argument "${positionals[0]}"; see evaltrace dev --help`);
-  const port = values.port === undefined ? 4680 : Number(values.port);
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!/^\d+$/.test(values.port ?? "0") || port > 65535) return usageError("dev", `--port must be an integer from 0 to 65535; got "${values.port}"`);
   if (values.plan !== undefined && values.plan !== "free" && values.plan !== "team") return usageError("dev", `--plan must be free or team; got "${values.plan}"`);
   const maxTraces = values["max-traces"] === undefined ? undefined : Number(values["max-traces"]);
@@ -86,7 +93,7 @@ export async function dev(rest: string[]): Promise<number> {
   if (judgeConcurrency !== undefined && (!Number.isInteger(judgeConcurrency) || judgeConcurrency < 1)) {
     return usageError("dev", `--judge-concurrency must be a positive integer; got "${values["judge-concurrency"]}"`);
   }
-  const host = values.host ?? "127.0.0.1";
+  const host = values.host ?? DEFAULT_HOST;
   let server: Awaited<ReturnType<typeof startDevServer>>;
   try {
     server = await startDevServer({
@@ -117,7 +124,7 @@ export async function dev(rest: string[]): Promise<number> {
       `  judge: ${server.judgeEndpoint ?? "none: evaluations are recorded NOT_JUDGED (--judge-url URL --judge-model NAME to judge with a model)"}`,
       `  state: ${values.data ? `${values.data} (${traces} traces loaded)` : "in memory"}; traces kept: ${maxTraces ?? (values.data ? "all" : 10000)}, oldest evicted beyond (counted in the log)`,
       "",
-      `  export SERVICE_BASE_URL=${server.url} SERVICE_API_KEY=${server.projectKey}`,
+      `  export ${ENV_VARS.baseUrl.name}=${server.url} ${ENV_VARS.apiKey.name}=${server.projectKey}`,
       "",
     ].join("\n"),
   );

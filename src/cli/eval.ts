@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Client } from "../client/client.js";
 import { EvaltraceError, ValidationError } from "../client/errors.js";
 import { experiment } from "../experiments/run-experiment.js";
 import { formatSummary } from "../experiments/report.js";
@@ -9,6 +8,7 @@ import type { ExperimentGolden, ExperimentOptions, ExperimentSummary } from "../
 import { shutdown } from "../lifecycle/delivery.js";
 import { configure } from "../runtime/configure.js";
 import { parseCommand, usageError } from "./args.js";
+import { clientOf, connectionOf, connectionUsage, unreachable } from "./connection.js";
 import { EXIT } from "./exit-codes.js";
 
 /** Usage of `evaltrace eval`. */
@@ -21,9 +21,7 @@ export const evalUsage = `  eval MODULE    Run an experiment: MODULE (ESM or Com
          --concurrency N      tasks at once (default 5)
          --min-pass-rate R    exit 1 when the tasks' or a judged metric's pass rate is under R (0..1);
                               metrics the service did not judge (NOT_JUDGED) are not gated
-         --api-key KEY        project API key (default: the SERVICE_API_KEY environment variable)
-         --base-url URL       service URL (default: SERVICE_BASE_URL, else the live service)
-`;
+${connectionUsage(21)}`;
 
 const options = {
   dataset: { type: "string" },
@@ -69,7 +67,7 @@ export function gate(summary: ExperimentSummary, min: number): { ok: boolean; li
   return { ok, lines };
 }
 
-/** `evaltrace eval`: 0 when the run passed the gate, 1 under it (or on bad input), 2 when the service refused. */
+/** `evaltrace eval`: 0 when the run passed the gate, 1 under it (or on bad input), 2 when the service refused, 3 when it was unreachable. */
 export async function evalCommand(args: string[]): Promise<number> {
   const parsed = parseCommand("eval", args, options, `Usage: evaltrace eval MODULE [options]\n\n${evalUsage}`);
   if (!parsed.ok) return parsed.code;
@@ -82,10 +80,10 @@ export async function evalCommand(args: string[]): Promise<number> {
   if (values["dataset-version"] !== undefined && values.dataset === undefined) return usageError("eval", "--dataset-version needs --dataset");
   const file = resolve(positionals[0]!);
   if (!existsSync(file)) return usageError("eval", `no module ${positionals[0]}`);
-  const apiKey = values["api-key"] || process.env.SERVICE_API_KEY || undefined;
-  if (!apiKey) return usageError("eval", "no API key: pass --api-key KEY or set SERVICE_API_KEY (evaltrace dev prints one for the local emulator)");
+  const connection = connectionOf("eval", values);
+  if (typeof connection === "number") return connection;
   // The module's traces go where the run goes.
-  configure({ apiKey, ...(values["base-url"] ? { baseUrl: values["base-url"] } : {}) });
+  configure({ apiKey: connection.apiKey, baseUrl: connection.baseUrl });
   let mod: EvalModule;
   try {
     mod = await load(file);
@@ -97,7 +95,7 @@ export async function evalCommand(args: string[]): Promise<number> {
   if (typeof metricCollection !== "string") return usageError("eval", "name the metric collection: --metric-collection C, or export metricCollection from the module");
   const dataset = values.dataset === undefined ? undefined : values["dataset-version"] === undefined ? values.dataset : { alias: values.dataset, version: values["dataset-version"] };
   if (dataset === undefined && mod.goldens === undefined) return usageError("eval", `${positionals[0]} exports no goldens: export goldens, or pass --dataset ALIAS`);
-  const client = new Client({ apiKey, baseUrl: values["base-url"] });
+  const client = clientOf(connection);
   try {
     const { summary } = await experiment(
       {
@@ -120,6 +118,8 @@ export async function evalCommand(args: string[]): Promise<number> {
     return EXIT.belowThreshold;
   } catch (err) {
     if (err instanceof ValidationError || (err instanceof EvaltraceError && err.code === "configuration")) return usageError("eval", err.message);
+    const code = unreachable("eval", connection.baseUrl, err);
+    if (code !== undefined) return code;
     if (err instanceof EvaltraceError) {
       process.stderr.write(`evaltrace eval: ${err.message}\n`);
       return EXIT.rejected;

@@ -1,5 +1,6 @@
 import { VERSION } from "../version.js";
 import { dev, devUsage } from "./dev.js";
+import { doctorCommand, doctorUsage } from "./doctor.js";
 import { evalCommand, evalUsage } from "./eval.js";
 import { EXIT } from "./exit-codes.js";
 import { pushDataset, pushPrompt, pushUsage } from "./push.js";
@@ -7,7 +8,7 @@ import { pushDataset, pushPrompt, pushUsage } from "./push.js";
 const usage = `Usage: evaltrace <command> [options]
 
 Commands:
-${devUsage}${pushUsage}${evalUsage}
+${devUsage}${pushUsage}${evalUsage}${doctorUsage}
   evaltrace <command> --help    the options of one command
   evaltrace --version           the version
 `;
@@ -18,6 +19,7 @@ const commands: Readonly<Record<string, (rest: string[]) => Promise<number>>> = 
   "push-dataset": pushDataset,
   "push-prompt": pushPrompt,
   eval: evalCommand,
+  doctor: doctorCommand,
 };
 
 /** Runs the CLI with `argv` (without node and script); resolves with the exit code. */

@@ -1,14 +1,12 @@
-import { Client } from "../client/client.js";
 import { EvaltraceError, ValidationError } from "../client/errors.js";
 import type { DatasetPush, PromptPush } from "../protocol/types.js";
 import { parseCommand, usageError } from "./args.js";
+import { clientOf, connectionOf, connectionUsage, unreachable } from "./connection.js";
 import { EXIT } from "./exit-codes.js";
 import { InputError, readGoldens, readPrompt } from "./files.js";
 import { progressBar } from "./progress.js";
 
-const connection = `         --api-key KEY       project API key (default: the SERVICE_API_KEY environment variable)
-         --base-url URL      service URL (default: SERVICE_BASE_URL, else the live service)
-`;
+const connection = connectionUsage(20);
 
 /** Usage of `evaltrace push-dataset`. */
 export const pushDatasetUsage = `  push-dataset --alias A FILE     Push goldens from FILE (.json, .jsonl or .csv) to dataset A
@@ -33,20 +31,18 @@ function locate(message: string, where: string[], file: string): string {
   return message.replace(/body\.goldens\[(\d+)\]/, (m, i: string) => `${file} ${where[Number(i)] ?? m} (${m})`);
 }
 
-/** The API key from `--api-key` or the environment; undefined when neither is set. */
-function apiKeyOf(flag: string | undefined): string | undefined {
-  return flag || process.env.SERVICE_API_KEY || undefined;
-}
-
-const noKey = "no API key: pass --api-key KEY or set SERVICE_API_KEY (evaltrace dev prints one for the local emulator)";
-
-/** Runs a push; input problems exit 1, rejections by the service 2, one line each. */
-async function run(command: string, action: () => Promise<number>): Promise<number> {
+/** Runs a push; input problems exit 1, rejections by the service 2, no answer from it 3, one line each. */
+async function run(command: string, action: (sentTo: (baseUrl: string) => void) => Promise<number>): Promise<number> {
+  let baseUrl = "";
   try {
-    return await action();
+    return await action((url) => {
+      baseUrl = url;
+    });
   } catch (err) {
     if (err instanceof InputError || err instanceof ValidationError) return usageError(command, err.message);
     if (err instanceof EvaltraceError && err.code === "configuration") return usageError(command, err.message);
+    const code = unreachable(command, baseUrl, err);
+    if (code !== undefined) return code;
     if (err instanceof EvaltraceError) {
       process.stderr.write(`evaltrace ${command}: ${err.message}\n`);
       return EXIT.rejected;
@@ -57,7 +53,7 @@ async function run(command: string, action: () => Promise<number>): Promise<numb
 
 /** `evaltrace push-dataset`. */
 export function pushDataset(args: string[]): Promise<number> {
-  return run("push-dataset", async () => {
+  return run("push-dataset", async (sentTo) => {
     const parsed = parseCommand(
       "push-dataset",
       args,
@@ -74,9 +70,10 @@ export function pushDataset(args: string[]): Promise<number> {
     const file = positionals[0]!;
     const { goldens, where } = readGoldens(file);
     if (goldens.length === 0) return usageError("push-dataset", `${file} has no goldens`);
-    const apiKey = apiKeyOf(values["api-key"]);
-    if (!apiKey) return usageError("push-dataset", noKey);
-    const client = new Client({ apiKey, baseUrl: values["base-url"] });
+    const connection = connectionOf("push-dataset", values);
+    if (typeof connection === "number") return connection;
+    sentTo(connection.baseUrl);
+    const client = clientOf(connection);
     const push = { alias: values.alias, goldens, finalized: values.finalized !== "false", version: values.version } as unknown as DatasetPush;
     const bar = goldens.length > chunkSize ? progressBar(`pushing to ${values.alias}`) : undefined;
     try {
@@ -94,16 +91,17 @@ export function pushDataset(args: string[]): Promise<number> {
 
 /** `evaltrace push-prompt`. */
 export function pushPrompt(args: string[]): Promise<number> {
-  return run("push-prompt", async () => {
+  return run("push-prompt", async (sentTo) => {
     const parsed = parseCommand("push-prompt", args, { ...common, branch: { type: "string" } }, `Usage: evaltrace push-prompt --alias A FILE [options]\n\n${pushPromptUsage}`);
     if (!parsed.ok) return parsed.code;
     const { values, positionals } = parsed;
     if (!values.alias) return usageError("push-prompt", "--alias is required; see evaltrace push-prompt --help");
     if (positionals.length !== 1) return usageError("push-prompt", `give exactly one FILE; got ${positionals.length}`);
     const prompt = { ...readPrompt(positionals[0]!), alias: values.alias, ...(values.branch ? { branch: values.branch } : {}) } as PromptPush;
-    const apiKey = apiKeyOf(values["api-key"]);
-    if (!apiKey) return usageError("push-prompt", noKey);
-    const client = new Client({ apiKey, baseUrl: values["base-url"] });
+    const connection = connectionOf("push-prompt", values);
+    if (typeof connection === "number") return connection;
+    sentTo(connection.baseUrl);
+    const client = clientOf(connection);
     try {
       const result = await client.prompts.push(prompt);
       process.stdout.write(`pushed commit ${result.hash} to prompt ${values.alias} (${result.promptId}) on ${values.branch ?? "main"}\n${result.link}\n`);

@@ -55,6 +55,11 @@ export interface ClientOptions {
   requestTimeoutMillis?: number;
   /** Retries on network errors, 408, 429 and 5xx. @default 5 */
   maxRetries?: number;
+  /**
+   * Retries, at most `maxRetries`, when no connection can be made at all (nothing listens at
+   * `baseUrl`, or no such host): lower it to give up sooner on a wrong address. @default maxRetries
+   */
+  maxConnectRetries?: number;
   logger?: Logger;
   clock?: Clock;
   /** How `prompts.pull()` caches prompts (TTL 60 s and 500 prompts by default). */
@@ -72,7 +77,7 @@ const enc = encodeURIComponent;
  * spec states that needs no stored state before it sends anything.
  *
  * @example
- * const client = new Client({ apiKey: process.env.SERVICE_API_KEY });
+ * const client = new Client({ apiKey: process.env.EVALTRACE_API_KEY });
  * await client.metrics.create({ name: "Politeness", criteria: "Is it polite?", evaluationParams: ["actualOutput"], multiTurn: false });
  */
 export class Client {
@@ -86,11 +91,15 @@ export class Client {
   readonly http: ClientHttp;
 
   constructor(options: ClientOptions = {}) {
-    const base: ResolvedOptions = currentRuntime()?.options ?? resolveOptions({});
-    const { promptCache, ...rest } = options;
+    // The client's own logger hears of the environment's problems (a deprecated variable) too.
+    const base: ResolvedOptions = currentRuntime()?.options ?? resolveOptions(options.logger ? { logger: options.logger } : {});
+    const { promptCache, maxConnectRetries, ...rest } = options;
+    if (maxConnectRetries !== undefined && !(Number.isInteger(maxConnectRetries) && maxConnectRetries >= 0)) {
+      throw new TypeError(`evaltrace: option \`maxConnectRetries\` must be an integer >= 0; got ${String(maxConnectRetries)}`);
+    }
     const defined = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as ClientOptions;
     const resolved = resolveOptions({ ...pick(base), ...defined, registerExitHooks: false });
-    this.http = new ClientHttp(resolved);
+    this.http = new ClientHttp(resolved, maxConnectRetries);
     this.metrics = new MetricsApi(this.http);
     this.metricCollections = new MetricCollectionsApi(this.http);
     this.evaluate = new EvaluateApi(this.http);
@@ -125,11 +134,11 @@ class ClientHttp {
   private readonly apiKey: string | undefined;
   private readonly warnedDeprecated = new Set<string>();
 
-  constructor(o: ResolvedOptions) {
+  constructor(o: ResolvedOptions, maxConnectRetries: number | undefined) {
     this.apiKey = o.apiKey;
     this.logger = safeLogger(o.logger, () => (o.apiKey ? [o.apiKey] : []));
     // Every client call is awaited: its retry waits must keep the process alive.
-    this.transport = new Transport({ ...o, logger: this.logger, keepProcessAlive: true });
+    this.transport = new Transport({ ...o, logger: this.logger, keepProcessAlive: true, maxConnectRetries });
     // Requests nobody awaits (a cached prompt's refresh): one attempt, never holding the process.
     this.background = new Transport({ ...o, logger: this.logger, maxRetries: 0, keepProcessAlive: false });
   }
@@ -144,12 +153,13 @@ class ClientHttp {
         throw err;
       }
     }
-    if (!this.apiKey) throw new EvaltraceError("configuration", "no API key: pass { apiKey } to new Client(), call configure({ apiKey }), or set SERVICE_API_KEY");
+    if (!this.apiKey) throw new EvaltraceError("configuration", "no API key: pass { apiKey } to new Client(), call configure({ apiKey }), or set EVALTRACE_API_KEY");
     const out = await (inBackground ? this.background : this.transport).send(method, path, body === undefined ? undefined : JSON.stringify(body));
     if (!out.ok) {
       // A service that echoes the key back must not put it into our error.
       const secrets = [this.apiKey];
-      const message = redact(out.message.replace(/^request to \S+ failed: /, ""), secrets);
+      // The error names the method and path; the transport's message names the whole address.
+      const message = redact(out.message.replace(/^request to \S+ failed: /, "").replace(/^\S+ answered /, ""), secrets);
       const errorBody = out.body === undefined ? undefined : JSON.parse(redact(JSON.stringify(out.body), secrets));
       throw new ServiceError({ status: out.status, method, path, message, body: errorBody });
     }

@@ -15,6 +15,9 @@ export class JsonBytes {
   pos = 0;
   private second = Number.NaN;
   private secondText: Uint8Array = new Uint8Array(0);
+  /** The quote and first 19 chars of the uuids of trace {@link prefixOf}'s spans. */
+  private readonly prefix = new Uint8Array(20);
+  private prefixOf = "";
 
   constructor(private readonly initialBytes = 64 * 1024) {
     this.buf = alloc(initialBytes);
@@ -254,9 +257,20 @@ export class JsonBytes {
   private uuidBytes(traceId: string, spanId: string | undefined): boolean {
     if (this.pos + 38 > this.buf.length) this.grow(38);
     const buf = this.buf;
+    const start = this.pos;
+    // A span's uuid begins with its trace's first 16 digits, as the others of its trace do:
+    // copied as written for the trace seen last.
+    if (spanId !== undefined && traceId === this.prefixOf) {
+      const prefix = this.prefix;
+      for (let i = 0; i < 20; i++) buf[start + i] = prefix[i]!;
+      if (!digitsInto(buf, start + 20, spanId, 0, 4) || !digitsInto(buf, start + 25, spanId, 4, 16)) return false;
+      buf[start + 24] = 0x2d;
+      buf[start + 37] = 0x22;
+      this.pos = start + 38;
+      return true;
+    }
     const last = spanId ?? traceId;
     const from = spanId === undefined ? 16 : 0;
-    const start = this.pos;
     buf[start] = 0x22;
     // Written in place, dashes at 9, 14, 19 and 24; given up on the first char that is not plain.
     const ok =
@@ -269,6 +283,9 @@ export class JsonBytes {
     buf[start + 9] = buf[start + 14] = buf[start + 19] = buf[start + 24] = 0x2d; // -
     buf[start + 37] = 0x22;
     this.pos = start + 38;
+    const prefix = this.prefix;
+    for (let i = 0; i < 20; i++) prefix[i] = buf[start + i]!;
+    this.prefixOf = traceId;
     return true;
   }
 

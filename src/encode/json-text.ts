@@ -17,7 +17,12 @@ export function jsonText(value: JsonValue): string {
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : "null";
   if (value === null || typeof value !== "object") return toText(value);
   if (value === lastValue) return lastText;
-  let text: string | undefined;
+  let text = Array.isArray(value) ? scalarListText(value) : undefined;
+  if (text !== undefined) {
+    lastValue = value;
+    lastText = text;
+    return text;
+  }
   budget = defaultSerializeLimits.maxTotalChars;
   try {
     // Whatever throws here (a getter, a cycle JSON.stringify meets) is left to toText's walk.
@@ -30,6 +35,31 @@ export function jsonText(value: JsonValue): string {
   lastText = text;
   return text;
 }
+
+/**
+ * The JSON text of a short list of finite numbers, booleans and nulls (a call's arguments, as
+ * captured), made without `JSON.stringify` (whose setup costs more than the text); undefined for
+ * any other list. `String` of a finite number is the text JSON gives it (`-0` included).
+ */
+function scalarListText(list: readonly unknown[]): string | undefined {
+  const n = list.length;
+  if (n > SCALAR_LIST_MAX) return undefined;
+  let text = "[";
+  for (let i = 0; i < n; i++) {
+    const v = list[i];
+    if (i > 0) text += ",";
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) return undefined;
+      text += String(v);
+    } else if (typeof v === "boolean") text += v ? "true" : "false";
+    else if (v === null) text += "null";
+    else return undefined;
+  }
+  return `${text}]`;
+}
+
+/** Longest list {@link scalarListText} writes. */
+const SCALAR_LIST_MAX = 8;
 
 /** Lets go of the value {@link jsonText} remembers (it may be large). */
 export function forgetJsonText(): void {

@@ -20,3 +20,18 @@ export function backoffDelay(retry: number, initialMillis: number, maxMillis: nu
   const exp = Math.min(maxMillis, initialMillis * 2 ** retry);
   return Math.round(exp / 2 + (exp / 2) * random());
 }
+
+/** Error codes of a connection that could not be made at all: nothing listens, or no such host. */
+const CONNECT_FAILURES: ReadonlySet<string> = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ConnectionRefused"]);
+
+/**
+ * Whether a request failed because no connection could be made (Node's `http` error codes, and
+ * `fetch`'s, which carry them on `cause`), as opposed to one that broke or timed out.
+ */
+export function isConnectFailure(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && CONNECT_FAILURES.has(code)) return true;
+  }
+  return false;
+}

@@ -1,12 +1,12 @@
 import { context } from "@opentelemetry/api";
-import { suppressTracing } from "@opentelemetry/core";
+import { suppressTracing } from "../util/otel-core.js";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import { describeError } from "../spans/serialize.js";
 import { nodeSender } from "./node-sender.js";
 import { RecoveryGate } from "./recovery.js";
 import type { HttpMethod, RawResponse, RequestBody, Sender } from "./sender.js";
-import { backoffDelay, isRetryableStatus, parseRetryAfter } from "./retry.js";
+import { backoffDelay, isConnectFailure, isRetryableStatus, parseRetryAfter } from "./retry.js";
 
 
 /** The result of a request after all its attempts: transport outcomes are data, never throws. */
@@ -16,9 +16,12 @@ export type TransportOutcome =
       ok: false;
       /** Absent when no response arrived (network error, timeout). */
       status?: number;
+      /** What failed, naming the address tried. */
       message: string;
       body?: unknown;
       attempts: number;
+      /** Set when no connection could be made at all (nothing listens at the address, or no such host). */
+      unreachable?: true;
     };
 
 /** Options of {@link Transport}. */
@@ -32,6 +35,11 @@ export interface TransportOptions {
   maxRetryDelayMillis: number;
   clock: Clock;
   logger: Logger;
+  /**
+   * Retries when no connection could be made at all (nothing listens, no such host), at most
+   * `maxRetries`: a command line gives up on an address that is wrong sooner. @default maxRetries
+   */
+  maxConnectRetries?: number;
   /** Random source for jitter, in [0, 1). @default Math.random */
   random?: () => number;
   /**
@@ -97,6 +105,7 @@ export class Transport {
       attempts++;
       let delay: number | undefined;
       let reason: string;
+      let connectFailed = false;
       try {
         const res = await this.attempt(method, path, body, idempotencyKey);
         this.checkWarningHeaders(res.headers);
@@ -106,7 +115,7 @@ export class Transport {
           return { ok: true, status: res.status, body: parsed, headers: res.headers, attempts };
         }
         reason = `HTTP ${res.status}`;
-        failure = { ok: false, status: res.status, message: errorMessage(res.status, parsed), body: parsed, attempts };
+        failure = { ok: false, status: res.status, message: `${o.baseUrl}${path} answered ${errorMessage(res.status, parsed)}`, body: parsed, attempts };
         if (!isRetryableStatus(res.status)) {
           this.recovery.answered();
           return failure;
@@ -117,7 +126,8 @@ export class Transport {
         asked = retryAfter !== undefined || res.status === 429;
       } catch (err) {
         reason = describeError(err);
-        failure = { ok: false, message: `request to ${path} failed: ${reason}`, attempts };
+        connectFailed = isConnectFailure(err);
+        failure = { ok: false, message: `request to ${o.baseUrl}${path} failed: ${reason}`, attempts, ...(connectFailed ? { unreachable: true as const } : {}) };
         asked = false;
       } finally {
         if (probe) this.recovery.probeDone();
@@ -129,7 +139,7 @@ export class Transport {
         if (delay !== undefined) dueAt = Math.max(dueAt, o.clock.now() + delay);
       } else {
         retries++;
-        if (retries > maxRetries) return failure;
+        if (retries > (connectFailed ? Math.min(maxRetries, o.maxConnectRetries ?? maxRetries) : maxRetries)) return failure;
         delay ??= backoffDelay(retries - 1, o.initialRetryDelayMillis, o.maxRetryDelayMillis, random);
         dueAt = o.clock.now() + delay;
         o.onRetry?.({ path, attempt: attempts, delayMillis: delay, reason });

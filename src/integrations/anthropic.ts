@@ -6,6 +6,7 @@ import { messageText } from "../spans/message-text.js";
 import type { ReadableToolCall } from "../semconv/messages.js";
 import { type CallResult, callLine, cutCall, finishCall, isObject, type Message, type ModelWrapOptions, quietly, tapIterator, toolCall } from "./model-call.js";
 import { abortedWhy, HeldStream, STOPPED_READING } from "./stream-ending.js";
+import { reportUnexpectedClient, reportWrapFailure } from "./unexpected-client.js";
 
 /** Options of {@link wrapAnthropic}. */
 export interface WrapAnthropicOptions extends ModelWrapOptions {}
@@ -40,14 +41,20 @@ type State = { options: WrapAnthropicOptions };
 export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropicOptions = {}): T {
   try {
     const messages = (client as { messages?: unknown }).messages;
-    if (!isObject(messages)) return client;
+    if (!isObject(messages)) {
+      reportUnexpectedClient("wrapAnthropic", "the client has no messages");
+      return client;
+    }
     const existing = messages[WRAPPED] as State | undefined;
     if (existing) {
       existing.options = options;
       return client;
     }
     const state: State = { options };
-    if (!wrapResource(client, messages, "anthropic.messages", state)) return client;
+    if (!wrapResource(client, messages, "anthropic.messages", state)) {
+      reportUnexpectedClient("wrapAnthropic", "the client has no messages.create");
+      return client;
+    }
     // The beta surface has the same shape; it shares the options.
     const beta = (client as { beta?: { messages?: unknown } }).beta;
     if (isObject(beta) && isObject(beta.messages)) wrapResource(client, beta.messages, "anthropic.beta.messages", state);
@@ -58,8 +65,9 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
         return copy && typeof copy === "object" ? wrapAnthropic(copy, state.options) : copy;
       });
     }
-  } catch {
+  } catch (err) {
     // A client we cannot read is left as it is.
+    reportWrapFailure("wrapAnthropic", err);
   }
   return client;
 }

@@ -4,6 +4,7 @@ import { afcStep, define, startAfc, usesAfc } from "./google-genai-afc.js";
 import { fromResponses, inputMessages, modelName } from "./google-genai-content.js";
 import { cutCall, finishCall, incomplete, isObject, type Message, type ModelWrapOptions, quietly, tapIterator } from "./model-call.js";
 import { abortedWhy, HeldStream, STOPPED_READING } from "./stream-ending.js";
+import { reportUnexpectedClient, reportWrapFailure } from "./unexpected-client.js";
 
 /** Options of {@link wrapGoogleGenAI}. */
 export interface WrapGoogleGenAIOptions extends ModelWrapOptions {}
@@ -41,7 +42,10 @@ type State = { options: WrapGoogleGenAIOptions };
 export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogleGenAIOptions = {}): T {
   try {
     const models = (client as { models?: unknown }).models;
-    if (!isObject(models)) return client;
+    if (!isObject(models)) {
+      reportUnexpectedClient("wrapGoogleGenAI", "the client has no models");
+      return client;
+    }
     const existing = models[WRAPPED] as State | undefined;
     if (existing) {
       existing.options = options;
@@ -54,14 +58,19 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
     // function calling calls them once per request, directly or through continuation hops.
     const request = models.generateContentInternal;
     const streamRequest = models.generateContentStreamInternal;
+    if (typeof generate !== "function" && typeof stream !== "function") {
+      reportUnexpectedClient("wrapGoogleGenAI", "the client has no models.generateContent nor models.generateContentStream");
+      return client;
+    }
     // The SDK's own methods are writable, enumerable instance fields: `define` keeps them so.
     define(models, WRAPPED, state);
     if (typeof generate === "function") define(models, "generateContent", patched(models, generate as Fn, false, state));
     if (typeof stream === "function") define(models, "generateContentStream", patched(models, stream as Fn, true, state));
     if (typeof request === "function") define(models, "generateContentInternal", afcRequest(models, request as Fn, false, state));
     if (typeof streamRequest === "function") define(models, "generateContentStreamInternal", afcRequest(models, streamRequest as Fn, true, state));
-  } catch {
+  } catch (err) {
     // A client we cannot read is left as it is.
+    reportWrapFailure("wrapGoogleGenAI", err);
   }
   return client;
 }

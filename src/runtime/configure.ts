@@ -64,7 +64,7 @@ function warnIfNoKey(rt: Runtime): void {
   // A capture of evaltrace/testing records without a key: nothing to warn of while it runs.
   if (!rt.options.apiKey && rt.options.enabled && !reg.warnedNoKey && !isCapturing()) {
     reg.warnedNoKey = true;
-    rt.logger.warn("no API key (set SERVICE_API_KEY or configure({ apiKey })): tracing is off, the app runs untouched");
+    rt.logger.warn("no API key (set EVALTRACE_API_KEY or configure({ apiKey })): tracing is off, the app runs untouched");
   }
 }
 

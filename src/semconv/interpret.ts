@@ -33,34 +33,43 @@ function read(source: FieldSource, span: FinishedSpan): JsonValue | undefined {
 export function interpret(span: FinishedSpan): Mapped | undefined {
   try {
     const declared = span.attributes[SPAN_TYPE_ATTRIBUTE];
-    const convention = conventions.find((c) => c.claims(span));
-    if (!convention && !(typeof declared === "string" && spanTypes.has(declared))) return undefined;
-    const type: SpanType | undefined = typeof declared === "string" && spanTypes.has(declared) ? (declared as SpanType) : convention?.type(span);
+    const isDeclared = typeof declared === "string" && spanTypes.has(declared);
+    let convention: Convention | undefined;
+    for (const c of conventions) {
+      if (c.claims(span)) {
+        convention = c;
+        break;
+      }
+    }
+    if (convention === undefined && !isDeclared) return undefined;
+    const type: SpanType | undefined = isDeclared ? (declared as SpanType) : convention!.type(span);
     if (!type) return undefined;
     const fields: { [key: string]: JsonValue } = {};
     let input: JsonValue | undefined;
     let output: JsonValue | undefined;
     let error: string | undefined;
-    if (convention) {
+    // (No `?.` here: the CommonJS build turns each into a helper call with closures.)
+    if (convention !== undefined) {
       for (const source of convention.fields) {
-        if (source.types && !source.types.includes(type) || fields[source.field] !== undefined) continue;
+        if ((source.types !== undefined && !source.types.includes(type)) || fields[source.field] !== undefined) continue;
         const v = read(source, span);
         if (v !== undefined) fields[source.field] = v;
       }
-      input = convention.input?.(span, type);
-      output = convention.output?.(span, type);
-      Object.assign(fields, convention.extra?.(span, type));
-      error = convention.error?.(span, type);
+      if (convention.input !== undefined) input = convention.input(span, type);
+      if (convention.output !== undefined) output = convention.output(span, type);
+      if (convention.extra !== undefined) Object.assign(fields, convention.extra(span, type));
+      if (convention.error !== undefined) error = convention.error(span, type);
     }
-    for (const [key, value] of Object.entries(fields)) {
+    for (const key in fields) {
       if (!Object.hasOwn(spanFieldRules, key)) continue;
-      const checked = checkField(spanFieldRules[key]!, value, key).value;
+      const checked = checkField(spanFieldRules[key]!, fields[key], key).value;
       if (checked === undefined) delete fields[key];
       else fields[key] = checked;
     }
-    const integration = convention?.name ?? "OpenTelemetry";
+    const integration = convention === undefined ? "OpenTelemetry" : convention.name;
     fields.integration = integration;
-    const name = convention?.spanName?.(span, type) ?? span.name;
+    const spanName = convention === undefined || convention.spanName === undefined ? undefined : convention.spanName(span, type);
+    const name = spanName === undefined || spanName === null ? span.name : spanName;
     const mapped: Mapped = { type, name: truncateString(name, MAX_NAME_CHARS), integration, fields, input, output };
     if (error !== undefined) mapped.error = error;
     return mapped;

@@ -1,8 +1,8 @@
-import type { AttributeValue } from "@opentelemetry/api";
+import type { AttributeValue, Attributes } from "@opentelemetry/api";
 import type { JsonValue } from "../spans/json-value.js";
 import { toText } from "../spans/serialize.js";
 import type { FoundToolCall, Message } from "./types.js";
-import { json, subIndexed } from "./values.js";
+import { indexedLists, json } from "./values.js";
 import { readable } from "../spans/lc-values.js";
 
 type Obj = { [key: string]: JsonValue };
@@ -104,6 +104,8 @@ function readPart(part: JsonValue, found: Found): string {
  * parts; any other text, JSON-looking or not (`"hello"`, `["a","b"]`, a JSON-mode answer), stays.
  */
 export function contentFromString(text: string): string {
+  // Typed parts have a "type" key: JSON without one (spelt out or escaped) is no parts, unparsed.
+  if (!text.includes('"type"') && !text.includes("\\u")) return text;
   const parsed = json(text);
   const typed = (p: JsonValue) => isObj(p) && typeof p.type === "string";
   if (Array.isArray(parsed) && parsed.length > 0 && parsed.every(typed)) return messageContent(parsed);
@@ -162,8 +164,8 @@ function readableMessage(role: string, content: string, calls: readonly Call[], 
   const out: ReadableMessage = { role, content };
   if (calls.length > 0) out.tool_calls = calls.map(readableCall);
   // A message answering several calls at once (Anthropic) has no one id to give.
-  const answered = [...new Set(answers)];
-  if (answered.length === 1) out.tool_call_id = answered[0]!;
+  const first = answers[0];
+  if (first !== undefined && answers.every((a) => a === first)) out.tool_call_id = first;
   return out;
 }
 
@@ -256,28 +258,45 @@ const legacyGenAiKeys: FlatMessageKeys = { role: "role", content: "content", too
 function readFlatMessages(items: Record<string, AttributeValue>[], keys: FlatMessageKeys): Conversation | undefined {
   if (items.length === 0) return undefined;
   const toolCalls: FoundToolCall[] = [];
-  const messages = items.map((item) => {
+  const messages: ReadableMessage[] = [];
+  // A message's parts and tool calls, in one pass over its keys.
+  const lists = keys.parts ? [keys.toolCalls.list, keys.parts.list] : [keys.toolCalls.list];
+  for (const item of items) {
+    const [listed, parts] = indexedLists(item as Attributes, lists);
     const raw = item[keys.content];
-    const parts = keys.parts ? subIndexed(item, keys.parts.list).map((p) => p[keys.parts!.text]) : [];
-    let content = typeof raw === "string" ? contentFromString(raw) : parts.filter((p) => typeof p === "string").join("");
-    const calls = subIndexed(item, keys.toolCalls.list).map((c) => {
-      const call: Call = { name: String(c[keys.toolCalls.name] ?? "tool") };
+    let content: string;
+    if (typeof raw === "string") content = contentFromString(raw);
+    else {
+      content = "";
+      if (parts !== undefined) {
+        for (const p of parts) {
+          const t = p[keys.parts!.text];
+          if (typeof t === "string") content += t;
+        }
+      }
+    }
+    const calls: Call[] = [];
+    for (const c of listed!) {
+      const name = c[keys.toolCalls.name];
+      const call: Call = { name: String(name === undefined || name === null ? "tool" : name) };
       const input = args(c[keys.toolCalls.arguments] as JsonValue | undefined);
       if (input) call.inputParameters = input;
       const id = c[keys.toolCalls.id];
       if (typeof id === "string" && id !== "") call.id = id;
-      return call;
-    });
+      calls.push(call);
+    }
     if (calls.length > 0) {
-      toolCalls.push(...calls);
+      for (const call of calls) toolCalls.push(call);
       content = withCallLines(content, calls);
     }
     const role = item[keys.role];
     const answers = item[keys.toolCallId];
-    return readableMessage(typeof role === "string" ? role : "user", content, calls, typeof answers === "string" && answers !== "" ? [answers] : []);
-  });
+    messages.push(readableMessage(typeof role === "string" ? role : "user", content, calls, typeof answers === "string" && answers !== "" ? [answers] : NO_ANSWERS));
+  }
   return { messages, toolCalls };
 }
+
+const NO_ANSWERS: readonly string[] = Object.freeze([]);
 
 /** OpenInference's flattened messages. */
 export function readIndexedMessages(items: Record<string, AttributeValue>[]): Conversation | undefined {

@@ -1,8 +1,9 @@
+import type { AttributeValue } from "@opentelemetry/api";
 import type { SpanType } from "../protocol/types.js";
 import type { JsonValue } from "../spans/json-value.js";
-import { outputText, readConversation, readIndexedMessages, toolsCalled } from "./messages.js";
+import { type Conversation, outputText, readConversation, readIndexedMessages, toolsCalled } from "./messages.js";
 import type { Convention, FinishedSpan } from "./types.js";
-import { indexed, json, str, typedValue } from "./values.js";
+import { indexed, indexedLists, json, str, typedValue } from "./values.js";
 
 /** `openinference.span.kind` → span type. */
 const kinds: Record<string, SpanType> = {
@@ -18,8 +19,24 @@ const kinds: Record<string, SpanType> = {
   EVALUATOR: "base",
 };
 
-const inputMessages = (span: FinishedSpan) => readIndexedMessages(indexed(span.attributes, "llm.input_messages"));
-const outputMessages = (span: FinishedSpan) => readIndexedMessages(indexed(span.attributes, "llm.output_messages"));
+/** An llm span's flattened lists, found in one pass over its attributes. */
+interface LlmLists {
+  input: Conversation | undefined;
+  output: Conversation | undefined;
+  embeddings: Record<string, AttributeValue>[];
+}
+const LLM_LISTS = ["llm.input_messages", "llm.output_messages", "embedding.embeddings"] as const;
+/** Each read of a span (its input, output and toolsCalled all need its lists) reads them once. */
+const llmListsRead = new WeakMap<FinishedSpan, LlmLists>();
+function llmLists(span: FinishedSpan): LlmLists {
+  let lists = llmListsRead.get(span);
+  if (lists === undefined) {
+    const [input, output, embeddings] = indexedLists(span.attributes, LLM_LISTS);
+    lists = { input: readIndexedMessages(input!), output: readIndexedMessages(output!), embeddings: embeddings! };
+    llmListsRead.set(span, lists);
+  }
+  return lists;
+}
 
 /** Retrieved documents' text: `retrieval.documents.N.document.content` (or reranker output). */
 function documents(span: FinishedSpan): string[] {
@@ -31,9 +48,12 @@ function documents(span: FinishedSpan): string[] {
 
 /** Embedded texts: `embedding.embeddings.N.embedding.text`. */
 function embeddedTexts(span: FinishedSpan): string[] {
-  return indexed(span.attributes, "embedding.embeddings")
-    .map((e) => e["embedding.text"])
-    .filter((t): t is string => typeof t === "string");
+  const texts: string[] = [];
+  for (const e of llmLists(span).embeddings) {
+    const t = e["embedding.text"];
+    if (typeof t === "string") texts.push(t);
+  }
+  return texts;
 }
 
 /**
@@ -57,7 +77,7 @@ export const openInference: Convention = {
   input(span, type) {
     const a = span.attributes;
     if (type === "llm") {
-      const fromMessages = inputMessages(span) ?? readConversation(typedValue(a, "input"));
+      const fromMessages = llmLists(span).input || readConversation(typedValue(a, "input"));
       if (fromMessages) return fromMessages.messages as unknown as JsonValue;
       const texts = embeddedTexts(span);
       if (texts.length > 0) return texts.join("\n");
@@ -69,7 +89,7 @@ export const openInference: Convention = {
   output(span, type) {
     const a = span.attributes;
     if (type === "llm") {
-      const text = outputText(outputMessages(span));
+      const text = outputText(llmLists(span).output);
       if (text !== undefined) return text;
       const texts = embeddedTexts(span);
       if (texts.length > 0) return `[${texts.length} embedding(s)]`;
@@ -83,7 +103,8 @@ export const openInference: Convention = {
   },
   extra(span, type): { [key: string]: JsonValue } | undefined {
     if (type === "llm") {
-      const calls = toolsCalled(outputMessages(span)?.toolCalls ?? []);
+      const output = llmLists(span).output;
+      const calls = output === undefined ? undefined : toolsCalled(output.toolCalls);
       return calls ? { toolsCalled: calls } : undefined;
     }
     if (type === "retriever") {

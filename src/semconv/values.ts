@@ -31,20 +31,44 @@ export function typedValue(a: Attributes, prefix: string): JsonValue | undefined
  * keys (`llm.input_messages.0.message.role` → `[{ "message.role": ... }]`).
  */
 export function indexed(a: Attributes, prefix: string): Record<string, AttributeValue>[] {
-  const items: Record<string, AttributeValue>[] = [];
-  const lead = `${prefix}.`;
-  for (const [key, value] of Object.entries(a)) {
-    if (!key.startsWith(lead) || value === undefined) continue;
-    const rest = key.slice(lead.length);
-    const dot = rest.indexOf(".");
-    const index = Number(dot < 0 ? rest : rest.slice(0, dot));
-    if (!Number.isInteger(index) || index < 0 || index > 10_000) continue;
-    (items[index] ??= {})[dot < 0 ? "" : rest.slice(dot + 1)] = value;
-  }
-  return items.filter((i) => i !== undefined);
+  return indexedLists(a, [prefix])[0]!;
 }
 
-/** Sub-items of an indexed item: `tool_calls.0.tool_call.function.name` under `tool_calls`. */
-export function subIndexed(item: Record<string, AttributeValue>, prefix: string): Record<string, AttributeValue>[] {
-  return indexed(item as Attributes, prefix);
+/**
+ * The items of several flattened lists (as {@link indexed} reads each), in one pass over the
+ * attributes: a span's input and output messages, a message's parts and tool calls. No prefix
+ * may start with another followed by a dot (each key belongs to one list at most).
+ */
+export function indexedLists(a: Attributes, prefixes: readonly string[]): Record<string, AttributeValue>[][] {
+  const lists: Record<string, AttributeValue>[][] = [];
+  const leads: string[] = [];
+  for (const prefix of prefixes) {
+    lists.push([]);
+    leads.push(`${prefix}.`);
+  }
+  // for-in rather than Object.entries: no array of pairs for each of the span's attributes.
+  for (const key in a) {
+    for (let p = 0; p < leads.length; p++) {
+      const lead = leads[p]!;
+      if (!key.startsWith(lead)) continue;
+      const value = a[key];
+      if (value === undefined || !Object.hasOwn(a, key)) break;
+      const dot = key.indexOf(".", lead.length);
+      const index = Number(dot < 0 ? key.slice(lead.length) : key.slice(lead.length, dot));
+      if (!Number.isInteger(index) || index < 0 || index > 10_000) continue;
+      const items = lists[p]!;
+      let item = items[index];
+      if (item === undefined) items[index] = item = {};
+      item[dot < 0 ? "" : key.slice(dot + 1)] = value;
+      break;
+    }
+  }
+  // Items in index order, the gaps of a sparse list left out.
+  for (let p = 0; p < lists.length; p++) {
+    const items = lists[p]!;
+    let dense = true;
+    for (let i = 0; i < items.length; i++) if (items[i] === undefined) dense = false;
+    if (!dense) lists[p] = items.filter((i) => i !== undefined);
+  }
+  return lists;
 }

@@ -12,9 +12,10 @@ import {
   SpanStatusCode,
   type TimeInput,
 } from "@opentelemetry/api";
-import { type InstrumentationScope, isAttributeValue, isTimeInput, millisToHrTime, sanitizeAttributes } from "@opentelemetry/core";
-import { emptyResource, type Resource } from "@opentelemetry/resources";
+import type { InstrumentationScope } from "@opentelemetry/core";
+import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
+import { EMPTY_RESOURCE, isAttributeValue, isTimeInput, millisToHrTime, sanitizeAttributes } from "../util/otel-core.js";
 import { SPAN_DATA, SPAN_OWNER, type SpanData } from "./span-data.js";
 import { preciseNow } from "./time.js";
 import { keptShapes } from "./kept-shapes.js";
@@ -25,7 +26,8 @@ export interface SpanSink {
 }
 
 const SCOPE: InstrumentationScope = Object.freeze({ name: "evaltrace" });
-const RESOURCE: Resource = emptyResource();
+/** The empty resource, as `@opentelemetry/resources` makes it (that package is not loaded by `import "evaltrace"`). */
+const RESOURCE: Resource = EMPTY_RESOURCE;
 const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[];
 const NO_EVENTS: TimedEvent[] = Object.freeze([]) as unknown as TimedEvent[];
 /** `endTime` until the span ends (the SDK's too is `[0, 0]`). */

@@ -1,5 +1,5 @@
 import { type Attributes, type Context, type HrTime, INVALID_SPAN_CONTEXT, type Span, type SpanContext, TraceFlags, trace } from "@opentelemetry/api";
-import { isTracingSuppressed } from "@opentelemetry/core";
+import { isTracingSuppressed } from "../util/otel-core.js";
 import { ObservedSpan, type SpanSink } from "./observed-span.js";
 import { newSpanId, newTraceId } from "./random-ids.js";
 

@@ -1,5 +1,6 @@
 import { type Context, type Span, type SpanContext, type TraceState, trace } from "@opentelemetry/api";
-import { TraceState as W3CTraceState } from "@opentelemetry/core";
+// Its file, not core's index (some thirty files): `import "evaltrace"` stays light (start-up).
+import { TraceState as W3CTraceState } from "@opentelemetry/core/build/src/trace/TraceState.js";
 import { setParentOverride } from "./span-data.js";
 import { keptShapes } from "./kept-shapes.js";
 

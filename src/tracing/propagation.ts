@@ -1,5 +1,6 @@
 import { type Context, context, type SpanContext, type TextMapGetter, trace } from "@opentelemetry/api";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
+// Its file, not core's index (some thirty files): `import "evaltrace"` stays light (start-up).
+import { W3CTraceContextPropagator } from "@opentelemetry/core/build/src/trace/W3CTraceContextPropagator.js";
 import { ensureRuntime } from "../runtime/configure.js";
 import { currentObservedSpan, withoutObservedSpan } from "./context.js";
 import { joinableRemoteParent, remoteAnchor, serializeAnchored } from "../spans/remote-parent.js";

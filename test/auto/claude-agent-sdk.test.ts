@@ -35,7 +35,7 @@ function runApp(format: "esm" | "cjs", source: string, env: Record<string, strin
   const args = format === "esm" ? ["--import", "evaltrace/auto", "--input-type=module", "-e", body] : ["-r", "evaltrace/auto", "-e", body];
   const child = spawn(process.execPath, args, {
     cwd: packageRoot,
-    env: { PATH: process.env.PATH ?? "", SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url, FAKE_ANTHROPIC: fake.url, APP_HOME: home, ...env },
+    env: { PATH: process.env.PATH ?? "", EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url, FAKE_ANTHROPIC: fake.url, APP_HOME: home, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -89,7 +89,7 @@ describe.skipIf(onBun)("zero-code Claude Agent SDK", () => {
 import { query as coreQuery } from "@anthropic-ai/claude-agent-sdk/core";
 import { wrapQuery } from "evaltrace/claude-agent-sdk";
 console.log(JSON.stringify({ main: wrapQuery(query) === query, core: wrapQuery(coreQuery) === coreQuery }));`;
-    const f = await runApp("esm", src, { SERVICE_TRACING_ENABLED: "false" });
+    const f = await runApp("esm", src, { EVALTRACE_TRACING_ENABLED: "false" });
     expect(f.stderr, f.stderr).toBe("");
     expect(JSON.parse(f.stdout.trim())).toEqual({ main: true, core: true });
   });

@@ -22,11 +22,34 @@ observe(() => 1)();
 const afterObserve = loaded();
 instrument({});
 console.log(JSON.stringify({ before, afterObserve, afterInstrument: loaded() }));`;
-    const done = await runChild(format, source, { SERVICE_TRACING_ENABLED: "false" }).finished;
+    const done = await runChild(format, source, { EVALTRACE_TRACING_ENABLED: "false" }).finished;
     expect(done.code).toBe(0);
     const counts = JSON.parse(done.stdout.trim()) as { before: number; afterObserve: number; afterInstrument: number };
     expect(counts.before).toBe(0);
     expect(counts.afterObserve).toBe(0);
     expect(counts.afterInstrument).toBeGreaterThan(0);
+  });
+});
+
+// Start-up (issue 34): `import "evaltrace"` loads @opentelemetry/api, the context manager and the
+// two files of @opentelemetry/core it needs (the W3C propagator, TraceState), not core's index,
+// @opentelemetry/resources (its empty resource is ours) or the AI SDK hook's BasicTracerProvider
+// (@opentelemetry/sdk-trace-base, loaded at the first traced AI SDK call).
+const sdkPackages = /@opentelemetry[\\/](resources|sdk-trace-base|semantic-conventions)[\\/]|@opentelemetry[\\/]core[\\/]build[\\/]src[\\/]index\.js$/;
+
+describe.each(formats)("importing evaltrace (%s), start-up", (format) => {
+  it("loads none of @opentelemetry/core's index, resources, sdk-trace-base or semantic-conventions, and an observed function still runs", async () => {
+    const source = `${load(format, "evaltrace", ["observe", "configure", "flush"])}
+${load(format, "node:module", ["createRequire"])}
+const loaded = () => Object.keys(createRequire(process.cwd() + "/x.js").cache).filter((k) => ${sdkPackages}.test(k));
+const before = loaded();
+configure({ apiKey: "svc_local_proj_startup", baseUrl: "http://127.0.0.1:9", registerExitHooks: false });
+const value = observe({ name: "one" }, () => 1)();
+console.log(JSON.stringify({ before, value }));`;
+    const done = await runChild(format, source, {}).finished;
+    expect(done.code, done.stderr).toBe(0);
+    const result = JSON.parse(done.stdout.trim()) as { before: string[]; value: number };
+    expect(result.before).toEqual([]);
+    expect(result.value).toBe(1);
   });
 });

@@ -21,7 +21,7 @@ afterAll(async () => {
 
 /** The app under zero-code, with the emulator's key and address and the fake's URL. */
 function runApp(format: "esm" | "cjs", source: string, env: Record<string, string> = {}): Promise<Finished> {
-  return runZeroCode(format, source, { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url, FAKE_OPENAI: openai.url, ...env });
+  return runZeroCode(format, source, { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url, FAKE_OPENAI: openai.url, ...env });
 }
 
 function traceOf(root: string): StoredSpan[] | undefined {

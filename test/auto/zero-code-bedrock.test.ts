@@ -28,8 +28,8 @@ function runApp(format: Format, source: string, env: Record<string, string> = {}
   const args = [format === "esm" ? "--import" : "--require", "evaltrace/auto", ...(format === "esm" ? ["--input-type=module"] : []), "-e", body];
   const fullEnv = {
     PATH: process.env.PATH ?? "",
-    SERVICE_API_KEY: dev.projectKey,
-    SERVICE_BASE_URL: dev.url,
+    EVALTRACE_API_KEY: dev.projectKey,
+    EVALTRACE_BASE_URL: dev.url,
     FAKE_BEDROCK: fake.url,
     // The AWS SDK warns on Node 20 that its releases after January 2027 need Node 22.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",

@@ -37,8 +37,8 @@ function runApp(format: Format, preload: Preload, source: string, env: Record<st
   const args = [...flags, ...(format === "esm" ? ["--input-type=module"] : []), "-e", body];
   const fullEnv: Record<string, string> = {
     PATH: process.env.PATH ?? "",
-    SERVICE_API_KEY: dev.projectKey,
-    SERVICE_BASE_URL: dev.url,
+    EVALTRACE_API_KEY: dev.projectKey,
+    EVALTRACE_BASE_URL: dev.url,
     FAKE_OPENAI: openai.url,
     FAKE_ANTHROPIC: anthropic.url,
     FAKE_GOOGLE: google.url,

@@ -7,7 +7,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 
 // The README points at these: they must keep running (against the built package).
 const expected: Record<string, string[]> = {
-  "examples/demo.mjs": ["scores below come from a TOY judge", "└─ [agent] support-agent", "thread evaluation of conversation-42"],
+  "examples/demo.mjs": ["the emulator's PLACEHOLDER scores", "└─ [agent] support-agent", "thread evaluation of conversation-42"],
   "examples/client.mjs": ["rejected locally: body", "rejected by the service: 409"],
   "examples/experiment.mjs": ["support-v1: 3 golden(s), 3 sent to Support quality", "Mentions shipping  ", "tasks 100% ok"],
   "examples/openai.mjs": ["[llm] openai.chat.completions model=gpt-4o-mini-2024-07-18 tokens=11/4 integration=OpenAI"],
@@ -32,6 +32,20 @@ if (runsHere(!("Bun" in globalThis), "examples/auto/run.mjs", "zero-code needs N
 
 // The README points at these: they must keep running (against the built package).
 it.each(Object.keys(expected))("%s runs to the end", (example) => {
-  const out = execFileSync(process.execPath, [example], { cwd: root, encoding: "utf8", env: { ...process.env, SERVICE_API_KEY: "" } });
+  const out = execFileSync(process.execPath, [example], { cwd: root, encoding: "utf8", env: { ...process.env, EVALTRACE_API_KEY: "" } });
   for (const line of expected[example]!) expect(out).toContain(line);
+});
+
+// Issue 35: the demo's scores come from a fixed function, not a judge; printed bare they read as
+// real verdicts. Every line that shows a score must say it is a placeholder, and the output must
+// say where real scores come from.
+it("examples/demo.mjs labels every evaluation score it prints a placeholder and names the ways to real scores", () => {
+  const out = execFileSync(process.execPath, ["examples/demo.mjs"], { cwd: root, encoding: "utf8", env: { ...process.env, SERVICE_API_KEY: "" } });
+  const scoreLines = out.split("\n").filter((l) => /score/i.test(l) && /\d\.\d/.test(l));
+  expect(scoreLines.length).toBeGreaterThanOrEqual(3);
+  for (const line of scoreLines) expect(line).toMatch(/placeholder/i);
+  expect(out).not.toMatch(/"score":/);
+  expect(out).toContain("live service");
+  expect(out).toContain("evaltrace dev --judge-url URL --judge-model NAME");
+  expect(out).toContain("docs/emulator.md");
 });

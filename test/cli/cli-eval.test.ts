@@ -30,7 +30,7 @@ beforeAll(async () => {
     await client.metricCollections.create({ name: "support", multiTurn: false, metricSettings: [{ metric: { name: "Mentions shipping" } }] });
     await client.close();
   }
-  env = { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url, FAKE_OPENAI_URL: fake.url };
+  env = { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url, FAKE_OPENAI_URL: fake.url };
 });
 afterAll(async () => {
   await fake.close();
@@ -118,7 +118,7 @@ describe("evaltrace eval (child process, emulator in strict mode)", () => {
   });
 
   it("without a judge counts metrics as not judged and gates only the tasks", async () => {
-    const bareEnv = { ...env, SERVICE_API_KEY: bare.projectKey, SERVICE_BASE_URL: bare.url };
+    const bareEnv = { ...env, EVALTRACE_API_KEY: bare.projectKey, EVALTRACE_BASE_URL: bare.url };
     const r = await runCli(["eval", esm, "--min-pass-rate", "1"], bareEnv);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("Mentions shipping: not judged, not gated");

@@ -10,7 +10,7 @@ let dev: DevServer;
 let env: Record<string, string | undefined>;
 beforeAll(async () => {
   dev = await startDevServer({ port: 0 });
-  env = { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url };
+  env = { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url };
 });
 afterAll(() => dev.close());
 
@@ -67,11 +67,11 @@ describe("evaltrace push-dataset / push-prompt: errors name the file and row", (
     await failsWith(["push-prompt", "--alias", "p", join(dir, "nope.txt")], /cannot read .*nope\.txt: no such file/);
   });
 
-  it("without a key: talks about --api-key / SERVICE_API_KEY and exits 1 (usage), for both commands", async () => {
+  it("without a key: talks about --api-key / EVALTRACE_API_KEY and exits 1 (usage), for both commands", async () => {
     const csv = file("ok.csv", "input\nq\n");
-    const noKey = { SERVICE_API_KEY: undefined, SERVICE_BASE_URL: dev.url };
-    await failsWith(["push-dataset", "--alias", "x", csv], /^evaltrace push-dataset: no API key: pass --api-key KEY or set SERVICE_API_KEY/, 1, noKey);
-    await failsWith(["push-prompt", "--alias", "p", csv], /^evaltrace push-prompt: no API key: pass --api-key KEY or set SERVICE_API_KEY/, 1, noKey);
+    const noKey = { EVALTRACE_API_KEY: undefined, SERVICE_API_KEY: undefined, EVALTRACE_BASE_URL: dev.url };
+    await failsWith(["push-dataset", "--alias", "x", csv], /^evaltrace push-dataset: no API key: pass --api-key KEY or set EVALTRACE_API_KEY/, 1, noKey);
+    await failsWith(["push-prompt", "--alias", "p", csv], /^evaltrace push-prompt: no API key: pass --api-key KEY or set EVALTRACE_API_KEY/, 1, noKey);
   });
 
   it("a rejection by the service exits 2", async () => {

@@ -210,12 +210,12 @@ it("logs a deprecated /v2 endpoint once", async () => {
 });
 
 it("refuses to send without an API key", async () => {
-  const saved = process.env.SERVICE_API_KEY;
-  delete process.env.SERVICE_API_KEY;
+  const saved = process.env.EVALTRACE_API_KEY;
+  delete process.env.EVALTRACE_API_KEY;
   try {
     const c = new Client({ baseUrl: dev.url });
     await expect(c.metrics.list()).rejects.toMatchObject({ code: "configuration" });
   } finally {
-    if (saved !== undefined) process.env.SERVICE_API_KEY = saved;
+    if (saved !== undefined) process.env.EVALTRACE_API_KEY = saved;
   }
 });

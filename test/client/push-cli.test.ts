@@ -22,7 +22,7 @@ function file(name: string, content: string): string {
 
 /** Runs the CLI in a child process (the emulator keeps serving in this one). */
 function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url } });
+  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url } });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (c: Buffer) => {

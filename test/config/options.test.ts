@@ -33,30 +33,30 @@ describe("configure() rejects what it cannot honour, naming it", () => {
 });
 
 describe("environment variables: one warning naming the variable, never a throw", () => {
-  it("a bad SERVICE_BASE_URL turns tracing off and says so", () => {
-    const o = resolveOptions({}, { SERVICE_API_KEY: "k", SERVICE_BASE_URL: "localhost:4680" });
+  it("a bad EVALTRACE_BASE_URL turns tracing off and says so", () => {
+    const o = resolveOptions({}, { EVALTRACE_API_KEY: "k", EVALTRACE_BASE_URL: "localhost:4680" });
     expect(o.enabled).toBe(false);
     expect(o.envProblems).toEqual([
-      'environment variable SERVICE_BASE_URL="localhost:4680" is not an http(s) URL; tracing is off until it is fixed or configure({ baseUrl }) is called',
+      'environment variable EVALTRACE_BASE_URL="localhost:4680" is not an http(s) URL; tracing is off until it is fixed or configure({ baseUrl }) is called',
     ]);
   });
 
-  it("a bad SERVICE_SAMPLE_RATE keeps every trace and says so", () => {
-    const o = resolveOptions({}, { SERVICE_SAMPLE_RATE: "50%" });
+  it("a bad EVALTRACE_SAMPLE_RATE keeps every trace and says so", () => {
+    const o = resolveOptions({}, { EVALTRACE_SAMPLE_RATE: "50%" });
     expect(o.sampleRate).toBe(1);
-    expect(o.envProblems[0]).toContain("SERVICE_SAMPLE_RATE");
+    expect(o.envProblems[0]).toContain("EVALTRACE_SAMPLE_RATE");
     expect(o.envProblems[0]).toContain("a number from 0 to 1");
   });
 
-  it("SERVICE_TRACING_ENABLED accepts the usual spellings and warns on others", () => {
-    expect(resolveOptions({}, { SERVICE_TRACING_ENABLED: "0" }).enabled).toBe(false);
-    expect(resolveOptions({}, { SERVICE_TRACING_ENABLED: "False" }).enabled).toBe(false);
-    expect(resolveOptions({}, { SERVICE_TRACING_ENABLED: "true" }).envProblems).toEqual([]);
-    expect(resolveOptions({}, { SERVICE_TRACING_ENABLED: "nope" }).envProblems[0]).toContain("SERVICE_TRACING_ENABLED");
+  it("EVALTRACE_TRACING_ENABLED accepts the usual spellings and warns on others", () => {
+    expect(resolveOptions({}, { EVALTRACE_TRACING_ENABLED: "0" }).enabled).toBe(false);
+    expect(resolveOptions({}, { EVALTRACE_TRACING_ENABLED: "False" }).enabled).toBe(false);
+    expect(resolveOptions({}, { EVALTRACE_TRACING_ENABLED: "true" }).envProblems).toEqual([]);
+    expect(resolveOptions({}, { EVALTRACE_TRACING_ENABLED: "nope" }).envProblems[0]).toContain("EVALTRACE_TRACING_ENABLED");
   });
 
   it("an explicit option wins over a bad variable, with no warning", () => {
-    const o = resolveOptions({ baseUrl: "http://127.0.0.1:1" }, { SERVICE_BASE_URL: "nope" });
+    const o = resolveOptions({ baseUrl: "http://127.0.0.1:1" }, { EVALTRACE_BASE_URL: "nope" });
     expect(o.envProblems).toEqual([]);
     expect(o.enabled).toBe(true);
   });
@@ -68,11 +68,11 @@ describe("environment variables: one warning naming the variable, never a throw"
        await observe(async () => 1)();
        const r = await flush();
        console.log("RESULT " + JSON.stringify({ ok: r.ok, enabled: stats().enabled, delivered: stats().tracesDelivered }));`,
-      { SERVICE_API_KEY: "k", SERVICE_BASE_URL: "not a url" },
+      { EVALTRACE_API_KEY: "k", EVALTRACE_BASE_URL: "not a url" },
     );
     const done = await child.finished;
     expect(done.stdout).toContain(`RESULT {"ok":true,"enabled":false,"delivered":0}`);
-    const warnings = done.stderr.split("\n").filter((l) => l.includes("SERVICE_BASE_URL"));
+    const warnings = done.stderr.split("\n").filter((l) => l.includes("EVALTRACE_BASE_URL"));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('"not a url" is not an http(s) URL');
   });

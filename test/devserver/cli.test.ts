@@ -18,7 +18,7 @@ function readUntil(child: ChildProcess, pattern: RegExp): Promise<string> {
 describe("evaltrace dev (CLI)", () => {
   it("prints its URL and keys, logs requests, and stops on SIGINT", async () => {
     const child = spawn(process.execPath, [bin, "dev", "--port", "0", "--plan", "team"], { stdio: ["ignore", "pipe", "pipe"] });
-    const banner = await readUntil(child, /export SERVICE_BASE_URL/);
+    const banner = await readUntil(child, /export EVALTRACE_BASE_URL/);
     const url = /running at (http:\/\/\S+)/.exec(banner)![1]!;
     const projectKey = /project API key:\s+(\S+)/.exec(banner)![1]!;
     expect(banner).toMatch(/organization API key:\s+svc_local_org_\S+ \(id \d+\)/);
@@ -48,7 +48,7 @@ describe("evaltrace dev --judge-url --judge-model", () => {
     const fake = await startFakeOpenAI({ reply: () => JSON.stringify({ score: 8, reason: "judged by the CLI's judge" }) });
     const child = spawn(process.execPath, [bin, "dev", "--port", "0", "--strict", "--judge-url", fake.url, "--judge-model", "local-judge"], { stdio: ["ignore", "pipe", "pipe"] });
     try {
-      const banner = await readUntil(child, /export SERVICE_BASE_URL/);
+      const banner = await readUntil(child, /export EVALTRACE_BASE_URL/);
       expect(banner).toContain(`judge: local-judge at ${fake.url}/chat/completions`);
       const url = /running at (http:\/\/\S+)/.exec(banner)![1]!;
       const key = /project API key:\s+(\S+)/.exec(banner)![1]!;

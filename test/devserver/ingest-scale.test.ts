@@ -61,7 +61,7 @@ it("rejects a cycle in a long chain, and keeps the event loop free while it chec
   expect(((await res.json()) as { error: string }).error).toMatch(/cycle|starts before its parent/);
 });
 
-it("answers a small request promptly while a 200k-span trace is ingested (event loop never held over ~100 ms)", HEAVY, async () => {
+it("answers small requests while a 200k-span trace is ingested: more than 3 of them, and the event loop never held over 1 s at once", HEAVY, async () => {
   const body = chainedTrace("busy", 200_000);
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
@@ -83,6 +83,8 @@ it("answers a small request promptly while a 200k-span trace is ingested (event 
   const worst = Math.max(...small);
   console.log(`event loop: max delay ${maxDelay.toFixed(0)} ms during ingest; ${small.length} small requests, slowest ${worst.toFixed(0)} ms`);
   // Other requests were answered while it ingested (before slicing, the quadratic check held the
-  // loop for minutes). How long the loop is held is measured in bench/emulator-ingest.mjs.
+  // loop for minutes). The bound is loose for a loaded 2-core machine (about 170 ms measured
+  // there); the ~100 ms target is measured in bench/emulator-ingest.mjs.
   expect(small.length).toBeGreaterThan(3);
+  expect(maxDelay).toBeLessThan(1_000);
 });

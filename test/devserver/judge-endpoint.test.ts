@@ -43,7 +43,7 @@ async function setUp(reply: (r: FakeRequest) => string | undefined | Promise<str
 const judgeReply = (score: number, reason = "same facts") => () => JSON.stringify({ score, reason });
 
 describe("a test run judged by the judge endpoint", () => {
-  it("answers at once with the run PENDING, then records each custom metric's score 0..10 as 0..1, its reason and success against the threshold", async () => {
+  it("answers before judging, with the run PENDING, then records each custom metric's score 0..10 as 0..1, its reason and success against the threshold", async () => {
     const api = await setUp((r) => (promptOf(r).includes("2 days") ? JSON.stringify({ score: 9, reason: "same facts" }) : '```json\n{"score": 3, "reason": "contradicts"}\n```'));
     const r = await api("POST", "/v1/evaluate", {
       metricCollection: "qa",

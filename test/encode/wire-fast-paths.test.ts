@@ -48,6 +48,11 @@ describe("jsonText: toText's text, without the copy", () => {
     ["a Date, a Map, a Set, an Error", () => ({ d: new Date(0), m: new Map([["k", 1]]), s: new Set([1]), e: new Error("boom") })],
     ["a getter that throws", () => Object.defineProperty({}, "bad", { enumerable: true, get: () => { throw new Error("no"); } })],
     ["a bigint and a function", () => ({ b: 10n, f() {} })],
+    ["short lists of numbers, booleans and nulls (a call's arguments)", () => [-0, 1e21, 5e-324, 0.1, -42, true, false, null]],
+    ["a short list with a non-finite number", () => [1, Number.NaN]],
+    ["a short list with a string to escape", () => [1, 'a"b']],
+    ["a short list with a hole", () => Object.assign(new Array(2), { 1: 1 })],
+    ["a list of nine numbers", () => [1, 2, 3, 4, 5, 6, 7, 8, 9]],
   ];
   for (const [name, make] of edges) {
     it(name, () => {

@@ -55,7 +55,7 @@ describe.each(formats)("export in slices (%s)", (format) => {
        while (gates.length > 0) gates.shift()();
        const last = await flush();
        console.log(JSON.stringify({ first: first.timedOut, ok: result.ok && last.ok, turns, stats: stats() }));`,
-      { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: proxy.url },
+      { EVALTRACE_API_KEY: service.dev.projectKey, EVALTRACE_BASE_URL: proxy.url },
     );
     // A child that hangs is killed with the test, not left running.
     onTestFinished(() => {
@@ -113,7 +113,7 @@ describe.each(formats)("export in slices (%s)", (format) => {
        for (let i = 0; i < ${BULK}; i++) bulk("question " + i);
        const result = await flush();
        console.log(JSON.stringify({ ok: result.ok, stats: stats() }));`,
-      { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: proxy.url },
+      { EVALTRACE_API_KEY: service.dev.projectKey, EVALTRACE_BASE_URL: proxy.url },
     );
     onTestFinished(() => {
       child.process.kill("SIGKILL");
@@ -146,7 +146,7 @@ describe.each(formats)("export in slices (%s)", (format) => {
        // Anything the exporter still did after shutdown() resolved would show here.
        await new Promise((r) => setTimeout(r, 200));
        console.log(JSON.stringify({ pending: result.pending.length, notDelivered: result.notDelivered.length, delivered: result.delivered, stats: stats() }));`,
-      { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: proxy.url },
+      { EVALTRACE_API_KEY: service.dev.projectKey, EVALTRACE_BASE_URL: proxy.url },
     );
     onTestFinished(() => {
       child.process.kill("SIGKILL");

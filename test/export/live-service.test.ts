@@ -106,10 +106,10 @@ describe("the service's vocabulary and required fields", () => {
 
   it("environment is one the live service takes: a TypeError at configure(), a warning for the variable or an update", async () => {
     expect(() => configure({ apiKey: "k", environment: "qa" as never, registerExitHooks: false })).toThrow(/option `environment` must be one of production, development, staging, testing/);
-    const fromEnv = resolveOptions({}, { SERVICE_ENVIRONMENT: "qa" });
+    const fromEnv = resolveOptions({}, { EVALTRACE_ENVIRONMENT: "qa" });
     expect(fromEnv.environment).toBe("development");
-    expect(fromEnv.envProblems[0]).toContain("SERVICE_ENVIRONMENT");
-    expect(resolveOptions({}, { SERVICE_ENVIRONMENT: "Staging" }).environment).toBe("staging");
+    expect(fromEnv.envProblems[0]).toContain("EVALTRACE_ENVIRONMENT");
+    expect(resolveOptions({}, { EVALTRACE_ENVIRONMENT: "Staging" }).environment).toBe("staging");
     const { dev, logger } = await emulator({ environment: "production" });
     const uuid = await observe({ name: "env" }, async () => {
       updateCurrentTrace({ environment: "qa" as never });

@@ -47,7 +47,7 @@ function serverProcess(): StdioClientTransport {
     command: process.execPath,
     args: ["--input-type=module", "-e", stdioServer],
     cwd: packageRoot,
-    env: { PATH: process.env.PATH ?? "", SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url },
+    env: { PATH: process.env.PATH ?? "", EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url },
     stderr: "pipe",
   });
 }
@@ -182,8 +182,8 @@ await printing.close();
 await beeping.close();`;
       const before = google.requests.length;
       const child = runChild(format, source, {
-        SERVICE_API_KEY: dev.projectKey,
-        SERVICE_BASE_URL: dev.url,
+        EVALTRACE_API_KEY: dev.projectKey,
+        EVALTRACE_BASE_URL: dev.url,
         FAKE_GOOGLE: google.url,
         NODE_OPTIONS: format === "esm" ? "--import evaltrace/auto" : "--require evaltrace/auto",
       });

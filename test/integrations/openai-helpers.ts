@@ -225,7 +225,7 @@ function runZeroCodeApp(z: ZeroCodeContext, format: "esm" | "cjs", marker: strin
   const body = format === "esm" ? source : `(async () => {\n${source}\n})().catch((e) => { console.error(e); process.exitCode = 99; });`;
   const preload = format === "esm" ? ["--import", "evaltrace/auto"] : ["-r", "evaltrace/auto"];
   const args = [...(z.flags ?? []), ...preload, ...(format === "esm" ? ["--input-type=module"] : []), "-e", body];
-  const env = { PATH: process.env.PATH ?? "", SERVICE_API_KEY: z.dev.projectKey, SERVICE_BASE_URL: z.dev.url, FAKE_OPENAI: z.fake.url, MARKER: marker };
+  const env = { PATH: process.env.PATH ?? "", EVALTRACE_API_KEY: z.dev.projectKey, EVALTRACE_BASE_URL: z.dev.url, FAKE_OPENAI: z.fake.url, MARKER: marker };
   const child = spawn(process.execPath, args, { cwd: z.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";

@@ -41,7 +41,7 @@ describe.each(formats)("awaited work during a backoff (%s)", (format) => {
        await observe({ name: "retried-${format}" }, async () => 1)();
        const r = await flush();
        console.log("after flush " + JSON.stringify({ ok: r.ok, delivered: r.delivered }));`,
-      { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: p.url },
+      { EVALTRACE_API_KEY: service.dev.projectKey, EVALTRACE_BASE_URL: p.url },
     );
     const done = await child.finished;
     expect(done.stdout).toContain(`after flush {"ok":true,"delivered":1}`);
@@ -57,7 +57,7 @@ describe.each(formats)("awaited work during a backoff (%s)", (format) => {
       `${load(format, "evaltrace", ["Client"])}
        const metrics = await new Client().metrics.list();
        console.log("metrics " + (metrics.length > 0));`,
-      { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: p.url },
+      { EVALTRACE_API_KEY: service.dev.projectKey, EVALTRACE_BASE_URL: p.url },
     );
     const done = await child.finished;
     expect(done.stdout).toContain("metrics true");
@@ -80,7 +80,7 @@ describe.each(formats)("awaited work during a backoff (%s)", (format) => {
        const uuid = await observe(async () => currentTraceUuid())();
        const outcome = await evaluateTrace(uuid, { metricCollection: "answers-${format}" });
        console.log("evaluated " + outcome.status);`,
-      { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: proxy.url },
+      { EVALTRACE_API_KEY: service.dev.projectKey, EVALTRACE_BASE_URL: proxy.url },
     );
     const done = await child.finished;
     expect(done.stdout).toContain("evaluated delivered");
@@ -94,7 +94,7 @@ describe.each(formats)("awaited work during a backoff (%s)", (format) => {
       `${load(format, "evaltrace", ["observe"])}
        const f = observe({ name: "no-flush-${format}" }, async (i) => i);
        for (let i = 0; i < 3; i++) await f(i);`,
-      { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: p.url },
+      { EVALTRACE_API_KEY: service.dev.projectKey, EVALTRACE_BASE_URL: p.url },
     );
     const done = await child.finished;
     expect(done.code).toBe(0);
@@ -111,7 +111,7 @@ describe("npx evaltrace push-dataset during a backoff", () => {
     writeFileSync(file, `${JSON.stringify({ input: "q", expectedOutput: "a" })}\n`);
     const cli = spawn(process.execPath, ["bin/evaltrace.mjs", "push-dataset", "--alias", "retried", file], {
       cwd: packageRoot,
-      env: { PATH: process.env.PATH ?? "", SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: p.url },
+      env: { PATH: process.env.PATH ?? "", EVALTRACE_API_KEY: service.dev.projectKey, EVALTRACE_BASE_URL: p.url },
     });
     let out = "";
     cli.stdout.on("data", (c: Buffer) => {

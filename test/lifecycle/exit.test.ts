@@ -13,7 +13,7 @@ afterAll(() => dev.close());
 function run(source: string, name: string): ChildProcess {
   return spawn(process.execPath, ["--input-type=module", "-e", source], {
     cwd: root,
-    env: { ...process.env, SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url, TRACE_NAME: name },
+    env: { ...process.env, EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url, TRACE_NAME: name },
     stdio: ["ignore", "pipe", "inherit"],
   });
 }

@@ -49,7 +49,7 @@ describe.each(formats)("records across map rotations, first answers lost (%s)", 
          release();
          await held;
          ${ending === "sigterm" ? `setInterval(() => {}, 1000); console.log("ready");` : ""}`,
-        { SERVICE_API_KEY: service.dev.projectKey, SERVICE_BASE_URL: faults.url },
+        { EVALTRACE_API_KEY: service.dev.projectKey, EVALTRACE_BASE_URL: faults.url },
       );
       if (ending === "sigterm") {
         await child.waitFor("ready");

@@ -33,7 +33,7 @@ describe.each(formats)("exit paths (%s)", (format) => {
        });
        inflight = handle(300);
        console.log("ready");`,
-      { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url, NAME: name },
+      { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url, NAME: name },
     );
     await child.waitFor("ready");
     child.process.kill("SIGTERM");
@@ -52,7 +52,7 @@ describe.each(formats)("exit paths (%s)", (format) => {
        setInterval(() => {}, 1000);
        void handle(300);
        console.log("ready");`,
-      { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url, NAME: name },
+      { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url, NAME: name },
     );
     await child.waitFor("ready");
     child.process.kill("SIGTERM");
@@ -69,7 +69,7 @@ describe.each(formats)("exit paths (%s)", (format) => {
        const f = observe({ name: "exit-early" }, async (i) => i);
        await f(1); await f(2);
        process.exit(0);`,
-      { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url },
+      { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url },
     );
     const done = await child.finished;
     expect(done.code).toBe(0);
@@ -90,7 +90,7 @@ describe.each(formats)("exit paths (%s)", (format) => {
         `${load(format, "evaltrace", ["observe", "configure"])}
          configure({ shutdownTimeoutMillis: 300 });
          await observe({ name: "never-answered" }, async () => 1)();`,
-        { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: url },
+        { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: url },
       );
       const done = await child.finished;
       expect(done.code).toBe(0);
@@ -111,7 +111,7 @@ describe.each(formats)("exit paths (%s)", (format) => {
       `${load(format, "evaltrace", ["observe"])}
        await observe({ name: "crashed" }, async () => 1)();
        setTimeout(() => { throw new Error("boom"); }, 0);`,
-      { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url },
+      { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url },
     );
     const done = await child.finished;
     expect(done.code).toBe(1);
@@ -128,7 +128,7 @@ describe.each(formats)("exit paths (%s)", (format) => {
        await observe({ name: "exit-flushed" }, async () => 1)();
        await flush();
        process.exit(0);`,
-      { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url },
+      { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url },
     );
     const done = await child.finished;
     expect(done.code).toBe(0);

@@ -21,7 +21,7 @@ try { prompt.interpolate({}); } catch (e) { missing = e instanceof PromptInterpo
 await client.close();
 await dev.close();
 console.log(JSON.stringify({ atImport, beforeRender, afterRender: jinjaLoaded(), text, missing }));`;
-    const done = await runChild(format, source, { SERVICE_TRACING_ENABLED: "false" }).finished;
+    const done = await runChild(format, source, { EVALTRACE_TRACING_ENABLED: "false" }).finished;
     expect(done.stderr).toBe("");
     expect(done.code).toBe(0);
     expect(JSON.parse(done.stdout.trim())).toEqual({ atImport: false, beforeRender: false, afterRender: true, text: "A B ", missing: ["xs"] });

@@ -134,8 +134,8 @@ async function runOnce(program: Program, preload: string[], service: { url: stri
     AWS_REGION: "us-east-1",
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     // evaltrace/auto reads these (the plain run has them too, unread: both runs see the same environment).
-    SERVICE_API_KEY: service.key,
-    SERVICE_BASE_URL: service.url,
+    EVALTRACE_API_KEY: service.key,
+    EVALTRACE_BASE_URL: service.url,
     // The examples were written against their repositories' compiler settings, not ours.
     TSX_TSCONFIG_PATH: tsconfig,
     NO_COLOR: "1",

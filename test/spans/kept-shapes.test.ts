@@ -86,7 +86,7 @@ describe.skipIf(!onV8).each(formats)("optimized code across full GCs with no tra
        await burst(1000, 100);
        await flush();
        console.log("RESULT " + JSON.stringify({ before, after, delivered: stats().tracesDelivered }));`,
-      { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url },
+      { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url },
     );
     const done = await child.finished;
     expect(done.stderr).toBe("");

@@ -29,7 +29,7 @@ describe("evaltrace/testing from the built package", () => {
   for (const format of formats) {
     it(`${format}: the matchers find the spans of a captured trace, show the tree on failure, and nothing is sent though a key is set`, async () => {
       const source = `${load(format, "evaltrace", ["observe", "flush"])}\n${load(format, "evaltrace/testing", ["captureTraces", "matchers"])}\n${test}`;
-      const child = runChild(format, source, { SERVICE_API_KEY: "key-of-the-app", SERVICE_BASE_URL: service.url });
+      const child = runChild(format, source, { EVALTRACE_API_KEY: "key-of-the-app", EVALTRACE_BASE_URL: service.url });
       const done = await child.finished;
       expect(done.stderr).toBe("");
       expect(done.code).toBe(0);

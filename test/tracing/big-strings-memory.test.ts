@@ -15,7 +15,7 @@ afterAll(async () => {
   await dev.close();
 });
 
-it("a 50 MB span name and a 50 MB error message: the trace is stored, truncated, without copying them", async () => {
+it("a 50 MB span name and a 50 MB error message: the trace is stored, truncated, without copying them (rss grows under 25 MB, half of one copy)", async () => {
   configureForTest(dev.url, dev.projectKey);
   const bigName = "n".repeat(50 * MB);
   const bigMessage = "m".repeat(50 * MB);
@@ -44,6 +44,8 @@ it("a 50 MB span name and a 50 MB error message: the trace is stored, truncated,
   expect(error.length).toBeLessThanOrEqual(MAX_ERROR_CHARS + 40);
   expect(error).toMatch(/^m+\.\.\.\[truncated \d+ chars\]$/);
   expect(JSON.stringify(stored).length).toBeLessThan(1 * MB);
-  // A loose bound: the two strings are 100 MB; copying either (or sending it) costs far more.
-  expect(grown).toBeLessThan(150 * MB);
+  console.log(`rss grew ${(grown / MB).toFixed(1)} MB while tracing them`);
+  // One copy of either string (or of a slice of it kept alive) is 50 MB more; tracing both
+  // measured about 1 MB. Half of one copy leaves room for a loaded machine's noise.
+  expect(grown).toBeLessThan(25 * MB);
 });

@@ -287,8 +287,8 @@ describe("observe", () => {
   });
 
   it("turns off cleanly without a key and warns once", async () => {
-    const saved = process.env.SERVICE_API_KEY;
-    delete process.env.SERVICE_API_KEY;
+    const saved = process.env.EVALTRACE_API_KEY;
+    delete process.env.EVALTRACE_API_KEY;
     try {
       const logger = configureForTest(dev.url, "");
       const f = observe({ name: "no-key" }, (x: number) => {
@@ -301,7 +301,7 @@ describe("observe", () => {
       expect(logger.lines.filter((l) => l.includes("no API key"))).toHaveLength(1);
       expect(Object.values(dev.state.traces).some((t) => t.fields.name === "no-key")).toBe(false);
     } finally {
-      if (saved !== undefined) process.env.SERVICE_API_KEY = saved;
+      if (saved !== undefined) process.env.EVALTRACE_API_KEY = saved;
     }
   });
 

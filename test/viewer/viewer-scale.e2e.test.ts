@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!available)("the viewer over a 100k-trace store and a 200-span trace", () => {
-  it("pages and searches on the server, fast", async () => {
+  it("over 100k traces: the first page within 30 s; the next page, a full-text search and a status+user filter each within 5 s", async () => {
     const page = await browser.newPage({ viewport: { width: 1500, height: 900 } });
     let started = performance.now();
     await page.goto(dev.url);
@@ -86,7 +86,12 @@ describe.skipIf(!available)("the viewer over a 100k-trace store and a 200-span t
     await expect.poll(() => page.locator("#traces tbody tr").count()).toBeGreaterThan(0);
     const filter = performance.now() - started;
     console.log(`100k store: first page ${firstPaint.toFixed(0)} ms, next page ${nextPage.toFixed(0)} ms, search ${search.toFixed(0)} ms (${info}), status+user filter ${filter.toFixed(0)} ms`);
+    // Loose bounds for a loaded CI machine: each is answered by the server from its indexes, not by
+    // the page over 100k rows (the times themselves are printed above).
+    expect(firstPaint).toBeLessThan(30_000);
+    expect(nextPage).toBeLessThan(5_000);
     expect(search).toBeLessThan(5_000);
+    expect(filter).toBeLessThan(5_000);
     await page.close();
   });
 

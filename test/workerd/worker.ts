@@ -2,8 +2,8 @@
 import { configure, deliver, observe, stats, updateCurrentSpan, updateCurrentTrace } from "../../src/index.js";
 
 interface Env {
-  SERVICE_API_KEY: string;
-  SERVICE_BASE_URL: string;
+  EVALTRACE_API_KEY: string;
+  EVALTRACE_BASE_URL: string;
 }
 
 let configured = false;
@@ -21,7 +21,7 @@ const agent = observe({ type: "agent", name: "worker-agent" }, async (q: string)
 export default {
   async fetch(request: Request, env: Env, ctx: { waitUntil(p: Promise<unknown>): void }): Promise<Response> {
     if (!configured) {
-      configure({ apiKey: env.SERVICE_API_KEY, baseUrl: env.SERVICE_BASE_URL, registerExitHooks: false });
+      configure({ apiKey: env.EVALTRACE_API_KEY, baseUrl: env.EVALTRACE_BASE_URL, registerExitHooks: false });
       configured = true;
     }
     const url = new URL(request.url);

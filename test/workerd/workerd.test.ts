@@ -44,7 +44,7 @@ beforeAll(async () => {
     modules: [{ type: "ESModule", path: `${root}.runtimes/workerd/worker.mjs`, contents: readFileSync(`${root}.runtimes/workerd/worker.mjs`, "utf8") }],
     compatibilityDate: "2026-07-01",
     compatibilityFlags: ["nodejs_compat"],
-    bindings: { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: dev.url },
+    bindings: { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url },
   });
 });
 afterAll(async () => {

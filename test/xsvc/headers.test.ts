@@ -182,7 +182,7 @@ describe("a late update whose trace never arrives", () => {
     expect(stats()).toMatchObject({ updatesDelivered: 0, updatesOrphaned: 0 });
   });
 
-  it("a shutdown while it waits gives it up at once, counted", async () => {
+  it("a shutdown(200) while it waits gives it up within that timeout: listed as not delivered, counted as orphaned", async () => {
     configureForTest(dev.url, dev.projectKey);
     const traceId = hex(16);
     const handler = observe({ name: "orphan-at-shutdown" }, async () => 1);

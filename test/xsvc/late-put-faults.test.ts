@@ -107,7 +107,7 @@ interface CallerRun {
 
 /** Starts the caller; resolves once the callee has served it (its update is on its way). */
 async function startCaller(calleeUrl: string, release: () => void): Promise<CallerRun> {
-  caller = runChild("esm", callerSource, { SERVICE_API_KEY: dev!.projectKey, SERVICE_BASE_URL: dev!.url, CALLEE_URL: calleeUrl });
+  caller = runChild("esm", callerSource, { EVALTRACE_API_KEY: dev!.projectKey, EVALTRACE_BASE_URL: dev!.url, CALLEE_URL: calleeUrl });
   const child = caller;
   let out = "";
   child.process.stdout!.on("data", (chunk: string) => {

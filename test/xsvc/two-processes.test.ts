@@ -103,7 +103,7 @@ interface Run {
 }
 
 async function run(format: Format, mode: Mode, tag: string, hold: boolean): Promise<Run> {
-  const env = { SERVICE_API_KEY: dev.projectKey, SERVICE_BASE_URL: proxy.url, TAG: tag };
+  const env = { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: proxy.url, TAG: tag };
   const callee = runChild(format, calleeSource(format, mode), env);
   let out = "";
   callee.process.stdout!.on("data", (chunk: string) => {

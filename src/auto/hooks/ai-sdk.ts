@@ -1,8 +1,9 @@
 import type { Tracer } from "@opentelemetry/api";
-import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import type * as OtelTraceBase from "@opentelemetry/sdk-trace-base";
 import { EvaltraceSpanProcessor } from "../../bridge/span-processor.js";
 import { streamTextWatched, unwatched } from "../../integrations/ai-sdk.js";
 import { processWide } from "../../process-wide.js";
+import { lazyDependency } from "../../util/lazy-dependency.js";
 import type { LibraryHook } from "../instrumentation.js";
 import { isOn } from "../state.js";
 
@@ -13,8 +14,11 @@ const traced = ["generateText", "streamText", "generateObject", "streamObject", 
 
 const PATCHED = Symbol.for("evaltrace.auto.ai");
 
+/** `@opentelemetry/sdk-trace-base`, loaded at the first traced call (not when evaltrace is imported). */
+const traceBase = lazyDependency<typeof OtelTraceBase>("@opentelemetry/sdk-trace-base");
+
 /** A tracer of our own provider (never the app's global one), whose spans the EvaltraceSpanProcessor maps. */
-const tracer = (): Tracer => processWide("auto.aiTracer", () => new BasicTracerProvider({ spanProcessors: [new EvaltraceSpanProcessor()] }).getTracer("ai"));
+const tracer = (): Tracer => processWide("auto.aiTracer", () => new (traceBase().BasicTracerProvider)({ spanProcessors: [new EvaltraceSpanProcessor()] }).getTracer("ai"));
 
 /**
  * The call's options with telemetry on and our tracer, when the app left `isEnabled` unset; an

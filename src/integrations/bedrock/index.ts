@@ -1,5 +1,6 @@
 import type { ModelWrapOptions } from "../model-call.js";
 import { instrumentedSend } from "./send.js";
+import { reportUnexpectedClient, reportWrapFailure } from "../unexpected-client.js";
 
 /** Options of {@link wrapBedrock}. */
 export interface WrapBedrockOptions extends ModelWrapOptions {}
@@ -41,12 +42,16 @@ export function wrapBedrock<T extends object>(client: T, options: WrapBedrockOpt
       return client;
     }
     const send = target.send;
-    if (typeof send !== "function") return client;
+    if (typeof send !== "function") {
+      reportUnexpectedClient("wrapBedrock", "the client has no send");
+      return client;
+    }
     const state: State = { options };
     Object.defineProperty(client, WRAPPED, { value: state, configurable: true });
     Object.defineProperty(client, "send", { value: instrumentedSend(send as Fn, () => state.options), writable: true, configurable: true, enumerable: false });
-  } catch {
+  } catch (err) {
     // A client we cannot add to is left as it is.
+    reportWrapFailure("wrapBedrock", err);
   }
   return client;
 }

@@ -1,3 +1,4 @@
+import { reportUnexpectedClient } from "../unexpected-client.js";
 import { wrapQueryWhen } from "./wrap.js";
 
 /**
@@ -15,8 +16,8 @@ import { wrapQueryWhen } from "./wrap.js";
  * span are traced under it. Wrapping a wrapped `query` returns it unchanged.
  *
  * @param query - `query` from `@anthropic-ai/claude-agent-sdk`.
- * @returns A function called exactly like `query`.
- * @throws TypeError when `query` is not a function.
+ * @returns A function called exactly like `query`; `query` itself, unchanged, when it is not a
+ * function (logged and counted in `stats().internalErrors`).
  *
  * @example
  * import { query as sdkQuery } from "@anthropic-ai/claude-agent-sdk";
@@ -33,8 +34,8 @@ export function wrapQuery<F extends (params: never) => unknown>(query: F): F {
  * module is not changed).
  *
  * @param sdk - The module (`import * as sdk from "@anthropic-ai/claude-agent-sdk"`).
- * @returns The module's exports, `query` traced.
- * @throws TypeError when `sdk.query` is not a function.
+ * @returns The module's exports, `query` traced; `sdk` itself, unchanged, when it has no `query`
+ * function (logged and counted in `stats().internalErrors`).
  *
  * @example
  * import * as sdk from "@anthropic-ai/claude-agent-sdk";
@@ -42,6 +43,9 @@ export function wrapQuery<F extends (params: never) => unknown>(query: F): F {
  * const { query } = wrapClaudeAgentSdk(sdk);
  */
 export function wrapClaudeAgentSdk<M extends { query: (params: never) => unknown }>(sdk: M): M {
-  if (typeof sdk !== "object" || sdk === null) throw new TypeError("evaltrace: wrapClaudeAgentSdk() takes the Claude Agent SDK module (import * as sdk from \"@anthropic-ai/claude-agent-sdk\")");
+  if (typeof sdk !== "object" || sdk === null || typeof sdk.query !== "function") {
+    reportUnexpectedClient("wrapClaudeAgentSdk", "the module has no query function (pass the module: import * as sdk from \"@anthropic-ai/claude-agent-sdk\")");
+    return sdk;
+  }
   return { ...sdk, query: wrapQuery(sdk.query) };
 }

@@ -1,5 +1,6 @@
 import { context } from "@opentelemetry/api";
 import { isObject, quietly } from "../model-call.js";
+import { reportUnexpectedClient } from "../unexpected-client.js";
 import { isAsyncIterable, tapPrompt } from "./prompt.js";
 import { QueryRecorder } from "./recorder.js";
 
@@ -89,7 +90,10 @@ function observeQuery(query: unknown, recorder: QueryRecorder): void {
  * `query` returns and throws what it throws.
  */
 export function wrapQueryWhen<F extends (params: never) => unknown>(query: F, enabled: () => boolean): F {
-  if (typeof query !== "function") throw new TypeError(`evaltrace: wrapQuery() takes the Claude Agent SDK's query function, got ${query === null ? "null" : typeof query}`);
+  if (typeof query !== "function") {
+    reportUnexpectedClient("wrapQuery", `it takes the Claude Agent SDK's query function, got ${query === null ? "null" : typeof query}`);
+    return query;
+  }
   if ((query as unknown as { [WRAPPED]?: unknown })[WRAPPED]) return query;
   const original = query as unknown as Fn;
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {

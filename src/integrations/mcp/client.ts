@@ -1,6 +1,7 @@
 import { injectTraceHeaders } from "../../tracing/propagation.js";
 import { isObject, quietly } from "../model-call.js";
 import { type ToolCallStart, traceToolCall } from "./tool-span.js";
+import { reportUnexpectedClient, reportWrapFailure } from "../unexpected-client.js";
 
 /** The part of an MCP `Client` (`@modelcontextprotocol/sdk/client`) that {@link instrumentMcpClient} instruments. */
 export interface McpClientLike {
@@ -35,7 +36,10 @@ export function instrumentMcpClient<T extends McpClientLike>(client: T): T {
     const target = client as unknown as Record<PropertyKey, unknown>;
     if (target[INSTRUMENTED]) return client;
     const original = target.callTool;
-    if (typeof original !== "function") return client;
+    if (typeof original !== "function") {
+      reportUnexpectedClient("instrumentMcpClient", "the client has no callTool");
+      return client;
+    }
     const patched = function callTool(this: unknown, ...args: unknown[]) {
       return traceToolCall(
         () => describeCall(target, args[0]),
@@ -46,8 +50,9 @@ export function instrumentMcpClient<T extends McpClientLike>(client: T): T {
     Object.defineProperty(patched, "length", { value: original.length, configurable: true });
     Object.defineProperty(target, "callTool", { value: patched, writable: true, configurable: true, enumerable: false });
     Object.defineProperty(target, INSTRUMENTED, { value: true, configurable: true });
-  } catch {
+  } catch (err) {
     // A client we cannot patch (frozen, a proxy that refuses) is left as it is.
+    reportWrapFailure("instrumentMcpClient", err);
   }
   return client;
 }

@@ -3,6 +3,7 @@ import { withRemoteParent } from "../../tracing/propagation.js";
 import { currentSpanUuid } from "../../tracing/update.js";
 import { isObject, quietly } from "../model-call.js";
 import { type ToolCallStart, traceToolCall } from "./tool-span.js";
+import { reportUnexpectedClient, reportWrapFailure } from "../unexpected-client.js";
 
 /** The part of an `McpServer` (`@modelcontextprotocol/sdk/server/mcp.js`) that {@link instrumentMcpServer} instruments. */
 export interface McpServerLike {
@@ -41,7 +42,7 @@ export function instrumentMcpServer<T extends McpServerLike>(server: T): T {
     const original = target.executeToolHandler;
     if (typeof original !== "function") {
       const logger = registry().current?.logger;
-      if (typeof target.registerTool === "function") logger?.warn("instrumentMcpServer: this McpServer has no executeToolHandler (an older @modelcontextprotocol/sdk); its tools are not traced");
+      if (typeof target.registerTool === "function") reportUnexpectedClient("instrumentMcpServer", "the server has no executeToolHandler (an McpServer of an older @modelcontextprotocol/sdk)");
       else logger?.debug("instrumentMcpServer: not an McpServer (the low-level Server has no tool handlers to trace); left as it is");
       return server;
     }
@@ -56,8 +57,9 @@ export function instrumentMcpServer<T extends McpServerLike>(server: T): T {
     Object.defineProperty(patched, "length", { value: original.length, configurable: true });
     Object.defineProperty(target, "executeToolHandler", { value: patched, writable: true, configurable: true, enumerable: false });
     Object.defineProperty(target, INSTRUMENTED, { value: true, configurable: true });
-  } catch {
+  } catch (err) {
     // A server we cannot patch is left as it is.
+    reportWrapFailure("instrumentMcpServer", err);
   }
   return server;
 }

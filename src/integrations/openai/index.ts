@@ -7,6 +7,7 @@ import type { JsonValue } from "../../spans/json-value.js";
 import { buildTestCase, type LlmTestCaseOption } from "../../spans/test-case.js";
 import { incomplete } from "../model-call.js";
 import { type CallResult, tapOpenAIStream, type Usage } from "./stream.js";
+import { reportUnexpectedClient, reportWrapFailure } from "../unexpected-client.js";
 
 export type { CallResult, Usage };
 
@@ -48,9 +49,13 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
   try {
     const c = client as { [WRAPPED]?: boolean; chat?: { completions?: object }; responses?: object; embeddings?: object; withOptions?: unknown };
     if (c[WRAPPED]) return client;
-    instrument(c.chat?.completions, "chat", options);
-    instrument(c.responses, "responses", options);
-    instrument(c.embeddings, "embeddings", options);
+    const chat = instrument(c.chat?.completions, "chat", options);
+    const responses = instrument(c.responses, "responses", options);
+    const embeddings = instrument(c.embeddings, "embeddings", options);
+    if (!chat && !responses && !embeddings) {
+      reportUnexpectedClient("wrapOpenAI", "the client has no chat.completions.create, responses.create nor embeddings.create");
+      return client;
+    }
     const withOptions = c.withOptions;
     if (typeof withOptions === "function") {
       // A client derived with other options (openai 7) is instrumented the same way.
@@ -63,17 +68,19 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
       });
     }
     Object.defineProperty(client, WRAPPED, { value: true });
-  } catch {
+  } catch (err) {
     // A client of an unexpected shape stays as it was.
+    reportWrapFailure("wrapOpenAI", err);
   }
   return client;
 }
 
-/** Puts the span-making `create` on this resource object itself (its class is left alone). */
-function instrument(resource: object | undefined, api: Api, options: WrapOpenAIOptions): void {
-  if (!resource || typeof resource !== "object") return;
+/** Puts the span-making `create` on this resource object itself (its class is left alone); false when it has no `create`. */
+function instrument(resource: object | undefined, api: Api, options: WrapOpenAIOptions): boolean {
+  if (!resource || typeof resource !== "object") return false;
   const original = (resource as { create?: unknown }).create;
-  if (typeof original !== "function" || (original as { [WRAPPED]?: boolean })[WRAPPED]) return;
+  if (typeof original !== "function") return false;
+  if ((original as { [WRAPPED]?: boolean })[WRAPPED]) return true;
   const create = function create(this: unknown, ...args: unknown[]): unknown {
     const span = startCall(api, args[0], args[1], options);
     if (!span) return (original as (...a: unknown[]) => unknown).apply(this, args);
@@ -89,6 +96,7 @@ function instrument(resource: object | undefined, api: Api, options: WrapOpenAIO
   };
   Object.defineProperty(create, WRAPPED, { value: true });
   Object.defineProperty(resource, "create", { configurable: true, writable: true, value: create });
+  return true;
 }
 
 interface Call {

@@ -14,14 +14,15 @@ export const requireCjs = createRequire(import.meta.url);
  * What an app with OpenTelemetry has: its own global provider with its own exporter, and our
  * span processor added beside it; plus the emulator and a fake OpenAI server.
  */
-export async function startBridge() {
+export async function startBridge(options: { maxTraceDurationMillis?: number } = {}) {
   const dev: DevServer = await startDevServer({ port: 0 });
   const fake = await startFakeOpenAI();
   const appExporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(appExporter), new EvaltraceSpanProcessor()] });
   trace.setGlobalTracerProvider(provider);
-  // Short, so that spans an instrumentation never ends are closed within the test.
-  configureForTest(dev.url, dev.projectKey, { maxTraceDurationMillis: 300 });
+  // Short, so that spans an instrumentation never ends are closed within the test (a test whose
+  // scenario runs longer than that on a loaded machine passes a longer one).
+  configureForTest(dev.url, dev.projectKey, { maxTraceDurationMillis: options.maxTraceDurationMillis ?? 300 });
   return {
     dev,
     fake,

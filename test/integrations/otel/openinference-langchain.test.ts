@@ -8,7 +8,9 @@ import { expectLangChainLlm, langChainScenario } from "./langchain-scenario.js";
 // manager as its README says.
 let bridge: Awaited<ReturnType<typeof startBridge>>;
 beforeAll(async () => {
-  bridge = await startBridge();
+  // Its scenario (a chain, a tool, a refused call) can take over 300 ms on a loaded machine; a
+  // trace held longer than maxTraceDurationMillis is sent in parts, which re-roots the parser.
+  bridge = await startBridge({ maxTraceDurationMillis: 5000 });
   new LangChainInstrumentation().manuallyInstrument(requireCjs("@langchain/core/callbacks/manager"));
 });
 afterAll(() => bridge.close());

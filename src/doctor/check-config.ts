@@ -1,0 +1,29 @@
+import type { Check } from "./context.js";
+import type { DoctorFinding } from "./types.js";
+
+/** The settings themselves: environment variables that could not be used, tracing turned off, nothing sampled. */
+export const checkConfig: Check = async (ctx) => {
+  const check = "config" as const;
+  const findings: DoctorFinding[] = ctx.configProblems.map((problem) => ({
+    check,
+    ok: false,
+    severity: "warning" as const,
+    message: problem,
+    fix: "fix or unset the variable (docs/configuration.md lists them)",
+  }));
+  if (!ctx.enabled) {
+    findings.push({
+      check,
+      ok: false,
+      severity: "warning",
+      message: "tracing is turned off (EVALTRACE_TRACING_ENABLED=false or configure({ enabled: false }))",
+      fix: "unset EVALTRACE_TRACING_ENABLED (or set it to true) where traces are wanted",
+    });
+  } else if (ctx.sampleRate === 0) {
+    findings.push({ check, ok: false, severity: "warning", message: "sampleRate is 0: every trace is dropped", fix: "set EVALTRACE_SAMPLE_RATE (or configure({ sampleRate })) above 0" });
+  }
+  if (findings.length === 0) {
+    findings.push({ check, ok: true, severity: "info", message: `settings resolve: tracing on, sample rate ${ctx.sampleRate}, base URL ${ctx.baseUrl}` });
+  }
+  return findings;
+};

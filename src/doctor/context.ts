@@ -1,0 +1,28 @@
+import type { DoctorFinding, SpoolInspector } from "./types.js";
+
+/** What the service address answered: the emulator, the service (or something else), or nothing. */
+export type Reach = { kind: "emulator" } | { kind: "service"; status: number } | { kind: "unreachable"; reason: string };
+
+/** What every check reads: the settings under test and where the app is. */
+export interface CheckContext {
+  cwd: string;
+  /** The runtime checks read this process (doctor() in the app), not the CLI's. */
+  inApp: boolean;
+  apiKey: string | undefined;
+  baseUrl: string;
+  apiKeyHeader: string;
+  timeoutMillis: number;
+  /** Whether tracing is on in the settings (`enabled`), and the share of traces kept. */
+  enabled: boolean;
+  sampleRate: number;
+  /** Environment variables set but unusable, or an option that would not resolve. */
+  configProblems: string[];
+  spoolDir: string | undefined;
+  inspectSpool: SpoolInspector | undefined;
+  spoolStaleMillis: number;
+  /** Set by the base-url check, read by the key check. */
+  reach?: Reach;
+}
+
+/** One check: its findings (at least one), never a throw for what it checks. */
+export type Check = (ctx: CheckContext) => Promise<DoctorFinding[]>;
