@@ -1,7 +1,7 @@
 // npm run bench: each benchmark in a process of its own (so one's heap cannot skew the other's
 // memory and GC figures); prints their tables and writes bench/results.json (one section run
 // alone replaces only that section of it).
-//   node bench/run.mjs [peers|throughput|bridge|serverless|overhead|profile|gc|late|startup|all] [--quick] [--profile]
+//   node bench/run.mjs [peers|throughput|bridge|serverless|overhead|profile|gc|late|startup|spool|all] [--quick] [--profile]
 // --quick: fewer rounds and spans (a minute or two); --profile: a CPU profile of evaltrace's
 // workload C, summarized as its top self-time functions.
 import { execFileSync } from "node:child_process";
@@ -34,6 +34,7 @@ const SECTIONS = [
   ["gc", "Garbage collection per subject (workloads B and C)"],
   ["late", "Where workload C's late turns come from"],
   ["startup", "Start-up: what evaltrace adds to a fresh process (empty script, import, an app under --import evaltrace/auto)"],
+  ["spool", "The disk spool: its cost while the service is up (configured, untouched) and while it is down (spooling)"],
 ];
 const IN_ALL = new Set(["peers", "throughput", "bridge", "serverless", "startup"]);
 if (which !== "all" && !SECTIONS.some(([name]) => name === which)) {

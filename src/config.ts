@@ -25,6 +25,20 @@ export interface BatchOptions {
   concurrency?: number;
 }
 
+/** The durable local spool: batches the service cannot take now wait on disk (docs/spool.md). */
+export interface SpoolOptions {
+  /** Directory of the spool's segment files (made if missing). @default process.env.EVALTRACE_SPOOL_DIR */
+  dir: string;
+  /** Most bytes of segments this process keeps; past it the oldest are dropped and counted. @default process.env.EVALTRACE_SPOOL_MAX_BYTES, else 268435456 (256 MiB) */
+  maxBytes?: number;
+  /**
+   * When writes are forced to the device (a killed process loses nothing either way; this is
+   * about the machine crashing): `"none"`, `"rotate"` (each segment as it is closed), `"always"`
+   * (each batch). @default "rotate"
+   */
+  fsync?: "none" | "rotate" | "always";
+}
+
 /** Options of {@link configure}. Every field is optional; environment variables fill the gaps. */
 export interface EvaltraceOptions {
   /** Project API key. @default process.env.EVALTRACE_API_KEY */
@@ -102,6 +116,8 @@ export interface EvaltraceOptions {
   otelContext?: "shared" | "separate";
   /** Time source for batch intervals, retry delays and timeouts; inject a fake one in tests. */
   clock?: Clock;
+  /** A durable local spool for what the service cannot take now; `false` turns off one EVALTRACE_SPOOL_DIR asks for. @default none, unless EVALTRACE_SPOOL_DIR is set */
+  spool?: SpoolOptions | false;
 }
 
 /** Options after environment fallbacks and defaults: every field set. */
@@ -130,6 +146,8 @@ export interface ResolvedOptions {
   registerExitHooks: boolean;
   otelContext: "shared" | "separate";
   clock: Clock;
+  /** The spool's settings, undefined without one. */
+  spool: Required<SpoolOptions> | undefined;
   /** Environment variables that were set but unusable, one line each; logged once by the runtime. */
   envProblems: string[];
 }
@@ -174,6 +192,7 @@ const optionKeys: readonly (keyof EvaltraceOptions)[] = [
   "registerExitHooks",
   "otelContext",
   "clock",
+  "spool",
 ];
 const batchKeys: readonly (keyof BatchOptions)[] = ["maxSpansPerRequest", "maxRequestBytes", "flushIntervalMillis", "maxQueuedTraces", "concurrency"];
 const limitKeys = Object.keys(defaultSerializeLimits) as (keyof SerializeLimits)[];
@@ -362,6 +381,28 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
     registerExitHooks: bool("registerExitHooks", options.registerExitHooks, true),
     otelContext: oneOf("otelContext", options.otelContext, ["shared", "separate"] as const, "shared"),
     clock: options.clock ?? systemClock,
+    spool: resolveSpool(options.spool, env, badEnv),
     envProblems,
+  };
+}
+
+/** The spool's default `maxBytes`: 256 MiB. */
+export const DEFAULT_SPOOL_MAX_BYTES = 256 * 1024 * 1024;
+
+/** The spool's settings from the option, else EVALTRACE_SPOOL_DIR / EVALTRACE_SPOOL_MAX_BYTES. */
+function resolveSpool(option: SpoolOptions | false | undefined, env: Env, badEnv: (read: EnvValue, expected: string, then: string) => void): Required<SpoolOptions> | undefined {
+  if (option === false) return undefined;
+  let maxBytes = DEFAULT_SPOOL_MAX_BYTES;
+  const envMax = env.EVALTRACE_SPOOL_MAX_BYTES?.trim();
+  if (envMax) {
+    if (/^\d+$/.test(envMax) && Number(envMax) >= 65_536) maxBytes = Number(envMax);
+    else badEnv({ value: envMax, name: "EVALTRACE_SPOOL_MAX_BYTES" }, "an integer >= 65536", `the spool keeps at most ${DEFAULT_SPOOL_MAX_BYTES} bytes`);
+  }
+  if (option === undefined) return env.EVALTRACE_SPOOL_DIR ? { dir: env.EVALTRACE_SPOOL_DIR, maxBytes, fsync: "rotate" } : undefined;
+  object("spool", option, ["dir", "maxBytes", "fsync"]);
+  return {
+    dir: str("spool.dir", option.dir) ?? fail("spool.dir", option.dir, "a directory path"),
+    maxBytes: int("spool.maxBytes", option.maxBytes, maxBytes, 65_536),
+    fsync: oneOf("spool.fsync", option.fsync, ["none", "rotate", "always"] as const, "rotate"),
   };
 }

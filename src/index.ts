@@ -50,7 +50,7 @@ export type {
 } from "./protocol/types.js";
 export type { Clock, TimerHandle } from "./clock.js";
 export { systemClock } from "./clock.js";
-export type { BatchOptions, EvaltraceOptions } from "./config.js";
+export type { BatchOptions, EvaltraceOptions, SpoolOptions } from "./config.js";
 export { DEFAULT_BASE_URL } from "./config.js";
 export type { OfflineEvaluationOptions, ThreadEvaluationOptions } from "./evaluate.js";
 export { evaluateSpan, evaluateThread, evaluateTrace } from "./evaluate.js";
@@ -73,6 +73,8 @@ export { runExperiment } from "./experiments/run-experiment.js";
 export type { EvaltraceSpanProcessorOptions } from "./bridge/span-processor.js";
 export { EvaltraceSpanProcessor } from "./bridge/span-processor.js";
 export type { EvaluationOutcome, ExporterStats, FlushResult } from "./export/types.js";
+export type { SpoolInspection } from "./export/spool/inspect.js";
+export { inspectSpool } from "./export/spool/inspect.js";
 export type { EmittedLogRecord } from "./bridge/log-record-processor.js";
 export { EvaltraceLogRecordProcessor } from "./bridge/log-record-processor.js";
 export type { WaitUntil } from "./lifecycle/delivery.js";

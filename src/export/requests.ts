@@ -1,6 +1,6 @@
 import PQueue from "p-queue";
 import type { KeyedTransport } from "../http/keyed-transport.js";
-import type { RequestBody, TransportOutcome } from "../http/transport.js";
+import type { RequestBody, SendOptions, TransportOutcome } from "../http/transport.js";
 import type { ExporterCounters } from "./types.js";
 
 /**
@@ -24,10 +24,10 @@ export class Requests {
   }
 
   /** Sends one request, counted; the caller holds a slot. */
-  async send(method: "POST" | "PUT", path: string, body: RequestBody, apiKey?: string): Promise<TransportOutcome> {
+  async send(method: "POST" | "PUT", path: string, body: RequestBody, apiKey?: string, options?: SendOptions): Promise<TransportOutcome> {
     this.counters.requests++;
     this.counters.bytesSent += body.length;
-    return this.transport.send(method, path, body, apiKey);
+    return this.transport.send(method, path, body, apiKey, options);
   }
 
   /** Sends one request in a slot, once one is free. */
@@ -43,6 +43,11 @@ export class Requests {
   /** Whether a task added now would start at once (no slot is taken, or promised to a waiting task). */
   get hasFreeSlot(): boolean {
     return this.slots.pending + this.slots.size < this.concurrency;
+  }
+
+  /** Resolves once no request runs or waits for a slot. */
+  whenIdle(): Promise<void> {
+    return this.slots.onIdle();
   }
 
   /** Calls `fn` each time a request freed its slot. */

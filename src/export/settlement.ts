@@ -42,6 +42,8 @@ export class Settlement {
   /** Other work in flight that flushes wait for (offline evaluations). */
   private readonly tracked = new Set<Promise<unknown>>();
   private flushing = 0;
+  /** Records whose batch went to the disk spool: settled here, not delivered yet. */
+  private readonly spooledRecs = new WeakSet<TraceRecord>();
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly counters: Pick<ExporterCounters, "tracesFailed">;
@@ -148,13 +150,14 @@ export class Settlement {
       if (timer !== undefined) this.clock.clearTimeout(timer);
     }
     const all = records.filter((r) => !r.discarded || r.phase !== "failed");
-    const notDelivered = all.filter((r) => r.phase === "failed" || r.partLost !== undefined).map((r) => r.uuid);
+    const spooled = all.filter((r) => this.spooledRecs.has(r)).length;
+    const notDelivered = all.filter((r) => (r.phase === "failed" && !this.spooledRecs.has(r)) || r.partLost !== undefined).map((r) => r.uuid);
     const pending = all.filter((r) => !isSettled(r)).map((r) => r.uuid);
-    const delivered = all.length - notDelivered.length - pending.length;
-    const result = { ok: notDelivered.length === 0 && pending.length === 0, delivered, notDelivered, pending, timedOut };
+    const delivered = all.length - notDelivered.length - pending.length - spooled;
+    const result: FlushResult = { ok: notDelivered.length === 0 && pending.length === 0 && spooled === 0, delivered, notDelivered, pending, timedOut };
     if (!result.ok) {
       this.logger.warn(
-        `flush: ${delivered} trace(s) delivered, ${notDelivered.length} given up, ${pending.length} still pending${timedOut ? ` after ${timeoutMillis} ms` : ""}`,
+        `flush: ${delivered} trace(s) delivered, ${notDelivered.length} given up, ${pending.length} still pending${spooled > 0 ? `, ${spooled} in the disk spool` : ""}${timedOut ? ` after ${timeoutMillis} ms` : ""}`,
       );
     }
     return result;
@@ -209,6 +212,17 @@ export class Settlement {
     this.counters.tracesFailed += batch.length;
     this.logger.error(`${batch.length} trace(s) not delivered: ${reason}`);
     for (const p of batch) this.fail(p.rec, reason);
+  }
+
+  /**
+   * Settles traces whose batch was written to the disk spool: nothing more of them is sent from
+   * memory (a late update of one is given up: the replay delivers the trace as it was spooled).
+   */
+  spooled(batch: readonly { rec: TraceRecord }[]): void {
+    for (const p of batch) {
+      this.spooledRecs.add(p.rec);
+      this.fail(p.rec, "in the disk spool, awaiting replay");
+    }
   }
 
   /** Fails a trace (not counted here): nothing more of it is sent. */

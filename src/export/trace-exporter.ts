@@ -1,6 +1,7 @@
 import type { Clock, TimerHandle } from "../clock.js";
 import type { BatchOptions } from "../config.js";
-import type { RequestBody } from "../http/transport.js";
+import { isRetryableStatus } from "../http/retry.js";
+import { newIdempotencyKey, type RequestBody, type TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger } from "../logger.js";
 import { Fifo } from "../util/fifo.js";
 import { groupByKey, keyRefusals } from "../http/keyed-transport.js";
@@ -13,6 +14,8 @@ import type { Evaluations } from "./evaluations.js";
 import type { LateUpdates } from "./late-updates.js";
 import type { Requests } from "./requests.js";
 import type { Settlement } from "./settlement.js";
+import { Spill } from "./spool/spill.js";
+import type { TraceSpool } from "./spool/trace-spool.js";
 import type { EvaluationOutcome, ExporterCounters, ExporterStats, FlushResult } from "./types.js";
 
 /** Exporter options (resolved). */
@@ -37,6 +40,8 @@ export interface TraceExporterParts {
   counters: ExporterCounters;
   clock: Clock;
   logger: Logger;
+  /** The disk spool, when `configure({ spool })` asked for one (docs/spool.md). */
+  spool?: TraceSpool | undefined;
 }
 
 /**
@@ -99,6 +104,9 @@ export class TraceExporter implements TraceSink {
   private readonly counters: ExporterCounters;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly spool: TraceSpool | undefined;
+  /** How batches reach the spool (with one). */
+  private readonly spiller: Spill | undefined;
   /** What a flush calls to send what is queued now. */
   private readonly sendNow = (): void => this.pump();
 
@@ -114,6 +122,10 @@ export class TraceExporter implements TraceSink {
     this.counters = parts.counters;
     this.clock = parts.clock;
     this.logger = parts.logger;
+    this.spool = parts.spool;
+    this.spiller =
+      this.spool &&
+      new Spill({ spool: this.spool, settlement: this.settlement, bodies: this.bodies, counters: this.counters, logger: this.logger, apiKey: options.apiKey, maxRequestBytes: options.batch.maxRequestBytes });
     // Any request that frees its slot (a batch's, a late update's, an evaluation's) lets what
     // waits for one go, on the next turn (p-queue counts the task as running until it returned).
     this.requests.onSlotFreed(() => {
@@ -122,7 +134,7 @@ export class TraceExporter implements TraceSink {
   }
 
   stats(): ExporterStats {
-    return { ...this.counters, queued: this.queuedTraces(), inFlight: this.requests.inFlight };
+    return { ...this.counters, queued: this.queuedTraces(), inFlight: this.requests.inFlight, spooled: this.spool?.traces ?? 0, spoolBytes: this.spool?.bytes ?? 0 };
   }
 
   /** Queues a trace whose root ended. Drops it (counted) when the queue is full. */
@@ -173,7 +185,15 @@ export class TraceExporter implements TraceSink {
    * rejects.
    */
   flush(timeoutMillis = this.options.flushTimeoutMillis, drain = false): Promise<FlushResult> {
-    return this.settlement.flush(timeoutMillis, drain, this.sendNow);
+    const spool = this.spool;
+    if (spool === undefined) return this.settlement.flush(timeoutMillis, drain, this.sendNow);
+    // With a spool: what it holds is replayed too, within what is left of the time.
+    const started = this.clock.now();
+    return this.settlement.flush(timeoutMillis, drain, this.sendNow).then(async (result) => {
+      await spool.drain(Math.max(0, timeoutMillis - (this.clock.now() - started)));
+      result.spooled = spool.traces;
+      return result;
+    });
   }
 
   /**
@@ -188,7 +208,20 @@ export class TraceExporter implements TraceSink {
       this.lateUpdates.stop();
       if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
       this.timer = undefined;
+      // With a spool, what could not go out waits on disk for the next process.
+      const spooled = this.spiller?.watch();
+      if (this.spiller !== undefined) await this.spillQueue(this.spiller);
       await this.requests.close();
+      if (this.spool !== undefined && spooled !== undefined) {
+        // Requests cut off by the close go to the spool too (their failure spills them).
+        await this.requests.whenIdle();
+        await this.spiller?.whenWritten();
+        await this.spool.close();
+        // Those traces wait on disk: neither pending nor given up.
+        result.spooled = this.spool.traces;
+        result.pending = result.pending.filter((uuid) => !spooled.has(uuid));
+        result.ok = false;
+      }
       // What is still queued can no longer go out: given up, counted, and let go.
       const left = [...(this.taking?.traces ?? []).map((p) => p.rec), ...this.queue.drain()];
       this.taking = undefined;
@@ -263,15 +296,18 @@ export class TraceExporter implements TraceSink {
   }
 
   private pumpOnce(force: boolean): void {
-    if (this.hasQueued() && this.requests.hasFreeSlot) {
+    const spill = this.overflowing();
+    if (this.hasQueued() && (this.requests.hasFreeSlot || spill)) {
       const partialOk = force || this.settlement.isFlushing || this.stopped;
-      if (partialOk || this.queuedSpans >= this.sendAt || this.taking !== undefined) {
+      if (partialOk || this.queuedSpans >= this.sendAt || this.taking !== undefined || spill) {
         const taken = this.takeBatch();
         if (taken !== undefined && taken.traces.length > 0) {
           const { traces, slab } = taken;
-          void this.requests.add(() => this.sendBatch(traces, false, slab)).catch((err: unknown) => this.settlement.lose(traces, err));
+          if (this.requests.hasFreeSlot) {
+            void this.requests.add(() => this.sendBatch(traces, false, slab)).catch((err: unknown) => this.settlement.lose(traces, err));
+          } else this.spiller?.spill(traces, { slab });
         }
-        if (this.taking !== undefined || (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt))) {
+        if (this.taking !== undefined || (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt || this.overflowing()))) {
           if (partialOk) this.forcedPending = true;
           this.schedulePump();
         }
@@ -281,6 +317,25 @@ export class TraceExporter implements TraceSink {
     else if (this.timer !== undefined) {
       this.clock.clearTimeout(this.timer);
       this.timer = undefined;
+    }
+  }
+
+  /**
+   * Whether the oldest queued traces go to the disk spool now: past a quarter of the queue's
+   * bound, the service is down or slower than the app (while it keeps up, the queue never gets
+   * there); the rest of the bound is headroom while batches are taken to the spool, a slice of
+   * the loop at a time.
+   */
+  private overflowing(): boolean {
+    return this.spool?.accepting === true && this.queuedTraces() >= Math.ceil(this.options.batch.maxQueuedTraces / 4);
+  }
+
+  /** At shutdown, with a spool: every trace still queued goes to it, a slice of the loop at a time. */
+  private async spillQueue(spiller: Spill): Promise<void> {
+    while (this.hasQueued() && this.spool?.accepting) {
+      const taken = this.takeBatch();
+      if (taken !== undefined && taken.traces.length > 0) spiller.spill(taken.traces, { slab: taken.slab });
+      else if (taken === undefined) await new Promise<void>((resolve) => defer(resolve));
     }
   }
 
@@ -385,7 +440,8 @@ export class TraceExporter implements TraceSink {
 
   /** Posts a batch's body and settles its traces by the answer. */
   private async postBatch(batch: PreparedTrace[], body: RequestBody, maybeStored: boolean): Promise<void> {
-    const outcome = await this.requests.send("POST", "/v1/traces", body, batch[0]?.rec.apiKey);
+    const key = newIdempotencyKey();
+    const outcome = await this.requests.send("POST", "/v1/traces", body, batch[0]?.rec.apiKey, { idempotencyKey: key });
     if (!outcome.ok && outcome.status !== undefined && shapeRefusals.has(outcome.status)) {
       // A service that does not take the list form (the spec allows both): one trace per
       // request, for the rest of the process.
@@ -399,11 +455,15 @@ export class TraceExporter implements TraceSink {
     if (outcome.ok || (outcome.status === 409 && batch.length === 1 && stored)) {
       this.counters.tracesDelivered += batch.length;
       for (const p of batch) this.delivered(p);
+      this.spool?.kick();
     } else if (outcome.status !== undefined && outcome.status < 500 && batch.length > 1 && !keyRefusals.has(outcome.status)) {
       // One invalid trace must not take its batch-mates down with it: split and resend.
       recoverTraceTexts(batch, body);
       const half = Math.ceil(batch.length / 2);
       await Promise.all([this.sendBatch(batch.slice(0, half), stored), this.sendBatch(batch.slice(half), stored)]);
+    } else if (this.spiller !== undefined && this.spool?.accepting && unanswered(outcome)) {
+      // The service did not answer (or asked to wait) through every retry: to the disk, with this key.
+      this.spiller.spill(batch, { body, key, failure: outcome.message });
     } else {
       this.settlement.giveUp(batch, outcome.message);
     }
@@ -439,6 +499,11 @@ export class TraceExporter implements TraceSink {
     if (rec.late && !rec.putInFlight) this.lateUpdates.start(rec);
     this.settlement.settle(rec);
   }
+}
+
+/** A failed request the service may take later: no answer, or one that says to retry (408, 429, 5xx). */
+function unanswered(outcome: TransportOutcome): boolean {
+  return !outcome.ok && (outcome.status === undefined || isRetryableStatus(outcome.status));
 }
 
 /** Answers to the list form that mean "not this shape" (the spec allows the single-trace form too). */

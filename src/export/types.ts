@@ -21,6 +21,14 @@ export interface ExporterStats {
    * minute of retries: a callee's spans whose caller never delivered its trace. Also in `updatesFailed`.
    */
   updatesOrphaned: number;
+  /** Traces written to the disk spool (the service could not take them then); see docs/spool.md. */
+  tracesSpooled: number;
+  /** Spooled traces delivered by a replay (this process's, or left by an earlier one). */
+  tracesReplayed: number;
+  /** Spooled traces dropped to stay within the spool's `maxBytes` (oldest first), or lost with its directory. */
+  tracesDroppedFromSpool: number;
+  /** Damaged or truncated spool records skipped by a replay (each a batch of unknown traces). */
+  spoolRecordsCorrupt: number;
   /** Requests sent and JSON bytes in their bodies. */
   requests: number;
   bytesSent: number;
@@ -28,13 +36,17 @@ export interface ExporterStats {
   queued: number;
   /** Requests in flight now. */
   inFlight: number;
+  /** Traces in the disk spool now, awaiting replay (0 without a spool). */
+  spooled: number;
+  /** Bytes of the disk spool now (0 without a spool). */
+  spoolBytes: number;
 }
 
 /**
  * The exporter's monotonic counters: one object, made by the composition root and handed to each
  * part of the exporter, which counts in it what it does.
  */
-export type ExporterCounters = Omit<ExporterStats, "queued" | "inFlight">;
+export type ExporterCounters = Omit<ExporterStats, "queued" | "inFlight" | "spooled" | "spoolBytes">;
 
 /** What `flush()` found. */
 export interface FlushResult {
@@ -51,6 +63,12 @@ export interface FlushResult {
   pending: string[];
   /** True when the timeout passed before everything settled. */
   timedOut: boolean;
+  /**
+   * With a spool (`configure({ spool })`): traces on disk when the flush resolved, awaiting replay
+   * (this process's and any an earlier process left). Those of this flush are neither delivered
+   * nor given up, and make `ok` false. Absent without a spool.
+   */
+  spooled?: number;
 }
 
 /** Outcome of an offline evaluation request. */
@@ -77,6 +95,10 @@ export function noWorkYet(): ExporterCounters {
     evaluationsDelivered: 0,
     evaluationsFailed: 0,
     spansNotUpdatable: 0,
+    tracesSpooled: 0,
+    tracesReplayed: 0,
+    tracesDroppedFromSpool: 0,
+    spoolRecordsCorrupt: 0,
     updatesOrphaned: 0,
     requests: 0,
     bytesSent: 0,

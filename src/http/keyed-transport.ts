@@ -1,4 +1,4 @@
-import type { RequestBody, TransportOptions, TransportOutcome } from "./transport.js";
+import type { RequestBody, SendOptions, TransportOptions, TransportOutcome } from "./transport.js";
 import type { HttpMethod } from "./sender.js";
 import { Transport } from "./transport.js";
 import { MAX_REMEMBERED_TRACES, RecentTraces } from "../util/recent-traces.js";
@@ -52,12 +52,12 @@ export class KeyedTransport extends Transport {
   }
 
   /** Sends with `apiKey` when given (and not the configured key), else as {@link Transport.send}. */
-  override async send(method: HttpMethod, path: string, body?: RequestBody, apiKey?: string): Promise<TransportOutcome> {
-    if (apiKey === undefined || apiKey === this.base.apiKey || this.isClosed) return super.send(method, path, body);
+  override async send(method: HttpMethod, path: string, body?: RequestBody, apiKey?: string, options?: SendOptions): Promise<TransportOutcome> {
+    if (apiKey === undefined || apiKey === this.base.apiKey || this.isClosed) return super.send(method, path, body, undefined, options);
     const keyed = this.transportFor(apiKey);
     keyed.inFlight++;
     try {
-      return await keyed.transport.send(method, path, body);
+      return await keyed.transport.send(method, path, body, undefined, options);
     } finally {
       keyed.inFlight--;
     }

@@ -56,6 +56,14 @@ export interface TransportOptions {
 
 export type { RequestBody } from "./sender.js";
 
+/** Per-request choices of {@link Transport.send}. */
+export interface SendOptions {
+  /** The `Idempotency-Key` to send (a spooled batch's replay sends the key it was first sent with). @default a new UUID */
+  idempotencyKey?: string;
+  /** Retries of this request, instead of the transport's `maxRetries`. */
+  maxRetries?: number;
+}
+
 /**
  * One HTTP client for everything the SDK sends: auth header, timeouts, retries with backoff and
  * `Retry-After`, the key-rotation warning headers, and tracing suppressed so that our own
@@ -79,11 +87,12 @@ export class Transport {
    * call carries the same `Idempotency-Key`, so a retry of a write that did arrive (its answer
    * was lost) is not applied twice by a service that honours the header.
    */
-  async send(method: HttpMethod, path: string, body?: RequestBody): Promise<TransportOutcome> {
+  async send(method: HttpMethod, path: string, body?: RequestBody, _apiKey?: string, options?: SendOptions): Promise<TransportOutcome> {
     const o = this.options;
     const random = o.random ?? Math.random;
     const keepAlive = o.keepProcessAlive === true;
-    const idempotencyKey = method === "GET" ? undefined : newIdempotencyKey();
+    const maxRetries = options?.maxRetries ?? o.maxRetries;
+    const idempotencyKey = method === "GET" ? undefined : (options?.idempotencyKey ?? newIdempotencyKey());
     let attempts = 0;
     let retries = 0;
     let probe = false;
@@ -130,7 +139,7 @@ export class Transport {
         if (delay !== undefined) dueAt = Math.max(dueAt, o.clock.now() + delay);
       } else {
         retries++;
-        if (retries > (connectFailed ? Math.min(o.maxRetries, o.maxConnectRetries ?? o.maxRetries) : o.maxRetries)) return failure;
+        if (retries > (connectFailed ? Math.min(maxRetries, o.maxConnectRetries ?? maxRetries) : maxRetries)) return failure;
         delay ??= backoffDelay(retries - 1, o.initialRetryDelayMillis, o.maxRetryDelayMillis, random);
         dueAt = o.clock.now() + delay;
         o.onRetry?.({ path, attempt: attempts, delayMillis: delay, reason });
@@ -215,7 +224,7 @@ export class Transport {
 const PROBE_INTERVAL_MILLIS = 1000;
 
 /** A random UUID: one per logical request, the same on each of its attempts. */
-function newIdempotencyKey(): string {
+export function newIdempotencyKey(): string {
   const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
   if (typeof c?.randomUUID === "function") return c.randomUUID();
   const hex = () => Math.floor(Math.random() * 0x10000).toString(16).padStart(4, "0");

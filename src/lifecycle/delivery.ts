@@ -49,6 +49,8 @@ const zero: Omit<SdkStats, "enabled"> = {
   ...noWorkYet(),
   queued: 0,
   inFlight: 0,
+  spooled: 0,
+  spoolBytes: 0,
   tracesNotRecorded: 0,
   spansDropped: 0,
   tracesForceEnded: 0,

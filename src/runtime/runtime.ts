@@ -9,6 +9,8 @@ import { LateUpdates } from "../export/late-updates.js";
 import { Requests } from "../export/requests.js";
 import { Settlement } from "../export/settlement.js";
 import { TraceExporter } from "../export/trace-exporter.js";
+import { replaySender } from "../export/spool/replay-send.js";
+import { TraceSpool } from "../export/spool/trace-spool.js";
 import { type ExporterStats, type FlushResult, noWorkYet } from "../export/types.js";
 import { KeyedTransport } from "../http/keyed-transport.js";
 import { type Logger, safeLogger } from "../logger.js";
@@ -76,6 +78,8 @@ export class Runtime {
     const bodies = new TraceBodies(options, logger);
     // Settled records are let go by the assembler, made below (the exporter is its sink).
     const settlement = new Settlement({ clock, logger, counters, onSettled: (rec) => this.assembler.release(rec) });
+    // The disk spool, only when asked for: nothing of node:fs is loaded otherwise.
+    const spool = options.spool && options.enabled && options.apiKey ? new TraceSpool(options.spool, counters, replaySender(requests), clock, logger) : undefined;
     this.exporter = new TraceExporter(options, {
       requests,
       bodies,
@@ -85,7 +89,9 @@ export class Runtime {
       counters,
       clock,
       logger,
+      spool,
     });
+    spool?.start();
     // Traces a capture of evaltrace/testing claims go to it instead of the exporter.
     const sink = new TappedSink({ exporter: this.exporter, bodies, logger, release: (rec) => this.assembler.release(rec) });
     this.assembler = new TraceAssembler(sink, options, logger);

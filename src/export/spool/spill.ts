@@ -1,0 +1,101 @@
+import type { Logger } from "../../logger.js";
+import { encodeRun, type PreparedTrace, slabBody } from "../../encode/batch-body.js";
+import type { JsonBytes } from "../../encode/json-bytes.js";
+import type { TraceBodies } from "../../encode/trace-body.js";
+import { newIdempotencyKey, type RequestBody } from "../../http/transport.js";
+import type { Settlement } from "../settlement.js";
+import type { ExporterCounters } from "../types.js";
+import type { TraceSpool } from "./trace-spool.js";
+
+/** Where a spilled batch's bytes come from: the slab it was taken into, or the body (and key) a failed request sent. */
+export interface SpillSource {
+  slab?: JsonBytes | undefined;
+  body?: RequestBody;
+  key?: string;
+  /** Given when the batch failed to go out: should the spool not take it, it is given up with this reason (else dropped). */
+  failure?: string;
+}
+
+/** What a spill needs of the exporter. */
+export interface SpillParts {
+  spool: TraceSpool;
+  settlement: Settlement;
+  bodies: TraceBodies;
+  counters: ExporterCounters;
+  logger: Logger;
+  /** The configured API key: scrubbed from the bytes, as from a request's. */
+  apiKey: string | undefined;
+  maxRequestBytes: number;
+}
+
+/**
+ * Hands batches from the exporter to the disk spool, already encoded: the slab a batch was
+ * taken into is written as it is (the body its request would have had), and a request that
+ * failed is written with its body and its `Idempotency-Key`. Traces routed to another project's
+ * key are never spooled (no key is written to disk): they are handled as without a spool. The
+ * traces stay busy until written; if writing fails they are dropped (or given up), counted.
+ */
+export class Spill {
+  /** Batches being written: a shutdown waits for them. */
+  private readonly writing = new Set<Promise<void>>();
+  /** Uuids written since {@link watch} was called: a shutdown's result lists them as spooled. */
+  private watched: Set<string> | undefined;
+
+  constructor(private readonly o: SpillParts) {}
+
+  /** Writes a batch to the spool (see the class). */
+  spill(batch: PreparedTrace[], from: SpillSource): void {
+    if (batch.some((p) => p.rec.apiKey !== undefined)) {
+      this.lost(batch, from, "traces routed to another API key are not spooled");
+      return;
+    }
+    for (const { part, body, key } of this.runs(batch, from)) {
+      const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
+      const done = this.o.spool.write(bytes, part.length, key).then((ok) => {
+        if (!ok) return this.lost(part, from, "the spool could not take them");
+        this.o.settlement.spooled(part);
+        if (this.watched !== undefined) for (const p of part) this.watched.add(p.rec.uuid);
+      });
+      this.writing.add(done);
+      void done.finally(() => this.writing.delete(done));
+    }
+  }
+
+  /** From now on, remembers the uuids spooled (a shutdown's result names them). */
+  watch(): Set<string> {
+    this.watched ??= new Set();
+    return this.watched;
+  }
+
+  /** Resolves once every batch handed over so far was written (or given up). */
+  async whenWritten(): Promise<void> {
+    while (this.writing.size > 0) await Promise.all([...this.writing]);
+  }
+
+  /** The batch as bodies: its slab whole when it can be, else runs within maxRequestBytes. */
+  private runs(batch: PreparedTrace[], from: SpillSource): { part: PreparedTrace[]; body: RequestBody; key: string }[] {
+    const secrets = [this.o.apiKey];
+    const whole = from.body ?? (from.slab && slabBody(from.slab, batch, secrets));
+    if (whole !== undefined) {
+      for (const p of batch) p.slab = undefined;
+      return [{ part: batch, body: whole, key: from.key ?? newIdempotencyKey() }];
+    }
+    const runs: { part: PreparedTrace[]; body: RequestBody; key: string }[] = [];
+    for (let at = 0; at < batch.length; ) {
+      const run = encodeRun(batch, at, { maxBytes: this.o.maxRequestBytes, secrets, writer: this.o.bodies.writer });
+      runs.push({ part: batch.slice(at, run.to), body: run.body, key: newIdempotencyKey() });
+      at = run.to;
+    }
+    return runs;
+  }
+
+  private lost(part: PreparedTrace[], from: SpillSource, why: string): void {
+    if (from.failure !== undefined) {
+      this.o.settlement.giveUp(part, from.failure);
+      return;
+    }
+    this.o.counters.tracesDropped += part.length;
+    this.o.logger.warn(`${part.length} trace(s) dropped: the export queue was full and ${why}`);
+    for (const p of part) this.o.settlement.fail(p.rec, `the export queue was full and ${why}`);
+  }
+}

@@ -1,0 +1,333 @@
+import type { Clock } from "../../clock.js";
+import type { Logger } from "../../logger.js";
+import type { ExporterCounters } from "../types.js";
+import { type Disk, loadDisk } from "./disk.js";
+import { frameOf } from "./format.js";
+import { isLiveOwner, liveTokens, lockFile, newToken, parseSegment, readLock, segmentFile, takeLock } from "./lock.js";
+import { countTraces, type Segment } from "./segments.js";
+
+/** When the spool makes a write durable against a crash of the machine (a killed process loses nothing either way). */
+export type SpoolFsync = "none" | "rotate" | "always";
+
+/** The spool's options, resolved. */
+export interface SpoolSettings {
+  dir: string;
+  maxBytes: number;
+  fsync: SpoolFsync;
+}
+
+/** What the spool counts in the exporter's counters. */
+export type SpoolCounters = Pick<ExporterCounters, "tracesSpooled" | "tracesDroppedFromSpool">;
+
+/** Largest segment file; a segment is deleted once every record of it was replayed. */
+export const MAX_SEGMENT_BYTES = 8 * 1024 * 1024;
+
+/** Bytes being written at once, at most: beyond it a batch is not taken (the queue drops, as without a spool). */
+const MAX_WRITING_BYTES = 32 * 1024 * 1024;
+
+
+/**
+ * The disk half of the spool: an append-only directory of segment files (format.ts), owned
+ * through lock.ts. `write()` appends an encoded batch (one `writev`, never re-serialized), made
+ * asynchronous and one at a time; the oldest segments are dropped (counted) to stay within
+ * `maxBytes`. Any disk error turns the spool off for the process with one warning: from then on
+ * the exporter behaves as it does without one. Segments left by processes that are gone are
+ * claimed at start and every {@link RESCAN_MILLIS}. Replaying is `replay.ts`'s.
+ */
+export class Spool {
+  /** Segments owned, oldest first; the last one may be open for appending. */
+  readonly segments: Segment[] = [];
+  private readonly token = newToken();
+  private disk: Disk | undefined;
+  private ready: Promise<boolean> | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private failed = false;
+  private readFailed = false;
+  private closed = false;
+  private seq = 0;
+  private writing = 0;
+  private lastScan = 0;
+  private readonly segmentBytes: number;
+  /** Called when segments were claimed: there is something to replay. */
+  onClaimed: () => void = () => {};
+
+  constructor(
+    readonly settings: SpoolSettings,
+    private readonly counters: SpoolCounters,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {
+    this.segmentBytes = Math.max(64 * 1024, Math.min(MAX_SEGMENT_BYTES, Math.floor(settings.maxBytes / 4)));
+  }
+
+  /** Loads the file system, makes the directory, takes this process's lock, claims orphans. Once. */
+  start(): Promise<boolean> {
+    this.ready ??= this.init();
+    return this.ready;
+  }
+
+  /** Whether a batch handed to {@link write} now may be taken (not failed, not closed, not too much being written). */
+  get accepting(): boolean {
+    return !this.failed && !this.closed && this.writing < MAX_WRITING_BYTES;
+  }
+
+  /** Traces in the owned segments not yet replayed. */
+  get traces(): number {
+    let n = 0;
+    for (const s of this.segments) n += s.traces;
+    return n;
+  }
+
+  /** Bytes of the owned segments. */
+  get bytes(): number {
+    let n = 0;
+    for (const s of this.segments) n += s.bytes;
+    return n;
+  }
+
+  /**
+   * The file system for reading, once started (undefined before, where there is none, or once
+   * reading failed). A spool whose writes failed (a full disk) still replays what it holds.
+   */
+  get diskOrUndefined(): Disk | undefined {
+    return this.readFailed ? undefined : this.disk;
+  }
+
+  /** Reading failed (the directory is gone): nothing more is replayed by this process. */
+  failReads(err: unknown): void {
+    this.readFailed = true;
+    this.fail(err);
+  }
+
+  /**
+   * Appends an encoded batch of `traces` traces, first sent (or to be sent) with `key`. Resolves
+   * true once written, false when it was not (the spool failed or is closed): the caller then
+   * counts the batch as it would without a spool. Never rejects.
+   */
+  write(body: Uint8Array, traces: number, key: string): Promise<boolean> {
+    if (!this.accepting) return Promise.resolve(false);
+    this.writing += body.length;
+    const done = this.chain.then(async () => {
+      try {
+        if (!(await this.start()) || this.failed || this.closed) return false;
+        await this.append(body, traces, key);
+        this.counters.tracesSpooled += traces;
+        return true;
+      } catch (err) {
+        this.fail(err);
+        return false;
+      } finally {
+        this.writing -= body.length;
+      }
+    });
+    this.chain = done;
+    return done;
+  }
+
+  /**
+   * Closes the segment being appended to, so that it can be replayed (the next write opens a new
+   * one). Runs in the write chain.
+   */
+  seal(): Promise<void> {
+    const done = this.chain.then(() => this.closeOpen().catch((err: unknown) => this.fail(err)));
+    this.chain = done;
+    return done;
+  }
+
+  /** Deletes a segment whose records were all replayed (or dropped). */
+  async remove(seg: Segment): Promise<void> {
+    const at = this.segments.indexOf(seg);
+    if (at >= 0) this.segments.splice(at, 1);
+    try {
+      await seg.handle?.close();
+      seg.handle = undefined;
+      await this.disk?.fs.unlink(this.path(seg.file));
+    } catch (err) {
+      if ((err as { code?: string }).code !== "ENOENT") this.failReads(err);
+    }
+  }
+
+  /** Claims the segments of processes that are gone, at most every {@link RESCAN_MILLIS}. */
+  async rescan(force = false): Promise<void> {
+    if (this.readFailed || this.closed || this.disk === undefined) return;
+    const now = this.clock.now();
+    if (!force && now - this.lastScan < RESCAN_MILLIS) return;
+    this.lastScan = now;
+    try {
+      if (await this.claimOrphans(this.disk)) this.onClaimed();
+    } catch (err) {
+      this.failReads(err);
+    }
+  }
+
+  /** Closes the open segment (fsync'd unless the policy is "none") and lets go of the lock. */
+  close(): Promise<void> {
+    if (this.closed) return this.chain.then(() => undefined);
+    this.closed = true;
+    const done = this.chain.then(async () => {
+      try {
+        await this.closeOpen();
+        // Segments left behind have no owner now: the next process with this directory claims them.
+        if (this.disk !== undefined && this.ready !== undefined && !this.failed) await this.disk.fs.unlink(this.path(lockFile(this.token)));
+      } catch {
+        // The process is going away; what is on disk stays claimable.
+      } finally {
+        liveTokens.delete(this.token);
+      }
+    });
+    this.chain = done;
+    return done;
+  }
+
+  /** Turns the spool off for the process: one warning, the exporter goes on as without it. */
+  fail(err: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    const code = (err as { code?: string }).code;
+    this.logger.warn(
+      `spool: disk error in ${this.settings.dir} (${code ?? String(err)}); spooling is off for this process, batches the service cannot take are dropped and counted as without a spool`,
+    );
+    for (const s of this.segments) {
+      void s.handle?.close().catch(() => {});
+      s.handle = undefined;
+    }
+  }
+
+  private path(file: string): string {
+    return this.disk!.join(this.settings.dir, file);
+  }
+
+  private async init(): Promise<boolean> {
+    const disk = await loadDisk();
+    if (disk === undefined) {
+      this.failed = true;
+      this.logger.warn("spool: this runtime has no file system (node:fs); the spool is off and batches the service cannot take are dropped and counted");
+      return false;
+    }
+    this.disk = disk;
+    try {
+      await disk.fs.mkdir(this.settings.dir, { recursive: true });
+      await takeLock(disk, this.settings.dir, this.token, this.clock.now());
+      liveTokens.add(this.token);
+      this.lastScan = this.clock.now();
+      if (await this.claimOrphans(disk)) this.onClaimed();
+      return true;
+    } catch (err) {
+      this.fail(err);
+      return false;
+    }
+  }
+
+  /** Renames every segment whose owner is gone to this process's token; true when any was claimed. */
+  private async claimOrphans(disk: Disk): Promise<boolean> {
+    const files = (await disk.fs.readdir(this.settings.dir)).filter((f) => parseSegment(f) !== undefined).sort();
+    const owners = new Map<string, boolean>();
+    let claimed = false;
+    for (const file of files) {
+      const name = parseSegment(file)!;
+      if (name.owner === this.token) continue;
+      let live = owners.get(name.owner);
+      if (live === undefined) {
+        live = liveTokens.has(name.owner) || isLiveOwner(disk, await readLock(disk, this.settings.dir, name.owner));
+        owners.set(name.owner, live);
+      }
+      if (live) continue;
+      const mine = { ...name, owner: this.token };
+      try {
+        // Succeeds for one claimer only.
+        await disk.fs.rename(this.path(file), this.path(segmentFile(mine)));
+      } catch (err) {
+        if ((err as { code?: string }).code === "ENOENT") continue;
+        throw err;
+      }
+      const { bytes, traces } = await countTraces(disk, this.path(segmentFile(mine)));
+      this.insert({ name: mine, file: segmentFile(mine), bytes, traces, replayedTo: 0, dropped: false });
+      claimed = true;
+    }
+    // The locks of owners that are gone: nothing of theirs is left to claim.
+    for (const [owner, live] of owners) if (!live) await disk.fs.unlink(this.path(lockFile(owner))).catch(() => {});
+    return claimed;
+  }
+
+  /** Keeps `segments` oldest first (a claimed segment may be older than ours). */
+  private insert(seg: Segment): void {
+    let at = this.segments.length;
+    while (at > 0 && this.segments[at - 1]!.file > seg.file && this.segments[at - 1]!.handle === undefined) at--;
+    this.segments.splice(at, 0, seg);
+  }
+
+  private async append(body: Uint8Array, traces: number, key: string): Promise<void> {
+    const disk = this.disk!;
+    const head = frameOf({ k: key, n: traces, t: this.clock.now() }, body, disk.crc32);
+    const size = head.length + body.length;
+    let seg = this.segments[this.segments.length - 1];
+    if (seg?.handle !== undefined && seg.bytes > 0 && seg.bytes + size > this.segmentBytes) {
+      await this.closeOpen();
+      seg = undefined;
+    }
+    await this.makeRoom(size);
+    if (seg?.handle !== undefined) await this.checkStillThere(disk, seg);
+    if (seg?.handle === undefined) seg = await this.openSegment(disk);
+    const { bytesWritten } = await seg.handle!.writev([head, body]);
+    // A short write is how a full disk (or a file-size limit) first shows: the record is torn.
+    if (bytesWritten !== size) throw Object.assign(new Error(`short write: ${bytesWritten} of ${size} bytes`), { code: "ENOSPC" });
+    seg.bytes += size;
+    seg.traces += traces;
+    if (this.settings.fsync === "always") await seg.handle!.datasync();
+  }
+
+  /** Drops the oldest segments (counted) until `size` more bytes fit within maxBytes. */
+  private async makeRoom(size: number): Promise<void> {
+    let total = this.bytes;
+    while (total + size > this.settings.maxBytes && this.segments.length > 0) {
+      const oldest = this.segments[0]!;
+      // The open segment goes too when it alone is too large: its file is started anew.
+      oldest.dropped = true;
+      total -= oldest.bytes;
+      this.counters.tracesDroppedFromSpool += oldest.traces;
+      const n = this.counters.tracesDroppedFromSpool;
+      this.logger.warn(`spool: ${oldest.traces} trace(s) dropped from the spool to stay within maxBytes=${this.settings.maxBytes} (${n} so far); stats().tracesDroppedFromSpool counts them`);
+      await this.remove(oldest);
+    }
+  }
+
+  /**
+   * Whether the open segment is still in the directory: a write into a file unlinked under us (the
+   * directory deleted) would succeed and go nowhere. What it held is lost: counted.
+   */
+  private async checkStillThere(disk: Disk, seg: Segment): Promise<void> {
+    try {
+      await disk.fs.stat(this.path(seg.file));
+    } catch (err) {
+      for (const s of this.segments) this.counters.tracesDroppedFromSpool += s.traces;
+      for (const s of this.segments) s.traces = 0;
+      throw err;
+    }
+  }
+
+  private async openSegment(disk: Disk): Promise<Segment> {
+    const time = this.clock.now().toString(36).padStart(9, "0");
+    const name = { time, seq: (this.seq++ % 36 ** 6).toString(36).padStart(6, "0"), origin: this.token, owner: this.token };
+    const file = segmentFile(name);
+    const handle = await disk.fs.open(this.path(file), "a");
+    const seg: Segment = { name, file, bytes: 0, traces: 0, handle, replayedTo: 0, dropped: false };
+    this.segments.push(seg);
+    return seg;
+  }
+
+  private async closeOpen(): Promise<void> {
+    const seg = this.segments[this.segments.length - 1];
+    const handle = seg?.handle;
+    if (handle === undefined) return;
+    seg!.handle = undefined;
+    try {
+      if (this.settings.fsync !== "none") await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+}
+
+/** How often segments of processes that are gone are looked for, while this process spools. */
+export const RESCAN_MILLIS = 10_000;
+

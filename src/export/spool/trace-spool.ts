@@ -1,0 +1,66 @@
+import type { Clock } from "../../clock.js";
+import type { Logger } from "../../logger.js";
+import { type ReplayCounters, Replayer, type ReplaySend } from "./replay.js";
+import { Spool, type SpoolCounters, type SpoolSettings } from "./spool.js";
+
+/**
+ * The durable local spool as the exporter sees it: batches the service cannot take now are
+ * written to disk (`write`), and replayed once it answers (`kick`), by this process or, after a
+ * crash, the next one with the same directory. Made only when `configure({ spool })` (or
+ * EVALTRACE_SPOOL_DIR) asks for it; nothing of `node:fs` is loaded otherwise.
+ */
+export class TraceSpool {
+  private readonly spool: Spool;
+  private readonly replayer: Replayer;
+
+  constructor(settings: SpoolSettings, counters: SpoolCounters & ReplayCounters, send: ReplaySend, clock: Clock, logger: Logger) {
+    this.spool = new Spool(settings, counters, clock, logger);
+    this.replayer = new Replayer(this.spool, send, counters, clock, logger);
+    this.spool.onClaimed = () => this.replayer.kick();
+  }
+
+  /** Opens the directory and replays what an earlier process left, in the background. */
+  start(): void {
+    void this.spool.start().then(() => this.replayer.kick());
+  }
+
+  /** Whether a batch can be written now (see {@link Spool.accepting}). */
+  get accepting(): boolean {
+    return this.spool.accepting;
+  }
+
+  /** Writes an encoded batch; true once it is on disk (see {@link Spool.write}). Never rejects. */
+  async write(body: Uint8Array, traces: number, key: string): Promise<boolean> {
+    const ok = await this.spool.write(body, traces, key);
+    if (ok) this.replayer.later();
+    return ok;
+  }
+
+  /** The service answered: replay what is spooled. */
+  kick(): void {
+    if (this.spool.segments.length > 0) this.replayer.kick();
+  }
+
+  /** Traces on disk awaiting replay, and their bytes. */
+  get traces(): number {
+    return this.spool.traces;
+  }
+
+  get bytes(): number {
+    return this.spool.bytes;
+  }
+
+  /** Replays now and waits (at most `timeoutMillis`) for the run to end. */
+  async drain(timeoutMillis: number): Promise<void> {
+    // What an earlier process left is known once the directory was opened.
+    await this.spool.start();
+    this.kick();
+    await this.replayer.whenIdle(timeoutMillis);
+  }
+
+  /** Stops replaying, closes the open segment and lets go of the lock: what is left waits for the next process. */
+  async close(): Promise<void> {
+    this.replayer.stop();
+    await this.spool.close();
+  }
+}
