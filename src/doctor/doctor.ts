@@ -87,7 +87,7 @@ export async function runDoctor(options: DoctorOptions, inApp: boolean): Promise
     enabled: resolved?.enabled ?? true,
     sampleRate: resolved?.sampleRate ?? 1,
     configProblems: problems,
-    spoolDir: options.spoolDir ?? (processEnv().EVALTRACE_SPOOL_DIR || undefined),
+    spoolDir: options.spoolDir ?? resolved?.spool?.dir ?? (processEnv().EVALTRACE_SPOOL_DIR || undefined),
     inspectSpool: options.inspectSpool ?? defaultSpoolInspector,
     spoolStaleMillis: options.spoolStaleMillis ?? 300_000,
   };

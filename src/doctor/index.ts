@@ -5,5 +5,5 @@
  */
 export { doctor } from "./doctor.js";
 export { formatDoctorReport } from "./format.js";
-export type { CheckName, DoctorFinding, DoctorOptions, DoctorReport, Severity, SpoolInspection, SpoolInspector } from "./types.js";
+export type { CheckName, DoctorFinding, DoctorOptions, DoctorReport, Severity, SpoolReading, SpoolInspector } from "./types.js";
 export { CHECKS } from "./types.js";

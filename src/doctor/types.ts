@@ -40,8 +40,8 @@ export interface DoctorReport {
   version: string;
 }
 
-/** What a spool inspection finds (the disk spool's own `inspectSpool(dir)`). */
-export interface SpoolInspection {
+/** The spool check's reading of a spool directory (by default from `inspectSpool(dir)` of `evaltrace`). */
+export interface SpoolReading {
   bytes: number;
   traces: number;
   /** Age of the oldest spooled record in milliseconds; null when the spool is empty. */
@@ -51,7 +51,7 @@ export interface SpoolInspection {
 }
 
 /** Reads a spool directory. */
-export type SpoolInspector = (dir: string) => Promise<SpoolInspection>;
+export type SpoolInspector = (dir: string) => Promise<SpoolReading>;
 
 /** Options of `doctor()`. */
 export interface DoctorOptions {

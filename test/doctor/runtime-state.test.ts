@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
-import { doctor, type SpoolInspection } from "../../src/doctor/index.js";
+import { doctor, type SpoolReading } from "../../src/doctor/index.js";
 import { configure, shutdown } from "../../src/index.js";
 import { memoryLogger } from "../helpers/sdk.js";
 
@@ -90,7 +90,7 @@ describe("doctor(): the settings", () => {
 });
 
 describe("doctor(): the spool, read through an injected inspector", () => {
-  const stub = (found: SpoolInspection) => async () => found;
+  const stub = (found: SpoolReading) => async () => found;
 
   it("no spool directory: ok, no spool configured", async () => {
     const saved = process.env.EVALTRACE_SPOOL_DIR;
@@ -99,10 +99,10 @@ describe("doctor(): the spool, read through an injected inspector", () => {
     if (saved !== undefined) process.env.EVALTRACE_SPOOL_DIR = saved;
   });
 
-  it("EVALTRACE_SPOOL_DIR set and no inspector: ok, saying it cannot be inspected", async () => {
-    process.env.EVALTRACE_SPOOL_DIR = "/var/spool/app";
+  it("EVALTRACE_SPOOL_DIR set and no inspector: the directory is read by evaltrace's inspectSpool (not made yet: an empty spool, ok)", async () => {
+    process.env.EVALTRACE_SPOOL_DIR = "/nonexistent/evaltrace-spool";
     try {
-      expect(await findings("spool")).toEqual([expect.objectContaining({ ok: true, message: "spool at /var/spool/app: this version cannot inspect it" })]);
+      expect(await findings("spool")).toEqual([expect.objectContaining({ ok: true, message: "the spool at /nonexistent/evaltrace-spool is empty" })]);
     } finally {
       delete process.env.EVALTRACE_SPOOL_DIR;
     }
