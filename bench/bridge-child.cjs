@@ -44,7 +44,8 @@ async function setUp() {
     // Arize's documented setup: register() makes the provider (NodeTracerProvider), its processor
     // (OpenInference's batch processor, loaded lazily) and its exporter (OTLP/HTTP protobuf), and
     // registers the instrumentations.
-    const { register } = require("@arizeai/phoenix-otel");
+    // From bench/peers (bench/bridge.mjs installs it there before the run).
+    const { register } = require("node:module").createRequire(require.resolve("./peers/package.json"))("@arizeai/phoenix-otel");
     const provider = register({ projectName: "bench", url: base, apiKey: "phx_bench", batch: true, global: true, instrumentations: [instrumentation] });
     return { flush: () => provider.forceFlush(), delivers: true };
   }

@@ -20,6 +20,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { machineLoad, median, startFakeOpenAIProcess, startReceiver, table } from "./common.mjs";
+import { ensurePeers } from "./peers.mjs";
 import { builds } from "./subjects.mjs";
 
 const quick = process.env.BENCH_QUICK === "1";
@@ -44,7 +45,8 @@ function subjectList() {
   else console.log("(no dist/index.cjs: the working tree's build is not measured, only BENCH_BUILDS)");
   for (const [name, file] of Object.entries(builds)) list[`evaltrace@${name}`] = resolve(file);
   list[PEERS[0]] = "langfuse";
-  list[PEERS[1]] = "phoenix";
+  // @arizeai/phoenix-otel lives in bench/peers (installed on demand).
+  if (ensurePeers("@arizeai/phoenix-otel")) list[PEERS[1]] = "phoenix";
   return list;
 }
 

@@ -70,15 +70,19 @@ const ALL = [
 const child = fileURLToPath(new URL("./subject-child.mjs", import.meta.url));
 const peersDir = fileURLToPath(new URL("./peers/", import.meta.url));
 
-/** deepeval cannot share the project's tree (it pins @langchain/core@1.1.31): installed into bench/peers on demand. */
-function ensurePeers() {
-  if (existsSync(join(peersDir, "node_modules", "deepeval", "package.json"))) return true;
-  console.log("installing deepeval into bench/peers (npm install --prefix bench/peers) ...");
+/**
+ * Peers that cannot share the project's tree, installed into bench/peers on demand: deepeval (it
+ * pins @langchain/core@1.1.31) and @arizeai/phoenix-otel (the bridge bench's; it brings ai 7,
+ * which needs Node 22, out of the root devDependencies). Whether `pkg` is there afterwards.
+ */
+export function ensurePeers(pkg = "deepeval") {
+  if (existsSync(join(peersDir, "node_modules", pkg, "package.json"))) return true;
+  console.log(`installing bench/peers for ${pkg} (npm install --prefix bench/peers) ...`);
   try {
     execFileSync("npm", ["install", "--prefix", peersDir, "--legacy-peer-deps", "--no-audit", "--no-fund", "--ignore-scripts"], { stdio: "inherit" });
     return true;
   } catch (err) {
-    console.log(`deepeval could not be installed (${String(err.message ?? err).split("\n")[0]}): measured without it`);
+    console.log(`${pkg} could not be installed (${String(err.message ?? err).split("\n")[0]}): measured without it`);
     return false;
   }
 }

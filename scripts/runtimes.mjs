@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { install as installNode22Packages } from "../test/node22/install.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const cache = join(root, ".runtimes");
@@ -48,6 +49,8 @@ for (const [name, { pkg, bin }] of Object.entries(runtimes)) {
   const version = execFileSync(binary, ["--version"], { encoding: "utf8" }).trim();
   console.log(`\n== the test suite on ${name} (${version}) ==`);
   try {
+    // The packages the tests use that need Node 22+ (test/node22), installed with this binary.
+    installNode22Packages(binary);
     // The type tests (test/types/*.test-d.ts) check types, the same on every runtime: npm test runs them once.
     execFileSync(binary, [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--typecheck.enabled=false"], { cwd: root, stdio: "inherit", env: { ...process.env, PATH: `${join(binary, "..")}:${process.env.PATH}` } });
   } catch {

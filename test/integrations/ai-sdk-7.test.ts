@@ -8,6 +8,7 @@ import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { startFakeOpenAI } from "../../src/fakes/index.js";
 import { FAKE_REPLY } from "../../src/fakes/model.js";
 import { EvaltraceSpanProcessor, flush, shutdown } from "../../src/index.js";
+import { node22Installed, node22Missing, requireNode22 } from "../helpers/node22.js";
 import { runsHere } from "../helpers/skips.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { type Ai, aiSdkScenarios, type AiSdkRun } from "./ai-sdk-scenarios.js";
@@ -18,7 +19,9 @@ import { type Ai, aiSdkScenarios, type AiSdkRun } from "./ai-sdk-scenarios.js";
 // the package as the module hook applies it when `ai` loads. ai 7 needs Node 22: on older Node
 // this file says so and skips (`npm run test:runtimes` runs it).
 const major = Number(process.versions.node.split(".")[0]);
-const supported = runsHere(major >= 22 && !("Bun" in globalThis), "test/integrations/ai-sdk-7.test.ts", `ai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
+const supported =
+  runsHere(major >= 22 && !("Bun" in globalThis), "test/integrations/ai-sdk-7.test.ts", `ai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`) &&
+  runsHere(node22Installed, "test/integrations/ai-sdk-7.test.ts", node22Missing);
 const requireCjs = createRequire(import.meta.url);
 
 let dev: DevServer;
@@ -32,10 +35,10 @@ beforeAll(async () => {
   trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new EvaltraceSpanProcessor()] }));
   configureForTest(dev.url, dev.projectKey);
   autoState().enabled.add("ai");
-  const ai: Ai = aiSdkHook.onLoad!(requireCjs("ai-v7"));
-  const { OpenTelemetry } = requireCjs("@ai-sdk/otel");
+  const ai: Ai = aiSdkHook.onLoad!(requireNode22("ai-v7"));
+  const { OpenTelemetry } = requireNode22("@ai-sdk/otel");
   ai.registerTelemetry(new OpenTelemetry());
-  const { createOpenAI } = requireCjs("ai-sdk-openai-4");
+  const { createOpenAI } = requireNode22("ai-sdk-openai-4");
   const openai = createOpenAI({ apiKey: "sk-test", baseURL: fake.url });
   current = { ai, chat: () => openai.chat("gpt-4o-mini"), embedding: () => openai.embeddingModel("text-embedding-3-small"), z: requireCjs("zod"), dev };
 });
@@ -52,7 +55,7 @@ describe.skipIf(!supported)("AI SDK 7 (ai 7, @ai-sdk/otel, zero-code hook)", () 
 
   it("@ai-sdk/otel's optional ai.* attributes (usage, provider metadata) leave its model calls llm spans, with their output and tokens", async () => {
     const { ai, dev } = current;
-    const { OpenTelemetry } = requireCjs("@ai-sdk/otel");
+    const { OpenTelemetry } = requireNode22("@ai-sdk/otel");
     const marker = "supplemental";
     await ai.generateText({ model: current.chat(), prompt: `When? (${marker})`, experimental_telemetry: { integrations: [new OpenTelemetry({ usage: true, providerMetadata: true })] } });
     await flush();

@@ -6,14 +6,14 @@ import { FAKE_REPLY } from "../../src/fakes/model.js";
 import { deliver, shutdown } from "../../src/index.js";
 import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
 import { configureForTest } from "../helpers/sdk.js";
-import { runsHere } from "../helpers/skips.js";
+import { importNode22, runsWithNode22 } from "../helpers/node22.js";
 import { llmSpans, readUntil, storedTrace, traceWith, unfinished } from "./stream-scenarios.js";
 
 // Issue 31 on @google/genai 2 and 3 (3 needs Node 22+: skipped, and said so, on older Node):
 // generateContentStream nobody reads, left by a break, aborted by config.abortSignal; and the
 // ids linking a functionCall to its functionResponse in the next call's input.
 const major = Number(process.versions.node.split(".")[0]);
-const v3 = runsHere(major >= 22 && !("Bun" in globalThis), "test/integrations/google-genai-streams.test.ts", `@google/genai 3 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
+const v3 = runsWithNode22(major >= 22 && !("Bun" in globalThis), "test/integrations/google-genai-streams.test.ts", `@google/genai 3 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
 
 type Chunk = { candidates?: { content?: { parts?: { text?: string }[] } }[] };
 type Client = { models: { generateContent(p: unknown): Promise<unknown>; generateContentStream(p: unknown): Promise<AsyncGenerator<Chunk>> } };
@@ -34,7 +34,7 @@ afterAll(async () => {
 
 const majors: [string, boolean, () => Promise<new (o: unknown) => Client>][] = [
   ["@google/genai 2", true, async () => GoogleGenAI as unknown as new (o: unknown) => Client],
-  ["@google/genai 3", v3, async () => ((await import("google-genai-v3" as string)) as { GoogleGenAI: new (o: unknown) => Client }).GoogleGenAI],
+  ["@google/genai 3", v3, async () => ((await importNode22("google-genai-v3")) as { GoogleGenAI: new (o: unknown) => Client }).GoogleGenAI],
 ];
 
 for (const [label, runs, load] of majors) {

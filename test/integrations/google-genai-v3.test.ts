@@ -4,12 +4,12 @@ import { type FakeGoogleGenAI, startFakeGoogleGenAI } from "../../src/fakes/inde
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
 import { configureForTest } from "../helpers/sdk.js";
-import { runsHere } from "../helpers/skips.js";
+import { importNode22, runsWithNode22 } from "../helpers/node22.js";
 
 // @google/genai 3 (Node 22+): the same instrumentation as with major 2 (google-genai.test.ts). On
 // older Node this file says so and skips (npm run test:runtimes runs it on Node 22 and 24).
 const major = Number(process.versions.node.split(".")[0]);
-const supported = runsHere(major >= 22 && !("Bun" in globalThis), "test/integrations/google-genai-v3.test.ts", `@google/genai 3 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
+const supported = runsWithNode22(major >= 22 && !("Bun" in globalThis), "test/integrations/google-genai-v3.test.ts", `@google/genai 3 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
 
 type Response = { candidates?: { content?: { parts?: { text?: string; functionCall?: unknown }[] } }[] };
 type Client = {
@@ -26,7 +26,7 @@ beforeAll(async () => {
   dev = await startDevServer({ port: 0 });
   fake = await startFakeGoogleGenAI();
   configureForTest(dev.url, dev.projectKey);
-  ({ GoogleGenAI } = (await import("google-genai-v3" as string)) as { GoogleGenAI: typeof GoogleGenAI });
+  ({ GoogleGenAI } = (await importNode22("google-genai-v3")) as { GoogleGenAI: typeof GoogleGenAI });
 });
 afterAll(async () => {
   if (!supported) return;

@@ -7,20 +7,34 @@ import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { EvaltraceExporter, type MastraExportedSpan } from "../../src/integrations/mastra/index.js";
 import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "../../src/index.js";
 import { configureForTest } from "../helpers/sdk.js";
-import { runsHere } from "../helpers/skips.js";
+import { importNode22, runsWithNode22 } from "../helpers/node22.js";
 
 // EvaltraceExporter with the real @mastra/core and @mastra/observability (Node 22.13+): an Agent
 // with a tool on an @ai-sdk/openai model served by the fake OpenAI server, and a workflow.
 const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
-const supported = runsHere(
+const supported = runsWithNode22(
   (major > 22 || (major === 22 && minor >= 13)) && !("Bun" in globalThis),
   "test/integrations/mastra.test.ts",
   `@mastra/core needs Node 22.13+ (this is ${process.version}); npm run test:runtimes runs it`,
 );
 
-type Mastra = typeof import("@mastra/core");
-type AgentModule = typeof import("@mastra/core/agent");
-type Agent = InstanceType<AgentModule["Agent"]>;
+// What this file uses of @mastra/core and @mastra/observability, typed here: they live in
+// test/node22 (installed on demand), so the type check cannot read their own types.
+type Options = { tracingOptions: { tags: string[] } };
+type Agent = {
+  generate(prompt: string, o: Options): Promise<{ text: string }>;
+  stream(prompt: string, o: Options): Promise<{ text: Promise<string> }>;
+};
+type Step = { id: string };
+type Workflow = { then(s: Step): Workflow; commit(): Workflow };
+type Mastra = { Mastra: new (o: Record<string, unknown>) => { getAgent(id: string): unknown; getWorkflow(id: string): unknown } };
+type AgentModule = { Agent: new (o: Record<string, unknown>) => Agent };
+type ToolsModule = { createTool(o: { id: string; description: string; inputSchema: unknown; execute(input: { orderId: string }): Promise<unknown> }): unknown };
+type WorkflowsModule = {
+  createStep(o: { id: string; inputSchema: unknown; outputSchema: unknown; execute(a: { inputData: { text: string } }): Promise<{ text: string }> }): Step;
+  createWorkflow(o: { id: string; inputSchema: unknown; outputSchema: unknown }): Workflow;
+};
+type ObservabilityModule = { Observability: new (o: Record<string, unknown>) => unknown };
 type Run = { start(o: { inputData: unknown }): Promise<{ status: string }> };
 
 let dev: DevServer;
@@ -38,13 +52,14 @@ beforeAll(async () => {
   dev = await startDevServer({ port: 0 });
   fake = await startFakeOpenAI();
   configureForTest(dev.url, dev.projectKey);
-  const { Mastra } = (await import("@mastra/core")) as Mastra;
-  const { Agent } = (await import("@mastra/core/agent")) as AgentModule;
-  const { createTool } = await import("@mastra/core/tools");
-  const { createStep, createWorkflow } = await import("@mastra/core/workflows");
-  const { Observability } = await import("@mastra/observability");
+  const { Mastra } = (await importNode22("@mastra/core")) as Mastra;
+  const { Agent } = (await importNode22("@mastra/core/agent")) as AgentModule;
+  const { createTool } = (await importNode22("@mastra/core/tools")) as ToolsModule;
+  const { createStep, createWorkflow } = (await importNode22("@mastra/core/workflows")) as WorkflowsModule;
+  const { Observability } = (await importNode22("@mastra/observability")) as ObservabilityModule;
   const { createOpenAI } = await import("@ai-sdk/openai");
-  const { z } = (await import("zod")) as { z: typeof Zod };
+  // The zod that @mastra/core loads (test/node22's), as in an app with one copy.
+  const { z } = (await importNode22("zod")) as { z: typeof Zod };
   const openai = createOpenAI({ apiKey: "sk-test", baseURL: fake.url });
   const lookup = createTool({
     id: "lookup_order",

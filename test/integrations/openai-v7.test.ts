@@ -1,5 +1,4 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,13 +8,13 @@ import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/integrations/openai/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { packageRoot } from "../helpers/child.js";
-import { runsHere } from "../helpers/skips.js";
+import { node22Dir, requireNode22, runsWithNode22 } from "../helpers/node22.js";
 import { type HelperSuiteContext, helperMethodTests, zeroCodeHelperTests } from "./openai-helpers.js";
 
 // openai 7 (Node 22+): the same instrumentation, and `withOptions()` clients traced too. On older
 // Node this file says so and skips (npm run test:runtimes runs it on Node 22 and 24).
 const major = Number(process.versions.node.split(".")[0]);
-const supported = runsHere(major >= 22 && !("Bun" in globalThis), "test/integrations/openai-v7.test.ts", `openai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
+const supported = runsWithNode22(major >= 22 && !("Bun" in globalThis), "test/integrations/openai-v7.test.ts", `openai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
 
 type Client = {
   chat: { completions: { create(b: unknown): Promise<{ choices: { message: { content: string } }[] }> & { asResponse(): Promise<Response> } } };
@@ -31,7 +30,7 @@ beforeAll(async () => {
   dev = await startDevServer({ port: 0 });
   fake = await startFakeOpenAI();
   logger = configureForTest(dev.url, dev.projectKey);
-  OpenAI = createRequire(import.meta.url)("openai-v7");
+  OpenAI = requireNode22("openai-v7");
 });
 afterAll(async () => {
   if (!supported) return;
@@ -68,13 +67,13 @@ describe.skipIf(!supported)("openai 7's helper methods, wrapped: one span per ca
 
 describe.skipIf(!supported)("openai 7's helper methods, zero-code (issue 31)", () => {
   // A zero-code app imports "openai": here a directory where that name is openai 7 (a link to the
-  // `openai-v7` alias) and `evaltrace` is this package; --preserve-symlinks keeps the module's
+  // `openai-v7` alias in test/node22) and `evaltrace` is this package; --preserve-symlinks keeps the module's
   // path (and so its name, which the module hooks go by) as "openai".
   let app = "";
   beforeAll(() => {
     app = mkdtempSync(join(tmpdir(), "evaltrace-openai7-"));
     mkdirSync(join(app, "node_modules"));
-    symlinkSync(join(packageRoot, "node_modules", "openai-v7"), join(app, "node_modules", "openai"), "dir");
+    symlinkSync(join(node22Dir, "node_modules", "openai-v7"), join(app, "node_modules", "openai"), "dir");
     symlinkSync(packageRoot, join(app, "node_modules", "evaltrace"), "dir");
   });
   afterAll(() => {

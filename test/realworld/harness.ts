@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { startDevServer } from "../../src/devserver/index.js";
 import { startFakeAnthropic, startFakeBedrock, startFakeGoogleGenAI, startFakeOpenAI } from "../../src/fakes/index.js";
 import { packageRoot } from "../helpers/child.js";
+import { node22ChildFlags } from "../helpers/node22.js";
 import type { Program } from "./programs.js";
 import { isModelCall, type ServedCall, startTap, type Tap } from "./tap.js";
 
@@ -106,7 +107,8 @@ async function freePort(): Promise<number> {
 }
 
 /** Runs `program` once, against fresh fakes (so that their ids and counters start alike in both runs). */
-async function runOnce(program: Program, preload: string[], service: { url: string; key: string }): Promise<Run> {
+async function runOnce(program: Program, ownPreload: string[], service: { url: string; key: string }): Promise<Run> {
+  const preload = program.node22 ? [...ownPreload, ...node22ChildFlags] : ownPreload;
   const [openai, anthropic, google, bedrock] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGoogleGenAI(), startFakeBedrock()]);
   const pace: Record<string, string> = program.paceMs ? { "x-fake-stream-delay-ms": String(program.paceMs) } : {};
   const taps: Tap[] = await Promise.all([

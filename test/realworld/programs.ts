@@ -23,6 +23,8 @@ export interface Program {
   paceMs?: number;
   /** Lowest Node version it runs on, e.g. `22.13` for Mastra. */
   minNode?: string;
+  /** It imports packages that live in test/node22 (Node 22+ only; installed by test/node22/install.mjs): a resolve hook finds them there. */
+  node22?: boolean;
   /**
    * What differs between two runs of the program itself, whatever tracing does, masked in stdout
    * before the runs are compared (beyond the dates, ids and times every program gets masked).
@@ -110,5 +112,5 @@ export const programs: Program[] = [
   llamaindex("vectorIndex", "index/vectorIndex"),
   llamaindex("agent-openai", "agents/agent/openai"),
   // mastra (@mastra/core 1, Node 22.13+)
-  { id: "mastra/agent-v6-example", file: "mastra/examples/agent-v6/src/example.ts", minNode: "22.13" },
+  { id: "mastra/agent-v6-example", file: "mastra/examples/agent-v6/src/example.ts", minNode: "22.13", node22: true },
 ];

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../helpers/child.js";
+import { node22Installed, node22Missing } from "../helpers/node22.js";
 import { runsHere } from "../helpers/skips.js";
 import { CHECK_TITLES, CHECKS, type Check, judge, pool, runProgram, type Verdict } from "./harness.js";
 import { type Program, programs } from "./programs.js";
@@ -56,8 +57,9 @@ const only = process.env.EVALTRACE_REALWORLD_ONLY ? new RegExp(process.env.EVALT
 const runnable: Program[] = [];
 for (const p of programs) {
   if (only && !only.test(p.id)) continue;
-  if (!p.minNode || atLeast(process.versions.node, p.minNode)) runnable.push(p);
-  else runsHere(false, FILE, `${p.id} needs Node ${p.minNode}+ (here ${process.versions.node}); scripts/runtimes.mjs runs it on Node 22 and 24`);
+  if (p.minNode && !atLeast(process.versions.node, p.minNode)) runsHere(false, FILE, `${p.id} needs Node ${p.minNode}+ (here ${process.versions.node}); scripts/runtimes.mjs runs it on Node 22 and 24`);
+  else if (p.node22 && !node22Installed) runsHere(false, FILE, `${p.id}: ${node22Missing}`);
+  else runnable.push(p);
 }
 
 const verdicts = new Map<string, Record<Check, Verdict>>();

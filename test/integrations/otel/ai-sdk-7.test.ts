@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { flush, observe } from "../../../src/index.js";
 import { nothingLeftOpen, outline, requireCjs, startBridge, traceNamed } from "./bridge.js";
+import { node22Installed, node22Missing, requireNode22 } from "../../helpers/node22.js";
 import { runsHere } from "../../helpers/skips.js";
 
 // AI SDK 7 moved telemetry to integrations: `registerTelemetry(new OpenTelemetry())` from
@@ -8,16 +9,18 @@ import { runsHere } from "../../helpers/skips.js";
 // reads them. ai 7 needs Node 22: on older Node this file says so and skips (run it with
 // `npm run test:runtimes`).
 const major = Number(process.versions.node.split(".")[0]);
-const supported = runsHere(major >= 22 && !("Bun" in globalThis), "test/integrations/otel/ai-sdk-7.test.ts", `ai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
+const supported =
+  runsHere(major >= 22 && !("Bun" in globalThis), "test/integrations/otel/ai-sdk-7.test.ts", `ai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`) &&
+  runsHere(node22Installed, "test/integrations/otel/ai-sdk-7.test.ts", node22Missing);
 
 let bridge: Awaited<ReturnType<typeof startBridge>>;
-// The ai 7 that @ai-sdk/otel itself loads (ai 6 is the package's own devDependency).
-const fromOtel = supported ? requireCjs("module").createRequire(requireCjs.resolve("@ai-sdk/otel")) : undefined;
+// The ai 7 that @ai-sdk/otel itself loads (from test/node22; ai 6 is the package's own devDependency).
+const fromOtel = supported ? requireCjs("module").createRequire(requireNode22.resolve("@ai-sdk/otel")) : undefined;
 beforeAll(async () => {
   if (!supported) return;
   bridge = await startBridge();
   const { registerTelemetry } = fromOtel!("ai");
-  const { OpenTelemetry } = requireCjs("@ai-sdk/otel");
+  const { OpenTelemetry } = requireNode22("@ai-sdk/otel");
   registerTelemetry(new OpenTelemetry());
 });
 afterAll(() => bridge?.close());
@@ -25,7 +28,7 @@ afterAll(() => bridge?.close());
 describe.skipIf(!supported)("AI SDK 7 with @ai-sdk/otel", () => {
   it("generateText with a tool, inside an observe() agent: one trace, typed and readable", async () => {
     const { generateText, tool, stepCountIs } = fromOtel!("ai");
-    const { createOpenAI } = requireCjs("ai-sdk-openai-4");
+    const { createOpenAI } = requireNode22("ai-sdk-openai-4");
     const { z } = requireCjs("zod");
     const openai = createOpenAI({ apiKey: "sk-test", baseURL: bridge.fake.url });
     const agent = observe({ type: "agent", name: "ai7-agent" }, async (q: string) => {
