@@ -249,10 +249,14 @@ export class Spool {
     return claimed;
   }
 
-  /** Keeps `segments` oldest first (a claimed segment may be older than ours). */
+  /**
+   * Keeps `segments` oldest first (a claimed segment may be older than ours), the segment being
+   * written always last: appends go to it, and close() closes it.
+   */
   private insert(seg: Segment): void {
     let at = this.segments.length;
-    while (at > 0 && this.segments[at - 1]!.file > seg.file && this.segments[at - 1]!.handle === undefined) at--;
+    if (at > 0 && this.segments[at - 1]!.handle !== undefined) at--;
+    while (at > 0 && this.segments[at - 1]!.file > seg.file) at--;
     this.segments.splice(at, 0, seg);
   }
 

@@ -7,6 +7,7 @@ import { noWorkYet } from "../../../src/export/types.js";
 import { inspectSpool } from "../../../src/index.js";
 import { encodeRecord } from "../../../src/export/spool/format.js";
 import type { ReplayOutcome } from "../../../src/export/spool/replay.js";
+import { Spool } from "../../../src/export/spool/spool.js";
 import { TraceSpool } from "../../../src/export/spool/trace-spool.js";
 import type { Logger } from "../../../src/logger.js";
 
@@ -111,6 +112,24 @@ describe("the spool on disk", () => {
 });
 
 describe("the spool's locks", () => {
+
+  it("a segment claimed while one is being written goes before it, by age: the next write appends to the open one and close() closes every handle", async () => {
+    const dir = tempDir();
+    const spool = new Spool({ dir, maxBytes: 1024 * 1024, fsync: "rotate" }, noWorkYet(), systemClock, logger());
+    expect(await spool.write(batch(1), 1, "mine-1")).toBe(true);
+    // A process gone without a lock left an older segment.
+    writeFileSync(join(dir, "0000000aa-000000-orphantok02@orphantok02.seg"), encodeRecord({ k: "orphan-1", n: 2, t: Date.now() - 5000 }, batch(0)));
+    await spool.rescan(true);
+    expect(await spool.write(batch(2), 1, "mine-2")).toBe(true);
+    expect(spool.segments.map((s) => s.name.origin === "orphantok02")).toEqual([true, false]);
+    expect(spool.segments.map((s) => s.traces)).toEqual([2, 2]);
+    expect(segs(dir)).toHaveLength(2);
+    const handles = spool.segments.flatMap((s) => (s.handle ? [s.handle] : []));
+    expect(handles).toHaveLength(1);
+    await spool.close();
+    expect(spool.segments.every((s) => s.handle === undefined)).toBe(true);
+    expect(handles.map((h) => h.fd)).toEqual([-1]);
+  });
   it("two spools of one directory (two processes' worth) never take each other's segments while both run", async () => {
     const dir = tempDir();
     const a = spoolIn(dir, 1024 * 1024, () => ({ kind: "ok" }));
