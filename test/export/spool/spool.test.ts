@@ -113,6 +113,32 @@ describe("the spool on disk", () => {
 
 describe("the spool's locks", () => {
 
+  it("the lock of a process of this host that is gone with nothing spooled is removed at start; a lock of another host stays", async () => {
+    const dir = tempDir();
+    const host = (await import("node:os")).hostname();
+    writeFileSync(join(dir, "deadtoken02.lock"), JSON.stringify({ pid: 2 ** 22 + 19, host, token: "deadtoken02", at: 0 }));
+    writeFileSync(join(dir, "otherhost02.lock"), JSON.stringify({ pid: 1, host: "another-host", token: "otherhost02", at: 0 }));
+    const { spool } = spoolIn(dir);
+    await spool.drain(1000);
+    const locks = () => readdirSync(dir).filter((f) => f.endsWith(".lock"));
+    expect(locks()).not.toContain("deadtoken02.lock");
+    expect(locks()).toContain("otherhost02.lock");
+    expect(locks()).toHaveLength(2);
+    await spool.close();
+    expect(locks()).toEqual(["otherhost02.lock"]);
+  });
+
+  it("a spool that failed after taking its lock removes the lock when closed", async () => {
+    const dir = tempDir();
+    const spool = new Spool({ dir, maxBytes: 1024 * 1024, fsync: "rotate" }, noWorkYet(), systemClock, logger());
+    expect(await spool.write(batch(1), 1, "k1")).toBe(true);
+    expect(readdirSync(dir).filter((f) => f.endsWith(".lock"))).toHaveLength(1);
+    spool.fail(Object.assign(new Error("disk error"), { code: "EIO" }));
+    await spool.close();
+    expect(readdirSync(dir).filter((f) => f.endsWith(".lock"))).toEqual([]);
+    expect(segs(dir)).toHaveLength(1);
+  });
+
   it("a segment claimed while one is being written goes before it, by age: the next write appends to the open one and close() closes every handle", async () => {
     const dir = tempDir();
     const spool = new Spool({ dir, maxBytes: 1024 * 1024, fsync: "rotate" }, noWorkYet(), systemClock, logger());
