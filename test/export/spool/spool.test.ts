@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -107,6 +107,24 @@ describe("the spool on disk", () => {
     expect(await spool.write(batch(3), 5, "k3")).toBe(false);
     expect(counters.tracesDroppedFromSpool).toBe(3);
     expect(log.warnings.filter((w) => w.includes("spool: disk error"))).toHaveLength(1);
+    await spool.close();
+  });
+  it("a damaged record's traces are counted in tracesDroppedFromSpool when its segment is done, the others replayed", async () => {
+    const dir = tempDir();
+    let up = false;
+    const { spool, counters, log, sent } = spoolIn(dir, 1024 * 1024, () => (up ? { kind: "ok" } : { kind: "retry", message: "down" }));
+    expect(await spool.write(batch(1), 3, "k1")).toBe(true);
+    expect(await spool.write(batch(2), 4, "k2")).toBe(true);
+    const [file] = segs(dir);
+    const bytes = readFileSync(join(dir, file!));
+    // A byte of the first record's body flipped: its checksum no longer matches.
+    bytes[Math.floor(bytes.length / 2) - 5]! ^= 0xff;
+    writeFileSync(join(dir, file!), bytes);
+    up = true;
+    await spool.drain(5000);
+    expect(sent.map((s) => s.key)).toEqual(["k2"]);
+    expect({ replayed: counters.tracesReplayed, dropped: counters.tracesDroppedFromSpool, corrupt: counters.spoolRecordsCorrupt, left: spool.traces }).toEqual({ replayed: 4, dropped: 3, corrupt: 1, left: 0 });
+    expect(log.warnings.some((w) => w.includes("3 trace(s) in damaged records"))).toBe(true);
     await spool.close();
   });
 });
