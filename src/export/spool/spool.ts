@@ -66,6 +66,11 @@ export class Spool {
     return this.ready;
   }
 
+  /** Whether it still takes batches at all: not failed, not closed (it may be busy: {@link accepting}). */
+  get open(): boolean {
+    return !this.failed && !this.closed;
+  }
+
   /** Whether a batch handed to {@link write} now may be taken (not failed, not closed, not too much being written). */
   get accepting(): boolean {
     return !this.failed && !this.closed && this.writing < MAX_WRITING_BYTES;
