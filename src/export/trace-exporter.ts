@@ -51,6 +51,8 @@ export interface TraceExporterParts {
  * on the same turns as the app's own first, slow calls (bench/ workload C, p99 loop delay).
  */
 const SLICE_MILLIS = 0.25;
+/** At shutdown, how long (at least) the queue is written to the spool while earlier batches are being written. */
+const SPILL_GRACE_MILLIS = 1_000;
 
 const defer: (fn: () => void) => void =
   typeof globalThis.setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
@@ -203,6 +205,7 @@ export class TraceExporter implements TraceSink {
    */
   async shutdown(timeoutMillis = this.options.flushTimeoutMillis): Promise<FlushResult> {
     this.shutdownResult ??= (async () => {
+      const started = this.clock.now();
       const result = await this.flush(timeoutMillis, true);
       this.stopped = true;
       this.lateUpdates.stop();
@@ -210,7 +213,7 @@ export class TraceExporter implements TraceSink {
       this.timer = undefined;
       // With a spool, what could not go out waits on disk for the next process.
       const spooled = this.spiller?.watch();
-      if (this.spiller !== undefined) await this.spillQueue(this.spiller);
+      if (this.spiller !== undefined) await this.spillQueue(this.spiller, Math.max(started + timeoutMillis, this.clock.now() + SPILL_GRACE_MILLIS));
       await this.requests.close();
       if (this.spool !== undefined && spooled !== undefined) {
         // Requests cut off by the close go to the spool too (their failure spills them).
@@ -330,9 +333,20 @@ export class TraceExporter implements TraceSink {
     return this.spool?.accepting === true && this.queuedTraces() >= Math.ceil(this.options.batch.maxQueuedTraces / 4);
   }
 
-  /** At shutdown, with a spool: every trace still queued goes to it, a slice of the loop at a time. */
-  private async spillQueue(spiller: Spill): Promise<void> {
-    while (this.hasQueued() && this.spool?.accepting) {
+  /**
+   * At shutdown, with a spool: every trace still queued goes to it, a slice of the loop at a time.
+   * While the most bytes are being written, it waits for them, until `deadline` (epoch ms).
+   */
+  private async spillQueue(spiller: Spill, deadline: number): Promise<void> {
+    const spool = this.spool;
+    while (this.hasQueued() && spool?.open === true) {
+      if (!spool.accepting) {
+        if (this.clock.now() >= deadline) return;
+        await spiller.whenWritten();
+        // Nothing of ours was being written: it does not take batches, waiting would not change that.
+        if (!spool.accepting) return;
+        continue;
+      }
       const taken = this.takeBatch();
       if (taken !== undefined && taken.traces.length > 0) spiller.spill(taken.traces, { slab: taken.slab });
       else if (taken === undefined) await new Promise<void>((resolve) => defer(resolve));

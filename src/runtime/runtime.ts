@@ -142,9 +142,13 @@ export class Runtime {
     return this.options.enabled && this.options.apiKey !== undefined;
   }
 
-  /** Nothing held, queued or in flight: a replaced runtime can be let go. */
+  /**
+   * Nothing held, queued, in flight or in its disk spool: a replaced runtime can be let go. One
+   * whose traces are on disk is kept (shutdown() and the exit hooks then replay them and close its
+   * spool, releasing its lock): dropped, its segments would stay owned by a token that still runs.
+   */
   get isIdle(): boolean {
-    return this.assembler.openTraces === 0 && !this.exporter.hasPendingWork;
+    return this.assembler.openTraces === 0 && !this.exporter.hasPendingWork && this.exporter.stats().spooled === 0;
   }
 
   stats(): SdkStats {

@@ -125,7 +125,13 @@ export class Replayer {
       }
       pos = seg.replayedTo = r.next;
     }
-    // Whatever the count said, nothing of it is left to replay.
+    // Whatever the count says is left was in damaged records: nothing of it can be replayed.
+    if (seg.traces > 0) {
+      this.counters.tracesDroppedFromSpool += seg.traces;
+      this.logger.warn(
+        `spool: ${seg.traces} trace(s) in damaged records of ${seg.file} dropped (${this.counters.tracesDroppedFromSpool} so far; stats().tracesDroppedFromSpool counts them)`,
+      );
+    }
     seg.traces = 0;
     await this.spool.remove(seg);
     return true;

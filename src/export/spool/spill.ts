@@ -43,8 +43,19 @@ export class Spill {
 
   constructor(private readonly o: SpillParts) {}
 
-  /** Writes a batch to the spool (see the class). */
+  /**
+   * Writes a batch to the spool (see the class). Never throws: should encoding or writing fail,
+   * the batch (already taken from the queue) is given up, counted and logged.
+   */
   spill(batch: PreparedTrace[], from: SpillSource): void {
+    try {
+      this.spillOrThrow(batch, from);
+    } catch (err) {
+      this.lose(batch, err);
+    }
+  }
+
+  private spillOrThrow(batch: PreparedTrace[], from: SpillSource): void {
     if (batch.some((p) => p.rec.apiKey !== undefined)) {
       this.lost(batch, from, "traces routed to another API key are not spooled");
       return;
@@ -56,8 +67,20 @@ export class Spill {
         this.o.settlement.spooled(part);
         if (this.watched !== undefined) for (const p of part) this.watched.add(p.rec.uuid);
       });
-      this.writing.add(done);
-      void done.finally(() => this.writing.delete(done));
+      // Whatever fails from here on is a rejection of `done`: it settles the part, never escapes.
+      const settled = done.catch((err: unknown) => this.lose(part, err));
+      this.writing.add(settled);
+      void settled.finally(() => this.writing.delete(settled));
+    }
+  }
+
+  /** Gives up traces a spill failed on (those not already settled): counted and logged, never thrown. */
+  private lose(part: PreparedTrace[], err: unknown): void {
+    try {
+      this.o.logger.error(`spool: could not write ${part.length} trace(s) to the spool: ${String(err)}`);
+      this.o.settlement.lose(part, err);
+    } catch {
+      // lose() only counts, logs and settles: nothing is left to do.
     }
   }
 

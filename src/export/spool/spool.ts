@@ -66,6 +66,11 @@ export class Spool {
     return this.ready;
   }
 
+  /** Whether it still takes batches at all: not failed, not closed (it may be busy: {@link accepting}). */
+  get open(): boolean {
+    return !this.failed && !this.closed;
+  }
+
   /** Whether a batch handed to {@link write} now may be taken (not failed, not closed, not too much being written). */
   get accepting(): boolean {
     return !this.failed && !this.closed && this.writing < MAX_WRITING_BYTES;
@@ -167,10 +172,15 @@ export class Spool {
     const done = this.chain.then(async () => {
       try {
         await this.closeOpen();
-        // Segments left behind have no owner now: the next process with this directory claims them.
-        if (this.disk !== undefined && this.ready !== undefined && !this.failed) await this.disk.fs.unlink(this.path(lockFile(this.token)));
       } catch {
         // The process is going away; what is on disk stays claimable.
+      }
+      try {
+        // Segments left behind have no owner now: the next process with this directory claims
+        // them. The lock goes even when the spool failed, if the file is still ours.
+        if (this.disk !== undefined && this.ready !== undefined) await this.releaseLock(this.disk);
+      } catch {
+        // Left behind: the next process of this host removes it (its pid runs no more).
       } finally {
         liveTokens.delete(this.token);
       }
@@ -220,7 +230,8 @@ export class Spool {
 
   /** Renames every segment whose owner is gone to this process's token; true when any was claimed. */
   private async claimOrphans(disk: Disk): Promise<boolean> {
-    const files = (await disk.fs.readdir(this.settings.dir)).filter((f) => parseSegment(f) !== undefined).sort();
+    const all = await disk.fs.readdir(this.settings.dir);
+    const files = all.filter((f) => parseSegment(f) !== undefined).sort();
     const owners = new Map<string, boolean>();
     let claimed = false;
     for (const file of files) {
@@ -246,13 +257,40 @@ export class Spool {
     }
     // The locks of owners that are gone: nothing of theirs is left to claim.
     for (const [owner, live] of owners) if (!live) await disk.fs.unlink(this.path(lockFile(owner))).catch(() => {});
+    await this.removeDeadLocks(disk, all, owners);
     return claimed;
   }
 
-  /** Keeps `segments` oldest first (a claimed segment may be older than ours). */
+  /**
+   * Removes the locks of processes of this host that run no more and owned no segment: every
+   * process takes a lock at start, and one killed with nothing spooled would leave it forever.
+   * A lock that cannot be read (being written, or torn) and locks of other hosts are left alone.
+   */
+  private async removeDeadLocks(disk: Disk, files: readonly string[], seen: ReadonlyMap<string, boolean>): Promise<void> {
+    for (const file of files) {
+      if (!file.endsWith(".lock")) continue;
+      const owner = file.slice(0, -".lock".length);
+      if (owner === this.token || seen.has(owner) || liveTokens.has(owner)) continue;
+      const info = await readLock(disk, this.settings.dir, owner);
+      if (info === undefined || info.token !== owner || isLiveOwner(disk, info)) continue;
+      await disk.fs.unlink(this.path(file)).catch(() => {});
+    }
+  }
+
+  /** Removes this process's lock, if the file is still ours. */
+  private async releaseLock(disk: Disk): Promise<void> {
+    const info = await readLock(disk, this.settings.dir, this.token);
+    if (info?.token === this.token && info.pid === disk.pid) await disk.fs.unlink(this.path(lockFile(this.token)));
+  }
+
+  /**
+   * Keeps `segments` oldest first (a claimed segment may be older than ours), the segment being
+   * written always last: appends go to it, and close() closes it.
+   */
   private insert(seg: Segment): void {
     let at = this.segments.length;
-    while (at > 0 && this.segments[at - 1]!.file > seg.file && this.segments[at - 1]!.handle === undefined) at--;
+    if (at > 0 && this.segments[at - 1]!.handle !== undefined) at--;
+    while (at > 0 && this.segments[at - 1]!.file > seg.file) at--;
     this.segments.splice(at, 0, seg);
   }
 

@@ -24,6 +24,11 @@ export class TraceSpool {
     void this.spool.start().then(() => this.replayer.kick());
   }
 
+  /** Whether it takes batches at all (see {@link Spool.open}). */
+  get open(): boolean {
+    return this.spool.open;
+  }
+
   /** Whether a batch can be written now (see {@link Spool.accepting}). */
   get accepting(): boolean {
     return this.spool.accepting;

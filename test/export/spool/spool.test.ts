@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import { noWorkYet } from "../../../src/export/types.js";
 import { inspectSpool } from "../../../src/index.js";
 import { encodeRecord } from "../../../src/export/spool/format.js";
 import type { ReplayOutcome } from "../../../src/export/spool/replay.js";
+import { Spool } from "../../../src/export/spool/spool.js";
 import { TraceSpool } from "../../../src/export/spool/trace-spool.js";
 import type { Logger } from "../../../src/logger.js";
 
@@ -108,9 +109,71 @@ describe("the spool on disk", () => {
     expect(log.warnings.filter((w) => w.includes("spool: disk error"))).toHaveLength(1);
     await spool.close();
   });
+  it("a damaged record's traces are counted in tracesDroppedFromSpool when its segment is done, the others replayed", async () => {
+    const dir = tempDir();
+    let up = false;
+    const { spool, counters, log, sent } = spoolIn(dir, 1024 * 1024, () => (up ? { kind: "ok" } : { kind: "retry", message: "down" }));
+    expect(await spool.write(batch(1), 3, "k1")).toBe(true);
+    expect(await spool.write(batch(2), 4, "k2")).toBe(true);
+    const [file] = segs(dir);
+    const bytes = readFileSync(join(dir, file!));
+    // A byte of the first record's body flipped: its checksum no longer matches.
+    bytes[Math.floor(bytes.length / 2) - 5]! ^= 0xff;
+    writeFileSync(join(dir, file!), bytes);
+    up = true;
+    await spool.drain(5000);
+    expect(sent.map((s) => s.key)).toEqual(["k2"]);
+    expect({ replayed: counters.tracesReplayed, dropped: counters.tracesDroppedFromSpool, corrupt: counters.spoolRecordsCorrupt, left: spool.traces }).toEqual({ replayed: 4, dropped: 3, corrupt: 1, left: 0 });
+    expect(log.warnings.some((w) => w.includes("3 trace(s) in damaged records"))).toBe(true);
+    await spool.close();
+  });
 });
 
 describe("the spool's locks", () => {
+
+  it("the lock of a process of this host that is gone with nothing spooled is removed at start; a lock of another host stays", async () => {
+    const dir = tempDir();
+    const host = (await import("node:os")).hostname();
+    writeFileSync(join(dir, "deadtoken02.lock"), JSON.stringify({ pid: 2 ** 22 + 19, host, token: "deadtoken02", at: 0 }));
+    writeFileSync(join(dir, "otherhost02.lock"), JSON.stringify({ pid: 1, host: "another-host", token: "otherhost02", at: 0 }));
+    const { spool } = spoolIn(dir);
+    await spool.drain(1000);
+    const locks = () => readdirSync(dir).filter((f) => f.endsWith(".lock"));
+    expect(locks()).not.toContain("deadtoken02.lock");
+    expect(locks()).toContain("otherhost02.lock");
+    expect(locks()).toHaveLength(2);
+    await spool.close();
+    expect(locks()).toEqual(["otherhost02.lock"]);
+  });
+
+  it("a spool that failed after taking its lock removes the lock when closed", async () => {
+    const dir = tempDir();
+    const spool = new Spool({ dir, maxBytes: 1024 * 1024, fsync: "rotate" }, noWorkYet(), systemClock, logger());
+    expect(await spool.write(batch(1), 1, "k1")).toBe(true);
+    expect(readdirSync(dir).filter((f) => f.endsWith(".lock"))).toHaveLength(1);
+    spool.fail(Object.assign(new Error("disk error"), { code: "EIO" }));
+    await spool.close();
+    expect(readdirSync(dir).filter((f) => f.endsWith(".lock"))).toEqual([]);
+    expect(segs(dir)).toHaveLength(1);
+  });
+
+  it("a segment claimed while one is being written goes before it, by age: the next write appends to the open one and close() closes every handle", async () => {
+    const dir = tempDir();
+    const spool = new Spool({ dir, maxBytes: 1024 * 1024, fsync: "rotate" }, noWorkYet(), systemClock, logger());
+    expect(await spool.write(batch(1), 1, "mine-1")).toBe(true);
+    // A process gone without a lock left an older segment.
+    writeFileSync(join(dir, "0000000aa-000000-orphantok02@orphantok02.seg"), encodeRecord({ k: "orphan-1", n: 2, t: Date.now() - 5000 }, batch(0)));
+    await spool.rescan(true);
+    expect(await spool.write(batch(2), 1, "mine-2")).toBe(true);
+    expect(spool.segments.map((s) => s.name.origin === "orphantok02")).toEqual([true, false]);
+    expect(spool.segments.map((s) => s.traces)).toEqual([2, 2]);
+    expect(segs(dir)).toHaveLength(2);
+    const handles = spool.segments.flatMap((s) => (s.handle ? [s.handle] : []));
+    expect(handles).toHaveLength(1);
+    await spool.close();
+    expect(spool.segments.every((s) => s.handle === undefined)).toBe(true);
+    expect(handles.map((h) => h.fd)).toEqual([-1]);
+  });
   it("two spools of one directory (two processes' worth) never take each other's segments while both run", async () => {
     const dir = tempDir();
     const a = spoolIn(dir, 1024 * 1024, () => ({ kind: "ok" }));

@@ -1,0 +1,43 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { configure, observe, shutdown, stats } from "../../../src/index.js";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** An address where nothing listens: the service is down. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("shutdown() with a spool and more queued than the spool writes at once", () => {
+  it("shutdown(0), fsync \"always\": waits for the batches being written and writes the whole queue (past 32 MiB): every trace spooled, none given up", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "evaltrace-spool-shutdown-"));
+    dirs.push(dir);
+    configure({
+      apiKey: "et-test-key",
+      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      logLevel: "error",
+      registerExitHooks: false,
+      spool: { dir, maxBytes: 512 * 1024 * 1024, fsync: "always" },
+      maxRetries: 0,
+      batch: { maxQueuedTraces: 20_000, flushIntervalMillis: 60_000 },
+    });
+    const count = 3_000;
+    const big = "x".repeat(16 * 1024);
+    for (let i = 0; i < count; i++) observe({ name: `big-${i}` }, (x: string) => x.length)(big);
+    await shutdown(0);
+    const s = stats();
+    expect({ spooled: s.tracesSpooled, failed: s.tracesFailed, dropped: s.tracesDropped }).toEqual({ spooled: count, failed: 0, dropped: 0 });
+    expect(s.spoolBytes).toBeGreaterThan(32 * 1024 * 1024);
+  });
+});
