@@ -223,7 +223,7 @@ export class TraceExporter implements TraceSink {
         // Those traces wait on disk: neither pending nor given up.
         result.spooled = this.spool.traces;
         result.pending = result.pending.filter((uuid) => !spooled.has(uuid));
-        result.ok = false;
+        if (result.spooled > 0) result.ok = false;
       }
       // What is still queued can no longer go out: given up, counted, and let go.
       const left = [...(this.taking?.traces ?? []).map((p) => p.rec), ...this.queue.drain()];

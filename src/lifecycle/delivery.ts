@@ -41,6 +41,7 @@ async function merged(results: Promise<FlushResult>[]): Promise<FlushResult> {
     out.notDelivered.push(...r.notDelivered);
     out.pending.push(...r.pending);
     out.timedOut ||= r.timedOut;
+    if (r.spooled !== undefined) out.spooled = (out.spooled ?? 0) + r.spooled;
   }
   return out;
 }

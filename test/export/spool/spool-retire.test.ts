@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../../src/devserver/index.js";
-import { configure, observe, shutdown, stats } from "../../../src/index.js";
+import { configure, flush, observe, shutdown, stats } from "../../../src/index.js";
 import { type FaultProxy, startFaultProxy } from "../../helpers/fault-proxy.js";
 
 // The emulator in strict mode behind a proxy that plays the outage: while `down`, every connection is reset.
@@ -53,6 +53,8 @@ describe("a runtime replaced by configure() while its traces are in the spool", 
     expect(stats().spooled).toBe(5);
     // Replaced while everything it has is on disk.
     configure(options);
+    // Two runtimes now: flush() adds up what both hold on disk.
+    expect((await flush(300)).spooled).toBe(5);
     down = false;
     const result = await shutdown(10_000);
     expect({ pending: result.pending, notDelivered: result.notDelivered }).toEqual({ pending: [], notDelivered: [] });

@@ -41,3 +41,20 @@ describe("shutdown() with a spool and more queued than the spool writes at once"
     expect(s.spoolBytes).toBeGreaterThan(32 * 1024 * 1024);
   });
 });
+
+describe("shutdown() with a spool and the service up", () => {
+  it("everything delivered and the spool empty: resolves ok, nothing spooled", async () => {
+    const { startDevServer } = await import("../../../src/devserver/index.js");
+    const dev = await startDevServer({ port: 0 });
+    const dir = mkdtempSync(join(tmpdir(), "evaltrace-spool-shutdown-"));
+    dirs.push(dir);
+    try {
+      configure({ apiKey: dev.projectKey, baseUrl: dev.url, logLevel: "error", registerExitHooks: false, spool: { dir } });
+      for (let i = 0; i < 5; i++) observe({ name: `up-${i}` }, (x: number) => x + 1)(i);
+      const result = await shutdown(5_000);
+      expect({ ok: result.ok, spooled: result.spooled ?? 0, pending: result.pending.length }).toEqual({ ok: true, spooled: 0, pending: 0 });
+    } finally {
+      await dev.close();
+    }
+  });
+});
