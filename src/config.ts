@@ -272,7 +272,8 @@ function resolveLimits(limits: Partial<SerializeLimits>): SerializeLimits {
   return out;
 }
 
-function isHttpUrl(value: string): boolean {
+/** Whether `value` parses as an http: or https: URL (a base URL the SDK, the CLI and the doctor accept). */
+export function isHttpUrl(value: string): boolean {
   try {
     const url = new URL(value);
     return url.protocol === "http:" || url.protocol === "https:";

@@ -1,6 +1,6 @@
 import { Client } from "../client/client.js";
 import { ServiceError } from "../client/errors.js";
-import { DEFAULT_BASE_URL, processEnv } from "../config.js";
+import { DEFAULT_BASE_URL, isHttpUrl, processEnv } from "../config.js";
 import { ENV_VARS, type EnvValue, readEnv, warnDeprecatedEnv } from "../config/env-vars.js";
 import { consoleLogger } from "../logger.js";
 import { usageError } from "./args.js";
@@ -71,13 +71,4 @@ export function unreachable(command: string, baseUrl: string, err: unknown): num
     `evaltrace ${command}: could not reach the service at ${baseUrl} (${err.message}); start the emulator with \`evaltrace dev\`, or pass --base-url URL or set ${ENV_VARS.baseUrl.name}\n`,
   );
   return EXIT.unreachable;
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
 }

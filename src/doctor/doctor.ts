@@ -1,4 +1,4 @@
-import { processEnv, type ResolvedOptions, resolveOptions } from "../config.js";
+import { isHttpUrl, processEnv, type ResolvedOptions, resolveOptions } from "../config.js";
 import { currentRuntime } from "../runtime/configure.js";
 import { VERSION } from "../version.js";
 import { checkApiKey } from "./check-api-key.js";
@@ -31,15 +31,6 @@ const OPTION_KEYS = ["cwd", "baseUrl", "apiKey", "timeoutMillis", "spoolDir", "i
 
 function fail(message: string): never {
   throw new TypeError(`evaltrace doctor(): ${message}`);
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:";
-  } catch {
-    return false;
-  }
 }
 
 function checkOptions(options: DoctorOptions): void {
