@@ -475,8 +475,9 @@ export class TraceExporter implements TraceSink {
       recoverTraceTexts(batch, body);
       const half = Math.ceil(batch.length / 2);
       await Promise.all([this.sendBatch(batch.slice(0, half), stored), this.sendBatch(batch.slice(half), stored)]);
-    } else if (this.spiller !== undefined && this.spool?.accepting && unanswered(outcome)) {
-      // The service did not answer (or asked to wait) through every retry: to the disk, with this key.
+    } else if (this.spiller !== undefined && this.spool?.open && unanswered(outcome)) {
+      // The service did not answer (or asked to wait) through every retry: to the disk, with this
+      // key (busy or not: the body is in hand, see Spool.write).
       this.spiller.spill(batch, { body, key, failure: outcome.message });
     } else {
       this.settlement.giveUp(batch, outcome.message);

@@ -62,7 +62,7 @@ export class Spill {
     }
     for (const { part, body, key } of this.runs(batch, from)) {
       const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
-      const done = this.o.spool.write(bytes, part.length, key).then((ok) => {
+      const done = this.o.spool.write(bytes, part.length, key, from.body !== undefined).then((ok) => {
         if (!ok) return this.lost(part, from, "the spool could not take them");
         this.o.settlement.spooled(part);
         if (this.watched !== undefined) for (const p of part) this.watched.add(p.rec.uuid);

@@ -107,10 +107,12 @@ export class Spool {
   /**
    * Appends an encoded batch of `traces` traces, first sent (or to be sent) with `key`. Resolves
    * true once written, false when it was not (the spool failed or is closed): the caller then
-   * counts the batch as it would without a spool. Never rejects.
+   * counts the batch as it would without a spool. Never rejects. A body already `held` in memory
+   * (a request that failed: their number is bounded by the requests in flight) is taken while the
+   * spool is open, busy or not: refusing it would lose it and free nothing the queue could use.
    */
-  write(body: Uint8Array, traces: number, key: string): Promise<boolean> {
-    if (!this.accepting) return Promise.resolve(false);
+  write(body: Uint8Array, traces: number, key: string, held = false): Promise<boolean> {
+    if (held ? !this.open : !this.accepting) return Promise.resolve(false);
     this.writing += body.length;
     const done = this.chain.then(async () => {
       try {

@@ -35,8 +35,8 @@ export class TraceSpool {
   }
 
   /** Writes an encoded batch; true once it is on disk (see {@link Spool.write}). Never rejects. */
-  async write(body: Uint8Array, traces: number, key: string): Promise<boolean> {
-    const ok = await this.spool.write(body, traces, key);
+  async write(body: Uint8Array, traces: number, key: string, held = false): Promise<boolean> {
+    const ok = await this.spool.write(body, traces, key, held);
     if (ok) this.replayer.later();
     return ok;
   }

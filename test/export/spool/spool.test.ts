@@ -109,6 +109,18 @@ describe("the spool on disk", () => {
     expect(log.warnings.filter((w) => w.includes("spool: disk error"))).toHaveLength(1);
     await spool.close();
   });
+  it("while 32 MiB are being written: a new batch from the queue is refused, the body of a failed request (already in memory) is taken and written", async () => {
+    const dir = tempDir();
+    const spool = new Spool({ dir, maxBytes: 512 * 1024 * 1024, fsync: "rotate" }, noWorkYet(), systemClock, logger());
+    const busy = spool.write(new Uint8Array(33 * 1024 * 1024).fill(120), 1, "big");
+    expect(spool.accepting).toBe(false);
+    const fromQueue = spool.write(batch(2), 1, "queued");
+    const failedRequest = spool.write(batch(3), 1, "failed", true);
+    expect([await busy, await fromQueue, await failedRequest]).toEqual([true, false, true]);
+    expect(spool.traces).toBe(2);
+    await spool.close();
+  });
+
   it("a damaged record's traces are counted in tracesDroppedFromSpool when its segment is done, the others replayed", async () => {
     const dir = tempDir();
     let up = false;
