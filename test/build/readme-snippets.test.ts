@@ -31,7 +31,14 @@ const where = (b: Block) => `${b.page}:${b.line}`;
 const code = (b: Block) => languages[b.lang];
 const compiled = blocks.filter((b) => ["ts", "js", "cjs"].includes(code(b) ?? "") && b.notCompiled === undefined);
 const notCompiled = blocks.filter((b) => b.notCompiled !== undefined);
-const runnable = compiled.filter((b) => b.noRun === undefined);
+/**
+ * Bun serves the default export of the file it runs when that export has a `fetch()` (Bun.serve on
+ * port 3000, and the process never ends): a Workers-style module block is a server there, not a
+ * program. Those blocks run on Node only; on Bun they are listed as not run, with this reason.
+ */
+const bunServes = (b: Block) => process.versions.bun !== undefined && /export\s+default\s*\{[\s\S]*\bfetch\s*\(/.test(b.code);
+const runnable = compiled.filter((b) => b.noRun === undefined && !bunServes(b));
+const servedOnBun = compiled.filter((b) => b.noRun === undefined && bunServes(b));
 
 function fileOf(b: Block, i: number, purpose: "check" | "run"): string {
   const ext = code(b) === "cjs" ? "cjs" : code(b) === "ts" && purpose === "check" ? "ts" : "mjs";
@@ -224,6 +231,7 @@ describe("README and docs/ code blocks", () => {
       [
         `code blocks: ${blocks.length}; compiled ${compiled.length}, of them run ${runnable.length} and compiled only ${notRun.length}; not compiled ${notCompiled.length}; shell, yaml, json and text ${shown.length}`,
         ...notRun.map((b) => `  compiled only ${where(b)}: ${b.noRun}`),
+        ...servedOnBun.map((b) => `  not run on Bun ${where(b)}: Bun serves a module whose default export has fetch() instead of running it`),
         ...notCompiled.map((b) => `  not compiled ${where(b)}: ${b.notCompiled}`),
       ].join("\n"),
     );
