@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { node22ChildFlags, runsWithNode22 } from "../helpers/node22.js";
-import { runsHere } from "../helpers/skips.js";
+import { runsHere, runtimeName } from "../helpers/skips.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -22,7 +22,7 @@ const expected: Record<string, string[]> = {
 };
 
 const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
-if (runsWithNode22((major > 22 || (major === 22 && minor >= 13)) && !("Bun" in globalThis), "examples/mastra.mjs", `@mastra/core needs Node 22.13+ (this is ${process.version}); npm run test:runtimes runs it`)) {
+if (runsWithNode22((major > 22 || (major === 22 && minor >= 13)) && !("Bun" in globalThis), "examples/mastra.mjs", `@mastra/core needs Node 22.13+ (this is ${runtimeName}); npm run test:runtimes runs it`)) {
   expected["examples/mastra.mjs"] = ["[llm] llm: 'gpt-4o-mini' model=gpt-4o-mini-2024-07-18 tokens=31/11 integration=Mastra", "[tool] tool: 'lookup_order' integration=Mastra", "[base] workflow step: 'shout'"];
 }
 

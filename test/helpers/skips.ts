@@ -19,3 +19,6 @@ export function runsHere(available: boolean, file: string, reason: string): bool
   }
   return false;
 }
+
+/** The runtime this process is, for skip reasons: "Node v20.20.2" or "Bun 1.4.5" (Bun reports a Node version of its own). */
+export const runtimeName = process.versions.bun !== undefined ? `Bun ${process.versions.bun}` : `Node ${process.version}`;

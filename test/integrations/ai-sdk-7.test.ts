@@ -9,7 +9,7 @@ import { startFakeOpenAI } from "../../src/fakes/index.js";
 import { FAKE_REPLY } from "../../src/fakes/model.js";
 import { EvaltraceSpanProcessor, flush, shutdown } from "../../src/index.js";
 import { node22Installed, node22Missing, requireNode22 } from "../helpers/node22.js";
-import { runsHere } from "../helpers/skips.js";
+import { runsHere, runtimeName } from "../helpers/skips.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { type Ai, aiSdkScenarios, type AiSdkRun } from "./ai-sdk-scenarios.js";
 
@@ -20,7 +20,7 @@ import { type Ai, aiSdkScenarios, type AiSdkRun } from "./ai-sdk-scenarios.js";
 // this file says so and skips (`npm run test:runtimes` runs it).
 const major = Number(process.versions.node.split(".")[0]);
 const supported =
-  runsHere(major >= 22 && !("Bun" in globalThis), "test/integrations/ai-sdk-7.test.ts", `ai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`) &&
+  runsHere(major >= 22 && !("Bun" in globalThis), "test/integrations/ai-sdk-7.test.ts", `ai 7 needs Node 22+ (this is ${runtimeName}); npm run test:runtimes runs it`) &&
   runsHere(node22Installed, "test/integrations/ai-sdk-7.test.ts", node22Missing);
 const requireCjs = createRequire(import.meta.url);
 

@@ -8,12 +8,13 @@ import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { importNode22, runsWithNode22 } from "../helpers/node22.js";
 import { llmSpans, readUntil, storedTrace, traceWith, unfinished } from "./stream-scenarios.js";
+import { runtimeName } from "../helpers/skips.js";
 
 // Issue 31 on @google/genai 2 and 3 (3 needs Node 22+: skipped, and said so, on older Node):
 // generateContentStream nobody reads, left by a break, aborted by config.abortSignal; and the
 // ids linking a functionCall to its functionResponse in the next call's input.
 const major = Number(process.versions.node.split(".")[0]);
-const v3 = runsWithNode22(major >= 22 && !("Bun" in globalThis), "test/integrations/google-genai-streams.test.ts", `@google/genai 3 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
+const v3 = runsWithNode22(major >= 22 && !("Bun" in globalThis), "test/integrations/google-genai-streams.test.ts", `@google/genai 3 needs Node 22+ (this is ${runtimeName}); npm run test:runtimes runs it`);
 
 type Chunk = { candidates?: { content?: { parts?: { text?: string }[] } }[] };
 type Client = { models: { generateContent(p: unknown): Promise<unknown>; generateContentStream(p: unknown): Promise<AsyncGenerator<Chunk>> } };

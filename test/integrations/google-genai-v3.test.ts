@@ -5,11 +5,12 @@ import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { importNode22, runsWithNode22 } from "../helpers/node22.js";
+import { runtimeName } from "../helpers/skips.js";
 
 // @google/genai 3 (Node 22+): the same instrumentation as with major 2 (google-genai.test.ts). On
 // older Node this file says so and skips (npm run test:runtimes runs it on Node 22 and 24).
 const major = Number(process.versions.node.split(".")[0]);
-const supported = runsWithNode22(major >= 22 && !("Bun" in globalThis), "test/integrations/google-genai-v3.test.ts", `@google/genai 3 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
+const supported = runsWithNode22(major >= 22 && !("Bun" in globalThis), "test/integrations/google-genai-v3.test.ts", `@google/genai 3 needs Node 22+ (this is ${runtimeName}); npm run test:runtimes runs it`);
 
 type Response = { candidates?: { content?: { parts?: { text?: string; functionCall?: unknown }[] } }[] };
 type Client = {

@@ -8,6 +8,7 @@ import { EvaltraceExporter, type MastraExportedSpan } from "../../src/integratio
 import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "../../src/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { importNode22, runsWithNode22 } from "../helpers/node22.js";
+import { runtimeName } from "../helpers/skips.js";
 
 // EvaltraceExporter with the real @mastra/core and @mastra/observability (Node 22.13+): an Agent
 // with a tool on an @ai-sdk/openai model served by the fake OpenAI server, and a workflow.
@@ -15,7 +16,7 @@ const [major, minor] = process.versions.node.split(".").map(Number) as [number, 
 const supported = runsWithNode22(
   (major > 22 || (major === 22 && minor >= 13)) && !("Bun" in globalThis),
   "test/integrations/mastra.test.ts",
-  `@mastra/core needs Node 22.13+ (this is ${process.version}); npm run test:runtimes runs it`,
+  `@mastra/core needs Node 22.13+ (this is ${runtimeName}); npm run test:runtimes runs it`,
 );
 
 // What this file uses of @mastra/core and @mastra/observability, typed here: they live in

@@ -6,10 +6,11 @@ import { shutdown } from "../../src/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { requireNode22, runsWithNode22 } from "../helpers/node22.js";
 import { openaiStreamTests, type StreamSuiteContext } from "./openai-streams.js";
+import { runtimeName } from "../helpers/skips.js";
 
 // The stream edge cases on openai 6 and openai 7 (openai 7 needs Node 22+: skipped, and said so, on older Node).
 const major = Number(process.versions.node.split(".")[0]);
-const v7 = runsWithNode22(major >= 22 && !("Bun" in globalThis), "test/integrations/openai-streams.test.ts", `openai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
+const v7 = runsWithNode22(major >= 22 && !("Bun" in globalThis), "test/integrations/openai-streams.test.ts", `openai 7 needs Node 22+ (this is ${runtimeName}); npm run test:runtimes runs it`);
 
 let dev: DevServer;
 let fake: FakeOpenAI;

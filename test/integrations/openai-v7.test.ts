@@ -10,11 +10,12 @@ import { configureForTest } from "../helpers/sdk.js";
 import { packageRoot } from "../helpers/child.js";
 import { node22Dir, requireNode22, runsWithNode22 } from "../helpers/node22.js";
 import { type HelperSuiteContext, helperMethodTests, zeroCodeHelperTests } from "./openai-helpers.js";
+import { runtimeName } from "../helpers/skips.js";
 
 // openai 7 (Node 22+): the same instrumentation, and `withOptions()` clients traced too. On older
 // Node this file says so and skips (npm run test:runtimes runs it on Node 22 and 24).
 const major = Number(process.versions.node.split(".")[0]);
-const supported = runsWithNode22(major >= 22 && !("Bun" in globalThis), "test/integrations/openai-v7.test.ts", `openai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`);
+const supported = runsWithNode22(major >= 22 && !("Bun" in globalThis), "test/integrations/openai-v7.test.ts", `openai 7 needs Node 22+ (this is ${runtimeName}); npm run test:runtimes runs it`);
 
 type Client = {
   chat: { completions: { create(b: unknown): Promise<{ choices: { message: { content: string } }[] }> & { asResponse(): Promise<Response> } } };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { flush, observe } from "../../../src/index.js";
 import { nothingLeftOpen, outline, requireCjs, startBridge, traceNamed } from "./bridge.js";
 import { node22Installed, node22Missing, requireNode22 } from "../../helpers/node22.js";
-import { runsHere } from "../../helpers/skips.js";
+import { runsHere, runtimeName } from "../../helpers/skips.js";
 
 // AI SDK 7 moved telemetry to integrations: `registerTelemetry(new OpenTelemetry())` from
 // `@ai-sdk/otel` emits OTel GenAI spans on the global provider, where EvaltraceSpanProcessor
@@ -10,7 +10,7 @@ import { runsHere } from "../../helpers/skips.js";
 // `npm run test:runtimes`).
 const major = Number(process.versions.node.split(".")[0]);
 const supported =
-  runsHere(major >= 22 && !("Bun" in globalThis), "test/integrations/otel/ai-sdk-7.test.ts", `ai 7 needs Node 22+ (this is ${process.version}); npm run test:runtimes runs it`) &&
+  runsHere(major >= 22 && !("Bun" in globalThis), "test/integrations/otel/ai-sdk-7.test.ts", `ai 7 needs Node 22+ (this is ${runtimeName}); npm run test:runtimes runs it`) &&
   runsHere(node22Installed, "test/integrations/otel/ai-sdk-7.test.ts", node22Missing);
 
 let bridge: Awaited<ReturnType<typeof startBridge>>;
