@@ -6,6 +6,7 @@
 // CPU until the flush returned, everything at the receiver). Few spans show the processor as
 // an app with a few calls a second runs it, mostly unoptimized by the JIT; many show it hot.
 //   node bench/bridge-replay.cjs <otlp|evaltrace|none> [warm spans=300] [measured spans=500]
+// BRIDGE_DIST=<a copy of dist/ inside the project> replays through another build (before/after).
 "use strict";
 const { context } = require("@opentelemetry/api");
 const { AsyncLocalStorageContextManager } = require("@opentelemetry/context-async-hooks");
@@ -16,7 +17,7 @@ const { join } = require("node:path");
 const { pathToFileURL } = require("node:url");
 
 const [subject = "evaltrace", warmArg = "300", spansArg = "500"] = process.argv.slice(2);
-const dist = join(__dirname, "..", "dist");
+const dist = process.env.BRIDGE_DIST ? require("node:path").resolve(process.env.BRIDGE_DIST) : join(__dirname, "..", "dist");
 
 /** The spans of one turn, as the instrumentation records them: [{ name, kind, attributes }]. */
 async function capture() {
