@@ -1,5 +1,4 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +6,7 @@ import { DEFAULT_BASE_URL } from "../../src/config.js";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { EXIT } from "../../src/cli/exit-codes.js";
 import { hasStack, runCli } from "./run-cli.js";
+import { closedAddress } from "../helpers/closed-address.js";
 
 const dir = mkdtempSync(join(tmpdir(), "evaltrace-cli-unreachable-"));
 const prompt = join(dir, "prompt.txt");
@@ -16,14 +16,6 @@ writeFileSync(csv, "input\nq\n");
 const evalModule = join(dir, "run.mjs");
 writeFileSync(evalModule, 'export const goldens = [{ input: "q" }];\nexport const metricCollection = "c";\nexport async function task() { return "a"; }\n');
 
-/** An address where nothing listens: a port the OS gave out and was handed back. */
-async function closedAddress(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
 
 /** No variable of ours from the test runner's environment. */
 const clean = { EVALTRACE_API_KEY: undefined, EVALTRACE_BASE_URL: undefined, SERVICE_API_KEY: undefined, SERVICE_BASE_URL: undefined };

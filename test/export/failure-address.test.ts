@@ -1,10 +1,10 @@
-import { createServer } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_BASE_URL } from "../../src/config.js";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { flush, observe, shutdown } from "../../src/index.js";
 import { formats, runChild } from "../helpers/child.js";
 import { configureForTest } from "../helpers/sdk.js";
+import { closedAddress } from "../helpers/closed-address.js";
 
 let dev: DevServer | undefined;
 afterEach(async () => {
@@ -13,14 +13,6 @@ afterEach(async () => {
   dev = undefined;
 });
 
-/** An address where nothing listens: a port the OS gave out and was handed back. */
-async function closedAddress(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
 
 describe("export failures name the address they tried", () => {
   it("nothing listening: the trace's failure names base URL + path", async () => {

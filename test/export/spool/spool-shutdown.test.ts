@@ -1,23 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { configure, observe, shutdown, stats } from "../../../src/index.js";
+import { closedAddress } from "../../helpers/closed-address.js";
 
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** An address where nothing listens: the service is down. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("shutdown() with a spool and more queued than the spool writes at once", () => {
   it("shutdown(0), fsync \"always\": waits for the batches being written and writes the whole queue (past 32 MiB): every trace spooled, none given up", async () => {
@@ -25,7 +17,7 @@ describe("shutdown() with a spool and more queued than the spool writes at once"
     dirs.push(dir);
     configure({
       apiKey: "et-test-key",
-      baseUrl: `http://127.0.0.1:${await closedPort()}`,
+      baseUrl: await closedAddress(),
       logLevel: "error",
       registerExitHooks: false,
       spool: { dir, maxBytes: 512 * 1024 * 1024, fsync: "always" },
