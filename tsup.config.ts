@@ -7,6 +7,11 @@ export default defineConfig([
     // Shared chunks in both formats: every entry point of one format loads the same runtime
     // module (the registry in src/runtime/registry.ts then joins the ESM and CommonJS copies).
     splitting: true,
+    // Rollup writes the shared chunks of the CommonJS build (tsup converts esbuild's with sucrase
+    // otherwise, which turns every `?.` and `??` into a helper call that allocates an array and
+    // closures: on the span path of every `require("evaltrace")` app). Measured in
+    // docs/performance.md ("The CommonJS build").
+    treeshake: true,
     // Vitest's types in the program: evaltrace/testing's declarations augment its `Assertion`
     // (nothing of Vitest is imported; an app without it ignores the augmentation).
     dts: { compilerOptions: { types: ["node", "vitest"] } },

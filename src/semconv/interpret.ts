@@ -48,7 +48,6 @@ export function interpret(span: FinishedSpan): Mapped | undefined {
     let input: JsonValue | undefined;
     let output: JsonValue | undefined;
     let error: string | undefined;
-    // (No `?.` here: the CommonJS build turns each into a helper call with closures.)
     if (convention !== undefined) {
       for (const source of convention.fields) {
         if ((source.types !== undefined && !source.types.includes(type)) || fields[source.field] !== undefined) continue;

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -37,6 +37,15 @@ describe("the built package (npm test builds it first)", () => {
       { cwd: root, encoding: "utf8" },
     );
     expect(JSON.parse(out)).toEqual({ ok: true, spans: 1, type: "llm" });
+  });
+
+  it("the CommonJS build keeps `?.` and `??` as written: no file of dist/ calls sucrase's _optionalChain or _nullishCoalesce helpers", () => {
+    // tsup's own CommonJS chunks (sucrase) allocate an array and closures for each; Rollup's
+    // (treeshake in tsup.config.ts) keep the syntax (docs/performance.md, "The CommonJS build").
+    const withHelpers = readdirSync(`${root}/dist`)
+      .filter((f) => f.endsWith(".cjs"))
+      .filter((f) => /_optionalChain\(|_nullishCoalesce\(/.test(readFileSync(`${root}/dist/${f}`, "utf8")));
+    expect(withHelpers).toEqual([]);
   });
 
   it("ships type declarations for both", () => {
