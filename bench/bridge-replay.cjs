@@ -13,11 +13,11 @@ const { AsyncLocalStorageContextManager } = require("@opentelemetry/context-asyn
 const { registerInstrumentations } = require("@opentelemetry/instrumentation");
 const { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor } = require("@opentelemetry/sdk-trace-base");
 const { OpenAIInstrumentation } = require("@arizeai/openinference-instrumentation-openai");
-const { join } = require("node:path");
+const { join, resolve } = require("node:path");
 const { pathToFileURL } = require("node:url");
 
 const [subject = "evaltrace", warmArg = "300", spansArg = "500"] = process.argv.slice(2);
-const dist = process.env.BRIDGE_DIST ? require("node:path").resolve(process.env.BRIDGE_DIST) : join(__dirname, "..", "dist");
+const dist = process.env.BRIDGE_DIST ? resolve(process.env.BRIDGE_DIST) : join(__dirname, "..", "dist");
 
 /** The spans of one turn, as the instrumentation records them: [{ name, kind, attributes }]. */
 async function capture() {

@@ -16,7 +16,6 @@ writeFileSync(csv, "input\nq\n");
 const evalModule = join(dir, "run.mjs");
 writeFileSync(evalModule, 'export const goldens = [{ input: "q" }];\nexport const metricCollection = "c";\nexport async function task() { return "a"; }\n');
 
-
 /** No variable of ours from the test runner's environment. */
 const clean = { EVALTRACE_API_KEY: undefined, EVALTRACE_BASE_URL: undefined, SERVICE_API_KEY: undefined, SERVICE_BASE_URL: undefined };
 

@@ -13,7 +13,6 @@ afterEach(async () => {
   dev = undefined;
 });
 
-
 describe("export failures name the address they tried", () => {
   it("nothing listening: the trace's failure names base URL + path", async () => {
     const url = await closedAddress();

@@ -10,7 +10,6 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-
 describe("shutdown() with a spool and more queued than the spool writes at once", () => {
   it("shutdown(0), fsync \"always\": waits for the batches being written and writes the whole queue (past 32 MiB): every trace spooled, none given up", async () => {
     const dir = mkdtempSync(join(tmpdir(), "evaltrace-spool-shutdown-"));
