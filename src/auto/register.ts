@@ -6,10 +6,12 @@
  * those named in `EVALTRACE_DISABLE_INSTRUMENTATIONS`. It exports nothing. Worker threads are
  * not instrumented (call `instrument()` in one).
  */
-import { isMainThread } from "node:worker_threads";
+import { nodeBuiltinNow } from "../util/node-builtin.js";
 import { instrumentFromEnvironment } from "./instrument.js";
 
 // Preloads also run in Node's module-hooks thread (and in the app's worker threads, which inherit
 // the flags): only the main thread is instrumented, so the hooks thread never starts a runtime or
-// registers the loader a second time.
-if (isMainThread) instrumentFromEnvironment();
+// registers the loader a second time. (`worker_threads` from process.getBuiltinModule, as every
+// supported Node has it: an ESM import of it costs a few ms more of start-up.)
+const workerThreads = nodeBuiltinNow<typeof import("node:worker_threads")>("worker_threads");
+if (workerThreads?.isMainThread !== false) instrumentFromEnvironment();

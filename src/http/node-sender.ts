@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestOptions } from "node:http";
+import { nodeBuiltin } from "../util/node-builtin.js";
 import type { RequestBody, Sender } from "./sender.js";
 
 type HttpModule = typeof import("node:http");
@@ -10,22 +11,37 @@ type HttpModule = typeof import("node:http");
  * are closed after {@link IDLE_MILLIS}; `close()` destroys every connection, in flight or idle.
  * `timeoutMillis` bounds the wait for each step of an answer (headers, then each chunk of the
  * body), like undici's `headersTimeout`/`bodyTimeout`.
+ *
+ * Each scheme's module and pool are made on its first request (`https` and the TLS stack it
+ * brings cost some 5 ms to load, `http` as much: an app that only ever sends to one of them loads
+ * only that one); `preload` loads the one of that URL now.
  */
-export async function nodeSender(): Promise<{ send: Sender; close: () => void }> {
-  // Specifiers bundlers do not follow: edge builds must not try to resolve Node's modules.
-  const http = (await import(/* @vite-ignore */ /* webpackIgnore: true */ HTTP)) as HttpModule;
-  const https = (await import(/* @vite-ignore */ /* webpackIgnore: true */ HTTPS)) as HttpModule;
-  const options = { keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_MILLIS, scheduling: "lifo" as const };
-  const httpAgent = new http.Agent(options);
-  const httpsAgent = new https.Agent(options);
-  const send: Sender = (url, init) =>
-    new Promise((resolve, reject) => {
-      const target = new URL(url);
-      const isHttps = target.protocol === "https:";
+export async function nodeSender(preload?: string): Promise<{ send: Sender; close: () => void }> {
+  const pools = new Map<string, Promise<Pool>>();
+  const agents: Pool["agent"][] = [];
+  let closed = false;
+  const poolOf = (protocol: string): Promise<Pool> => {
+    let pool = pools.get(protocol);
+    if (pool === undefined) {
+      pool = nodeBuiltin<HttpModule>(protocol === "https:" ? "https" : "http").then((module) => {
+        const agent = new module.Agent(AGENT_OPTIONS);
+        agents.push(agent);
+        if (closed) agent.destroy();
+        return { module, agent };
+      });
+      pools.set(protocol, pool);
+    }
+    return pool;
+  };
+  if (preload !== undefined) await poolOf(new URL(preload).protocol);
+  const send: Sender = async (url, init) => {
+    const target = new URL(url);
+    const { module, agent } = await poolOf(target.protocol);
+    return new Promise((resolve, reject) => {
       const headers: Record<string, string | number> = { ...init.headers };
       if (init.body !== undefined) headers["content-length"] = byteLength(init.body);
-      const request: RequestOptions = { method: init.method, headers, agent: isHttps ? httpsAgent : httpAgent };
-      const req = (isHttps ? https : http).request(target, request, (res: IncomingMessage) => {
+      const request: RequestOptions = { method: init.method, headers, agent };
+      const req = module.request(target, request, (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
         res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: flatHeaders(res.headers), text: Buffer.concat(chunks).toString("utf8") }));
@@ -36,20 +52,25 @@ export async function nodeSender(): Promise<{ send: Sender; close: () => void }>
       req.on("error", reject);
       req.end(init.body);
     });
+  };
   const close = () => {
-    httpAgent.destroy();
-    httpsAgent.destroy();
+    closed = true;
+    for (const agent of agents) agent.destroy();
   };
   return { send, close };
+}
+
+/** One scheme's module and its pool of connections. */
+interface Pool {
+  module: HttpModule;
+  agent: InstanceType<HttpModule["Agent"]>;
 }
 
 /** Pooled connections per origin, as many as the export's concurrency could ever use. */
 const MAX_SOCKETS = 32;
 /** An idle pooled connection is closed after this long (servers often close theirs at 5 s). */
 const IDLE_MILLIS = 4_000;
-
-const HTTP: string = ["node", "http"].join(":");
-const HTTPS: string = ["node", "https"].join(":");
+const AGENT_OPTIONS = { keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_MILLIS, scheduling: "lifo" as const };
 
 function byteLength(body: RequestBody): number {
   return typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.byteLength;

@@ -74,6 +74,7 @@ export class Transport {
   private sender: Promise<Sender> | undefined;
   private closeSender: (() => Promise<void>) | undefined;
   private warnedHeaders = false;
+  private warming = false;
   private closed = false;
   private readonly recovery: RecoveryGate;
 
@@ -152,9 +153,18 @@ export class Transport {
     }
   }
 
-  /** Loads the HTTP client now (no connection is opened), so the first send is not slowed by it. */
+  /**
+   * Loads the HTTP client soon (no connection is opened), so the first send is not slowed by it:
+   * on a timer, not now, so that loading it (some 5 ms) is not part of the app's own start when
+   * the SDK is configured at start-up.
+   */
   warm(): void {
-    this.sender ??= this.createSender();
+    if (this.sender !== undefined || this.warming) return;
+    this.warming = true;
+    const timer = setTimeout(() => {
+      if (!this.closed) this.sender ??= this.createSender();
+    }, 0) as { unref?: () => void };
+    timer.unref?.();
   }
 
   /**
@@ -197,7 +207,7 @@ export class Transport {
     const isNode = typeof versions?.node === "string" && versions.bun === undefined && !("Deno" in globalThis);
     if (isNode) {
       try {
-        const { send, close } = await nodeSender();
+        const { send, close } = await nodeSender(this.options.baseUrl);
         this.closeSender = async () => close();
         return send;
       } catch {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formats, load, runChild } from "../helpers/child.js";
+import { formats, load, runChild, runZeroCode } from "../helpers/child.js";
 import { runsHere } from "../helpers/skips.js";
 
 // Zero-code rides on Node's module hooks (module.register, require-in-the-middle); Bun has neither,
@@ -51,5 +51,36 @@ console.log(JSON.stringify({ before, value }));`;
     const result = JSON.parse(done.stdout.trim()) as { before: string[]; value: number };
     expect(result.before).toEqual([]);
     expect(result.value).toBe(1);
+  });
+});
+
+// Start-up (issue 34): Node's HTTP stack is loaded after the app's start, not while it starts.
+// configure() loads the module of the base URL's scheme on a timer (so the first send does not
+// wait for it), `http` for an http:// URL and not `https` with its TLS stack; and never by an
+// `import()` of the builtin, whose ESM facade reads `node:http`'s lazy exports and so loads
+// undici (some 35 ms on Node 22).
+describe.skipIf(onBun).each(formats)("configuring evaltrace (%s), start-up", (format) => {
+  it("loads no HTTP module while the app's top level runs; then http for an http:// base URL, neither https, tls nor undici", async () => {
+    const source = `${load(format, "evaltrace", ["configure"])}
+const builtins = () => process.moduleLoadList.filter((m) => /^NativeModule (http|https|tls|internal\\/deps\\/undici\\/undici)$/.test(m)).map((m) => m.slice(13));
+configure({ apiKey: "svc_local_proj_startup", baseUrl: "http://127.0.0.1:9", registerExitHooks: false });
+const atStart = builtins();
+setTimeout(() => console.log(JSON.stringify({ atStart, after: builtins() })), 50);`;
+    const done = await runChild(format, source, {}).finished;
+    expect(done.code, done.stderr).toBe(0);
+    const result = JSON.parse(done.stdout.trim()) as { atStart: string[]; after: string[] };
+    expect(result.atStart).toEqual([]);
+    expect(result.after).toEqual(["http"]);
+  });
+
+  it("under zero-code (--import / -r evaltrace/auto), the same: nothing of it while the script's top level runs, then http alone", async () => {
+    const source = `const builtins = () => process.moduleLoadList.filter((m) => /^NativeModule (http|https|tls|internal\\/deps\\/undici\\/undici)$/.test(m)).map((m) => m.slice(13));
+const atStart = builtins();
+setTimeout(() => console.log(JSON.stringify({ atStart, after: builtins() })), 50);`;
+    const done = await runZeroCode(format, source, { EVALTRACE_API_KEY: "svc_local_proj_startup", EVALTRACE_BASE_URL: "http://127.0.0.1:9" });
+    expect(done.code, done.stderr).toBe(0);
+    const result = JSON.parse(done.stdout.trim()) as { atStart: string[]; after: string[] };
+    expect(result.atStart).toEqual([]);
+    expect(result.after).toEqual(["http"]);
   });
 });

@@ -1,3 +1,4 @@
+import { nodeBuiltin } from "../../util/node-builtin.js";
 import { type Crc32, crc32Js } from "./format.js";
 
 type Fs = typeof import("node:fs/promises");
@@ -14,13 +15,6 @@ export interface Disk {
   isAlive: (pid: number) => boolean;
 }
 
-// Specifiers bundlers do not follow: edge builds must not try to resolve Node's modules, and
-// nothing of them is loaded unless a spool is configured.
-const FS: string = ["node", "fs/promises"].join(":");
-const OS: string = ["node", "os"].join(":");
-const PATH: string = ["node", "path"].join(":");
-const ZLIB: string = ["node", "zlib"].join(":");
-
 let loading: Promise<Disk | undefined> | undefined;
 
 /** Node's file system and friends, loaded on first use; undefined where there are none (edge runtimes). */
@@ -29,10 +23,11 @@ export function loadDisk(): Promise<Disk | undefined> {
     const proc = (globalThis as { process?: { pid?: number; kill?: (pid: number, signal: number) => void } }).process;
     if (typeof proc?.pid !== "number" || typeof proc.kill !== "function") return undefined;
     try {
-      const fs = (await import(/* @vite-ignore */ /* webpackIgnore: true */ FS)) as Fs;
-      const os = (await import(/* @vite-ignore */ /* webpackIgnore: true */ OS)) as typeof import("node:os");
-      const path = (await import(/* @vite-ignore */ /* webpackIgnore: true */ PATH)) as typeof import("node:path");
-      const zlib = (await import(/* @vite-ignore */ /* webpackIgnore: true */ ZLIB)) as { crc32?: Crc32 };
+      // Nothing of these is loaded unless a spool is configured.
+      const fs = await nodeBuiltin<Fs>("fs/promises");
+      const os = await nodeBuiltin<typeof import("node:os")>("os");
+      const path = await nodeBuiltin<typeof import("node:path")>("path");
+      const zlib = await nodeBuiltin<{ crc32?: Crc32 }>("zlib");
       if (typeof fs.open !== "function" || typeof fs.readdir !== "function") return undefined;
       const kill = proc.kill.bind(proc);
       return {
