@@ -8,7 +8,8 @@
 // spread (min–max); a cost is the median of the per-round differences against its baseline, run
 // in the same round. The subjects (bench/startup/):
 //   empty      an empty script, bare and under `--import evaltrace/auto`
-//   import     `import "evaltrace"` (ESM) and `require("evaltrace")` (CommonJS), against empty
+//   import     `import "evaltrace"` (ESM) and `require("evaltrace")` (CommonJS), against empty;
+//              and `import "@opentelemetry/api"` alone, the floor under it (the API it shares with the app)
 //   app        an ESM app importing openai, @anthropic-ai/sdk, @langchain/openai,
 //              @langchain/langgraph, ai and the MCP client, bare and under `--import evaltrace/auto`
 // BENCH_BUILDS="base=.builds/base/index.js" adds each build's import and auto subjects (its
@@ -43,6 +44,9 @@ function subjectsOf(list) {
   const subjects = [
     ["empty", [], "empty.mjs", ""],
     ["app", [], "app.mjs", ""],
+    // What `import "evaltrace"` cannot go below: the OpenTelemetry API it shares with the app
+    // (its context, the global tracer provider), loaded by any SDK that joins OpenTelemetry's context.
+    ["import @opentelemetry/api", [], "import.mjs", "@opentelemetry/api"],
   ];
   for (const b of list) {
     const at = b.name ? `@${b.name}` : "";
@@ -108,6 +112,9 @@ export async function startup() {
   const ratio = (label, base) => samples[label].map((r, i) => r.ms / samples[base][i].ms);
   const costs = [];
   const summary = {};
+  const apiAlone = diff("import @opentelemetry/api", "empty", "ms");
+  costs.push({ build: "-", cost: 'import "@opentelemetry/api" alone (ms)', median: `+${fmt(median(apiAlone))}`, spread: spread(apiAlone), target: "", met: "" });
+  summary["@opentelemetry/api"] = { "import alone (ms)": { median: +median(apiAlone).toFixed(3), min: +Math.min(...apiAlone).toFixed(3), max: +Math.max(...apiAlone).toFixed(3) } };
   for (const b of list) {
     const at = b.name ? `@${b.name}` : "";
     const build = b.name || "dist/";
@@ -117,6 +124,7 @@ export async function startup() {
       ["empty script under --import auto (MB)", diff(`empty --import auto${at}`, "empty", "mb"), undefined, "", 1],
       ['import "evaltrace" ESM (ms)', diff(`import ESM${at}`, "empty", "ms"), TARGETS.importMs, "≤", 0],
       ['import "evaltrace" ESM (CPU ms)', diff(`import ESM${at}`, "empty", "cpu"), undefined, "", 0],
+      ['import "evaltrace" ESM, beyond @opentelemetry/api alone (ms)', diff(`import ESM${at}`, "import @opentelemetry/api", "ms"), undefined, "", 0],
       ['require("evaltrace") CJS (ms)', diff(`require CJS${at}`, "empty", "ms"), TARGETS.importMs, "≤", 0],
       ["app under --import auto (× bare)", ratio(`app --import auto${at}`, "app"), TARGETS.appAutoRatio, "≤", 2],
       ["app under --import auto (CPU × bare)", samples[`app --import auto${at}`].map((r, i) => r.cpu / samples.app[i].cpu), undefined, "", 2],
