@@ -322,6 +322,11 @@ export async function peers({ profile = process.argv.includes("--profile") } = {
   }
   for (const [n, why] of Object.entries(flags)) console.log(`(!) ${n}: ${why} — flagged, not ranked`);
   out.flagged = flags;
+  // Only when the working tree's build ran (bench/compare.mjs runs two others).
+  if (names.includes("evaltrace")) {
+    out.targets = peersTargets(out.subjects.evaltrace);
+    for (const t of Object.values(out.targets)) console.log(t.text);
+  }
 
   if (profile) out.profile = await profileEvaltrace(receiver.url);
   await receiver.stop();
@@ -370,4 +375,28 @@ export async function profile() {
   } finally {
     await receiver.stop();
   }
+}
+
+/**
+ * Targets 2 and 3 (issue 34), from this run's ratios to raw OpenTelemetry: total CPU per span at
+ * most 0.8x on A and on B; on C at least 1.2x its delivered spans/s, a p99 loop delay no worse
+ * and RSS growth at most its.
+ */
+function peersTargets(e) {
+  if (!e || e.flagged) {
+    const text = `not measured${e?.flagged ? ` (evaltrace flagged: ${e.flagged})` : ""}`;
+    return { cpu: { met: false, text: `target 2 (CPU per span): ${text}` }, c: { met: false, text: `target 3 (workload C): ${text}` } };
+  }
+  const r = e.ratioToRawOtel;
+  const cpuMet = r.totalCpuA !== null && r.totalCpuB !== null && r.totalCpuA <= 0.8 && r.totalCpuB <= 0.8;
+  const parts = [
+    [r.spansPerSecondC !== null && r.spansPerSecondC >= 1.2, `${r.spansPerSecondC}x raw OTel's spans/s (at least 1.2)`],
+    [r.p99LoopDelayAddedMs <= 0, `p99 loop delay ${r.p99LoopDelayAddedMs >= 0 ? "+" : ""}${r.p99LoopDelayAddedMs} ms against raw OTel's (at most +0)`],
+    [r.rssGrowthC !== null && r.rssGrowthC <= 1, `RSS growth ${r.rssGrowthC}x raw OTel's (at most 1)`],
+  ];
+  const cMet = parts.every(([ok]) => ok);
+  return {
+    cpu: { met: cpuMet, text: `target 2 (CPU per span): ${cpuMet ? "met" : "NOT met"}: A ${r.totalCpuA}x, B ${r.totalCpuB}x raw OTel (at most 0.8 each)` },
+    c: { met: cMet, text: `target 3 (workload C): ${cMet ? "met" : "NOT met"}: ${parts.map(([ok, t]) => `${t}${ok ? "" : " NOT met"}`).join("; ")}` },
+  };
 }
