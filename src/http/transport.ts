@@ -74,7 +74,6 @@ export class Transport {
   private sender: Promise<Sender> | undefined;
   private closeSender: (() => Promise<void>) | undefined;
   private warnedHeaders = false;
-  private warming = false;
   private closed = false;
   private readonly recovery: RecoveryGate;
 
@@ -159,8 +158,7 @@ export class Transport {
    * the SDK is configured at start-up.
    */
   warm(): void {
-    if (this.sender !== undefined || this.warming) return;
-    this.warming = true;
+    if (this.sender !== undefined) return;
     const timer = setTimeout(() => {
       if (!this.closed) this.sender ??= this.createSender();
     }, 0) as { unref?: () => void };

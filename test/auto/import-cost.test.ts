@@ -54,6 +54,9 @@ console.log(JSON.stringify({ before, value }));`;
   });
 });
 
+// Node's HTTP builtins loaded so far, in the child.
+const httpBuiltins = `const builtins = () => process.moduleLoadList.filter((m) => /^NativeModule (http|https|tls|internal\\/deps\\/undici\\/undici)$/.test(m)).map((m) => m.slice(13));`;
+
 // Start-up (issue 34): Node's HTTP stack is loaded after the app's start, not while it starts.
 // configure() loads the module of the base URL's scheme on a timer (so the first send does not
 // wait for it), `http` for an http:// URL and not `https` with its TLS stack; and never by an
@@ -62,7 +65,7 @@ console.log(JSON.stringify({ before, value }));`;
 describe.skipIf(onBun).each(formats)("configuring evaltrace (%s), start-up", (format) => {
   it("loads no HTTP module while the app's top level runs; then http for an http:// base URL, neither https, tls nor undici", async () => {
     const source = `${load(format, "evaltrace", ["configure"])}
-const builtins = () => process.moduleLoadList.filter((m) => /^NativeModule (http|https|tls|internal\\/deps\\/undici\\/undici)$/.test(m)).map((m) => m.slice(13));
+${httpBuiltins}
 configure({ apiKey: "svc_local_proj_startup", baseUrl: "http://127.0.0.1:9", registerExitHooks: false });
 const atStart = builtins();
 setTimeout(() => console.log(JSON.stringify({ atStart, after: builtins() })), 50);`;
@@ -74,7 +77,7 @@ setTimeout(() => console.log(JSON.stringify({ atStart, after: builtins() })), 50
   });
 
   it("under zero-code (--import / -r evaltrace/auto), the same: nothing of it while the script's top level runs, then http alone", async () => {
-    const source = `const builtins = () => process.moduleLoadList.filter((m) => /^NativeModule (http|https|tls|internal\\/deps\\/undici\\/undici)$/.test(m)).map((m) => m.slice(13));
+    const source = `${httpBuiltins}
 const atStart = builtins();
 setTimeout(() => console.log(JSON.stringify({ atStart, after: builtins() })), 50);`;
     const done = await runZeroCode(format, source, { EVALTRACE_API_KEY: "svc_local_proj_startup", EVALTRACE_BASE_URL: "http://127.0.0.1:9" });
