@@ -1,36 +1,82 @@
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
+
+// One source tree (src/), three packages (packages/): each build below names the package it
+// writes and the entries of src/ it takes. docs/architecture.md ("Packages") explains the cut.
+
+/** `evaltrace`: what a production app runs. Each entry is a subpath of its exports map. */
+const sdkEntries = {
+  index: "src/index.ts",
+  testing: "src/testing/index.ts",
+  openai: "src/integrations/openai/index.ts",
+  langchain: "src/integrations/langchain/index.ts",
+  "openai-agents": "src/integrations/openai-agents.ts",
+  anthropic: "src/integrations/anthropic.ts",
+  bedrock: "src/integrations/bedrock/index.ts",
+  "google-genai": "src/integrations/google-genai.ts",
+  mcp: "src/integrations/mcp/index.ts",
+  mastra: "src/integrations/mastra/index.ts",
+  "claude-agent-sdk": "src/integrations/claude-agent-sdk/index.ts",
+  llamaindex: "src/integrations/llamaindex/index.ts",
+  auto: "src/auto/register.ts",
+  instrument: "src/auto/public.ts",
+  doctor: "src/doctor/index.ts",
+};
+
+/** `@evaltrace/dev`: the emulator (`.`), the fake model servers (`./fakes`) and the `dev` command (`./cli`). */
+const devEntries = { index: "src/devserver/index.ts", fakes: "src/fakes/index.ts", cli: "src/cli/dev.ts" };
+
+const common: Options = {
+  target: "node20",
+  // No source maps: the package carries its code once, readable as it is (unminified), not
+  // copies of it (issue 41: 6.3 MB of the 9.1 MB unpacked were maps with their sources).
+  sourcemap: false,
+  // Rollup writes the shared chunks of the CommonJS build (tsup converts esbuild's with sucrase
+  // otherwise, which turns every `?.` and `??` into a helper call that allocates an array and
+  // closures: on the span path of every `require("evaltrace")` app). Measured in
+  // docs/performance.md ("The CommonJS build").
+  treeshake: true,
+  // p-queue is ESM-only: bundled, so that `require("evaltrace")` works on every Node 20 (and it
+  // is a devDependency: nothing installs it beside the build).
+  noExternal: ["p-queue", "eventemitter3"],
+  // Every other package is the app's: a dependency or (optional) peer of the package, or a hook
+  // package of @evaltrace/auto loaded at run time, never a copy inside the build.
+  external: [/^[^./]/],
+  // Vitest's types in the program: evaltrace/testing's declarations augment its `Assertion`
+  // (nothing of Vitest is imported; an app without it ignores the augmentation).
+  dts: { compilerOptions: { types: ["node", "vitest"] } },
+};
 
 export default defineConfig([
   {
-    entry: { index: "src/index.ts", devserver: "src/devserver/index.ts", fakes: "src/fakes/index.ts", testing: "src/testing/index.ts", openai: "src/integrations/openai/index.ts", langchain: "src/integrations/langchain/index.ts", "openai-agents": "src/integrations/openai-agents.ts", anthropic: "src/integrations/anthropic.ts", bedrock: "src/integrations/bedrock/index.ts", "google-genai": "src/integrations/google-genai.ts", mcp: "src/integrations/mcp/index.ts", mastra: "src/integrations/mastra/index.ts", "claude-agent-sdk": "src/integrations/claude-agent-sdk/index.ts", llamaindex: "src/integrations/llamaindex/index.ts", auto: "src/auto/register.ts", doctor: "src/doctor/index.ts" },
-    format: ["esm", "cjs"],
+    ...common,
+    // ESM: the SDK's entries and the CLI (bin/evaltrace.mjs imports dist/cli.js), one set of
+    // shared chunks for all of them. The CLI has no types: it is a program, not an API.
+    entry: { ...sdkEntries, cli: "src/cli/main.ts" },
+    dts: { ...(common.dts as object), entry: sdkEntries },
+    outDir: "packages/evaltrace/dist",
+    format: ["esm"],
     // Shared chunks in both formats: every entry point of one format loads the same runtime
     // module (the registry in src/runtime/registry.ts then joins the ESM and CommonJS copies).
     splitting: true,
-    // Rollup writes the shared chunks of the CommonJS build (tsup converts esbuild's with sucrase
-    // otherwise, which turns every `?.` and `??` into a helper call that allocates an array and
-    // closures: on the span path of every `require("evaltrace")` app). Measured in
-    // docs/performance.md ("The CommonJS build").
-    treeshake: true,
-    // Vitest's types in the program: evaltrace/testing's declarations augment its `Assertion`
-    // (nothing of Vitest is imported; an app without it ignores the augmentation).
-    dts: { compilerOptions: { types: ["node", "vitest"] } },
-    // Everything but the CLI bundle below, which is built beside this one at the same time.
-    clean: ["!cli.js", "!cli.js.map"],
-    sourcemap: true,
-    target: "node20",
-    // p-queue is ESM-only: bundle it so that `require("evaltrace")` works on every Node 20.
-    noExternal: ["p-queue", "eventemitter3"],
+    // Each format cleans its own files only: both builds write this folder at once.
+    clean: ["!**/*.cjs", "!**/*.d.cts"],
   },
   {
-    // The CLI (bin/evaltrace.mjs imports it): ESM only, no types; it is a program, not an API.
-    entry: { cli: "src/cli/main.ts" },
-    format: ["esm"],
-    splitting: false,
-    dts: false,
-    clean: false,
-    sourcemap: true,
-    target: "node20",
-    noExternal: ["p-queue", "eventemitter3"],
+    ...common,
+    entry: sdkEntries,
+    outDir: "packages/evaltrace/dist",
+    format: ["cjs"],
+    splitting: true,
+    clean: ["!**/*.js", "!**/*.d.ts"],
+  },
+  {
+    ...common,
+    // The dev kit stands apart from the SDK (it reads only the ground of src/: the protocol and
+    // utilities, bundled here), so it is built on its own.
+    entry: devEntries,
+    outDir: "packages/dev/dist",
+    format: ["esm", "cjs"],
+    splitting: true,
+    clean: true,
   },
 ]);

@@ -36,7 +36,7 @@ const FLOOR = "OTLP/HTTP + BSP";
 /** Subjects a target ranks evaltrace against (ahead of each). */
 const PEERS = ["Langfuse processor", "Arize register()"];
 const child = fileURLToPath(new URL("./bridge-child.cjs", import.meta.url));
-const dist = fileURLToPath(new URL("../dist/index.cjs", import.meta.url));
+const dist = fileURLToPath(new URL("../packages/evaltrace/dist/index.cjs", import.meta.url));
 
 /** Subject name → BRIDGE_SUBJECT of its process. The working tree's build only if there is one. */
 function subjectList() {

@@ -41,7 +41,7 @@ if (process.argv[2] === "--client") {
   process.exit(0);
 }
 
-const { startDevServer } = await import("../dist/devserver.js");
+const { startDevServer } = await import("../packages/dev/dist/index.js");
 const dev = await startDevServer({ port: 0, maxBodyBytes: 64 * 1024 * 1024, log: () => {}, dataFile: process.env.BENCH_DATA_FILE });
 
 /** The longest time between two turns of the event loop, in wall and CPU milliseconds. */

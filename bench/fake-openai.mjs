@@ -2,7 +2,7 @@
 // CPU is not counted in the app's): evaltrace's startFakeOpenAI (dist/fakes.js), answering every
 // text turn with a reply of a few hundred characters. Sends { url } over IPC once listening;
 // stops on "stop".
-import { startFakeOpenAI } from "../dist/fakes.js";
+import { startFakeOpenAI } from "../packages/dev/dist/fakes.js";
 import { ANSWER } from "./bridge-turn.cjs";
 
 const fake = await startFakeOpenAI({ reply: () => ANSWER });

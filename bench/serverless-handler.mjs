@@ -34,8 +34,8 @@ async function init() {
     return async (event) => (await ask(client, event.question)).choices[0].message.content;
   }
   if (subject === "evaltrace") {
-    const { configure, deliver, observe } = await import("../dist/index.js");
-    const { wrapOpenAI } = await import("../dist/openai.js");
+    const { configure, deliver, observe } = await import("../packages/evaltrace/dist/index.js");
+    const { wrapOpenAI } = await import("../packages/evaltrace/dist/openai.js");
     configure({ apiKey: "svc_local_proj_bench", baseUrl: base });
     const client = wrapOpenAI(new OpenAI({ apiKey: "sk-bench", baseURL: process.env.SERVERLESS_FAKE_URL, maxRetries: 0 }));
     const handle = observe({ type: "agent", name: "weather-handler" }, async (event) => (await ask(client, event.question)).choices[0].message.content);

@@ -4,8 +4,8 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { generateText, stepCountIs, tool } from "ai";
 import { configure, EvaltraceSpanProcessor, flush, shutdown } from "evaltrace";
-import { startDevServer } from "evaltrace/devserver";
-import { startFakeOpenAI } from "evaltrace/fakes";
+import { startDevServer } from "@evaltrace/dev";
+import { startFakeOpenAI } from "@evaltrace/dev/fakes";
 import { z } from "zod";
 import { printTraces } from "./print-traces.mjs";
 

@@ -3,8 +3,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { configure, flush, observe, shutdown } from "evaltrace";
 import { wrapAnthropic } from "evaltrace/anthropic";
-import { startDevServer } from "evaltrace/devserver";
-import { startFakeAnthropic } from "evaltrace/fakes";
+import { startDevServer } from "@evaltrace/dev";
+import { startFakeAnthropic } from "@evaltrace/dev/fakes";
 import { printTraces } from "./print-traces.mjs";
 
 const fake = await startFakeAnthropic();

@@ -3,8 +3,8 @@
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand } from "@aws-sdk/client-bedrock-runtime";
 import { configure, flush, observe, shutdown } from "evaltrace";
 import { wrapBedrock } from "evaltrace/bedrock";
-import { startDevServer } from "evaltrace/devserver";
-import { startFakeBedrock } from "evaltrace/fakes";
+import { startDevServer } from "@evaltrace/dev";
+import { startFakeBedrock } from "@evaltrace/dev/fakes";
 import { printTraces } from "./print-traces.mjs";
 
 // The AWS SDK warns on Node 20 that its releases after January 2027 need Node 22.

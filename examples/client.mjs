@@ -1,7 +1,7 @@
 // Every area of the typed client, against the local emulator:  node examples/client.mjs
 // (run `npm run build` first; `npm run demo` does that).
 import { Client, ServiceError, ValidationError } from "evaltrace";
-import { startDevServer } from "evaltrace/devserver";
+import { startDevServer } from "@evaltrace/dev";
 
 const dev = await startDevServer({ port: 0, plan: "team" });
 const client = new Client({ apiKey: dev.projectKey, baseUrl: dev.url });

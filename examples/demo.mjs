@@ -13,7 +13,7 @@ import {
   updateCurrentSpan,
   updateCurrentTrace,
 } from "evaltrace";
-import { startDevServer } from "evaltrace/devserver";
+import { startDevServer } from "@evaltrace/dev";
 
 // PLACEHOLDER scores: the emulator is given a fixed function instead of a judge, which gives every
 // metric the same score whatever the answer, only to show where scores appear. To judge for real,

@@ -2,8 +2,8 @@
 // dataset pulled from the local emulator, scored by a toy judge, posted as a test run.
 //   npm run build && node examples/experiment.mjs
 import { Client, configure, observe, runExperiment, shutdown } from "evaltrace";
-import { startDevServer } from "evaltrace/devserver";
-import { startFakeOpenAI } from "evaltrace/fakes";
+import { startDevServer } from "@evaltrace/dev";
+import { startFakeOpenAI } from "@evaltrace/dev/fakes";
 import { wrapOpenAI } from "evaltrace/openai";
 import OpenAI from "openai";
 

@@ -2,8 +2,8 @@
 // Gemini server and the local emulator.   npm run build && node examples/google-genai.mjs
 import { GoogleGenAI } from "@google/genai";
 import { configure, flush, observe, shutdown } from "evaltrace";
-import { startDevServer } from "evaltrace/devserver";
-import { startFakeGoogleGenAI } from "evaltrace/fakes";
+import { startDevServer } from "@evaltrace/dev";
+import { startFakeGoogleGenAI } from "@evaltrace/dev/fakes";
 import { wrapGoogleGenAI } from "evaltrace/google-genai";
 import { printTraces } from "./print-traces.mjs";
 

@@ -10,8 +10,8 @@ import { tool } from "@langchain/core/tools";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { ChatOpenAI } from "@langchain/openai";
 import { configure, flush, shutdown } from "evaltrace";
-import { startDevServer } from "evaltrace/devserver";
-import { startFakeOpenAI } from "evaltrace/fakes";
+import { startDevServer } from "@evaltrace/dev";
+import { startFakeOpenAI } from "@evaltrace/dev/fakes";
 import { EvaltraceCallbackHandler, instrumentLangChain } from "evaltrace/langchain";
 import { printTraces } from "./print-traces.mjs";
 

@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { configure, flush, observe, shutdown } from "evaltrace";
-import { startDevServer } from "evaltrace/devserver";
+import { startDevServer } from "@evaltrace/dev";
 import { instrumentMcpClient, instrumentMcpServer } from "evaltrace/mcp";
 import { z } from "zod";
 import { printTraces } from "./print-traces.mjs";

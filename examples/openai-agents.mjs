@@ -2,8 +2,8 @@
 //   npm run build && node examples/openai-agents.mjs
 import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTraceProcessors, setTracingDisabled, tool } from "@openai/agents";
 import { configure, flush, shutdown } from "evaltrace";
-import { startDevServer } from "evaltrace/devserver";
-import { startFakeOpenAI } from "evaltrace/fakes";
+import { startDevServer } from "@evaltrace/dev";
+import { startFakeOpenAI } from "@evaltrace/dev/fakes";
 import { EvaltraceTracingProcessor } from "evaltrace/openai-agents";
 import OpenAI from "openai";
 import { z } from "zod";

@@ -1,8 +1,8 @@
 // The OpenAI SDK integration, offline: the real openai package against the fake OpenAI server
 // and the local emulator.   npm run build && node examples/openai.mjs
 import { configure, flush, observe, shutdown } from "evaltrace";
-import { startDevServer } from "evaltrace/devserver";
-import { startFakeOpenAI } from "evaltrace/fakes";
+import { startDevServer } from "@evaltrace/dev";
+import { startFakeOpenAI } from "@evaltrace/dev/fakes";
 import { wrapOpenAI } from "evaltrace/openai";
 import OpenAI from "openai";
 import { printTraces } from "./print-traces.mjs";

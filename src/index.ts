@@ -93,9 +93,6 @@ export { extractTraceContext, injectTraceHeaders, withRemoteParent } from "./tra
 export type { SerializeLimits } from "./spans/serialize.js";
 export type { JsonValue } from "./spans/json-value.js";
 export { currentSpanUuid, currentTraceUuid, updateCurrentSpan, updateCurrentTrace } from "./tracing/update.js";
-export type { InstrumentOptions } from "./auto/instrument.js";
-export { instrument } from "./auto/instrument.js";
-export type { LibraryName } from "./auto/libraries.js";
 export type { LlmSpanOptions, RootSpanOptions } from "./spans/fields.js";
 export type { SpanHandle, TraceHandle } from "./tracing/handles.js";
 export { currentSpan, currentTrace } from "./tracing/handles.js";

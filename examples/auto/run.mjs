@@ -3,8 +3,8 @@
 //   npx tsup --silent && node examples/auto/run.mjs
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { startDevServer } from "evaltrace/devserver";
-import { startFakeAnthropic, startFakeGoogleGenAI, startFakeOpenAI } from "evaltrace/fakes";
+import { startDevServer } from "@evaltrace/dev";
+import { startFakeAnthropic, startFakeGoogleGenAI, startFakeOpenAI } from "@evaltrace/dev/fakes";
 import { printTraces } from "../print-traces.mjs";
 
 const dev = await startDevServer({ port: 0 });

@@ -1,5 +1,4 @@
 import * as nodeModule from "node:module";
-import { pathToFileURL } from "node:url";
 import type { InstrumentationBase } from "@opentelemetry/instrumentation";
 import { processEnv } from "../config.js";
 import { currentRuntime, ensureRuntime } from "../runtime/configure.js";
@@ -14,9 +13,9 @@ import { llamaindexHook } from "./hooks/llamaindex.js";
 import { mcpHook } from "./hooks/mcp.js";
 import { openaiHook } from "./hooks/openai.js";
 import { openaiAgentsHook } from "./hooks/openai-agents.js";
+import { type HookDependencies, hookDependencies, reportMissingHooks } from "./dependencies.js";
 import { createInstrumentation, type LibraryHook } from "./instrumentation.js";
 import { isLibraryName, LIBRARIES, type LibraryName } from "./libraries.js";
-import { ownFile } from "./load.js";
 import { autoState } from "./state.js";
 
 /** Which libraries {@link instrument} turns on (`true`) or off (`false`); a library left out is on. */
@@ -52,26 +51,26 @@ const instrumentations = new Map<LibraryName, InstrumentationBase>();
  * asynchronous hooks of `module.register` run on a thread of their own, and every module the app
  * imports crosses to it and back (start-up: see bench/startup.mjs).
  */
-function registerEsmHook(): void {
+function registerEsmHook(dependencies: HookDependencies): void {
   const state = autoState();
   if (state.esmHookRegistered) return;
   try {
-    if (registerSyncHooks()) {
+    if (registerSyncHooks(dependencies)) {
       state.esmHookRegistered = true;
       return;
     }
     if (typeof nodeModule.register !== "function") return;
     state.esmHookRegistered = true;
-    nodeModule.register("import-in-the-middle/hook.mjs", pathToFileURL(ownFile()).href, { data: { include: esmInclude } });
+    nodeModule.register("import-in-the-middle/hook.mjs", dependencies.parentUrl, { data: { include: esmInclude } });
   } catch {
     // No loader hooks here (a runtime without them): CommonJS is still hooked.
   }
 }
 
 /** import-in-the-middle's synchronous hooks, where this Node runs them correctly; false elsewhere (Bun included). */
-function registerSyncHooks(): boolean {
+function registerSyncHooks(dependencies: HookDependencies): boolean {
   if (typeof (nodeModule as { registerHooks?: unknown }).registerHooks !== "function" || "bun" in process.versions) return false;
-  const load = nodeModule.createRequire(ownFile());
+  const load = dependencies.require;
   const { supportsSyncHooks } = load("import-in-the-middle/supports-sync-hooks.mjs") as { supportsSyncHooks: () => boolean };
   if (!supportsSyncHooks()) return false;
   const { register } = load("import-in-the-middle/register-hooks.mjs") as { register: (options: { include: (string | RegExp)[] }) => void };
@@ -119,7 +118,7 @@ function fail(message: string): never {
  * @throws TypeError for a name that is not a supported library or a value that is not a boolean.
  *
  * @example
- * import { instrument } from "evaltrace";
+ * import { instrument } from "evaltrace/instrument";
  * instrument({ langchain: false });
  * const { default: OpenAI } = await import("openai");
  */
@@ -135,6 +134,11 @@ export function instrument(options: InstrumentOptions = {}): LibraryName[] {
 /** Turns on exactly `wanted`, making and enabling each library's hooks the first time. */
 function apply(wanted: readonly LibraryName[]): LibraryName[] {
   const state = autoState();
+  const dependencies = hookDependencies();
+  if (!dependencies) {
+    if (wanted.length > 0) reportMissingHooks(currentRuntime()?.logger);
+    return [];
+  }
   for (const name of LIBRARIES) {
     const on = wanted.includes(name);
     if (on) {
@@ -151,7 +155,7 @@ function apply(wanted: readonly LibraryName[]): LibraryName[] {
   }
   // After the instrumentations are made: the thirty-odd files of @opentelemetry/instrumentation
   // they load would otherwise each go through the loader hooks (on Node 22, some 10 ms of start-up).
-  if (wanted.length > 0) registerEsmHook();
+  if (wanted.length > 0) registerEsmHook(dependencies);
   return LIBRARIES.filter((name) => state.enabled.has(name));
 }
 

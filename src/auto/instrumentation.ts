@@ -1,20 +1,25 @@
-import { createRequire } from "node:module";
 import type * as OtelInstrumentation from "@opentelemetry/instrumentation";
 import type { InstrumentationBase, InstrumentationModuleDefinition } from "@opentelemetry/instrumentation";
 import { currentRuntime } from "../runtime/configure.js";
 import { reportInternalError } from "../util/internal-errors.js";
 import { VERSION } from "../version.js";
 import type { LibraryName } from "./libraries.js";
-import { ownFile } from "./load.js";
+import { hookDependencies } from "./dependencies.js";
 import { autoState } from "./state.js";
 
+/** A package of the hooks, from `@evaltrace/auto` (`instrument()` checks it is there before any hook is made). */
+function hookPackage<T>(name: string): T {
+  const found = hookDependencies();
+  if (!found) throw new Error(`${name} is not installed (it comes with @evaltrace/auto)`);
+  return found.require(name) as T;
+}
+
 /**
- * `@opentelemetry/instrumentation`, loaded when the first library is instrumented, not when
- * `evaltrace` is imported (`instrument` is exported from the main entry, and importing evaltrace
- * must stay cheap and free of side effects: the hooks' module graph is some thirty files).
+ * `@opentelemetry/instrumentation`, loaded when the first library is instrumented (its module
+ * graph is some thirty files).
  */
 function otelInstrumentation(): typeof OtelInstrumentation {
-  return createRequire(ownFile())("@opentelemetry/instrumentation") as typeof OtelInstrumentation;
+  return hookPackage<typeof OtelInstrumentation>("@opentelemetry/instrumentation");
 }
 
 /** How one library is hooked: the modules (a package, or files in it) and what to do when one loads. */
@@ -50,7 +55,7 @@ const namedFileHooks = new Set<LibraryName>();
 function hookFilesByName(hook: LibraryHook, patch: (onLoad: (exports: Record<string, unknown>) => unknown) => (exports: unknown) => unknown): void {
   if (namedFileHooks.has(hook.library) || !hook.files?.length) return;
   namedFileHooks.add(hook.library);
-  const { Hook } = createRequire(ownFile())("require-in-the-middle") as typeof import("require-in-the-middle");
+  const { Hook } = hookPackage<typeof import("require-in-the-middle")>("require-in-the-middle");
   // require-in-the-middle names a file inside a package without its extension (and a folder's
   // index.js by the folder), as its own `resolveModuleName` does.
   const byName = new Map(hook.files.map((f) => [f.path.replace(/([/\\]index)?(\.js)?$/, ""), patch(f.onLoad)]));

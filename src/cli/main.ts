@@ -1,5 +1,6 @@
 import { VERSION } from "../version.js";
-import { dev, devUsage } from "./dev.js";
+import { dev } from "./dev-kit.js";
+import { devUsage } from "./dev-usage.js";
 import { doctorCommand, doctorUsage } from "./doctor.js";
 import { evalCommand, evalUsage } from "./eval.js";
 import { EXIT } from "./exit-codes.js";

@@ -24,7 +24,7 @@ describe("the built package (npm test builds it first)", () => {
   it("works with require() (CommonJS)", () => {
     const out = execFileSync(
       process.execPath,
-      ["-e", program(`const { configure, observe, flush } = require("evaltrace"); const { startDevServer } = require("evaltrace/devserver");`)],
+      ["-e", program(`const { configure, observe, flush } = require("evaltrace"); const { startDevServer } = require("@evaltrace/dev");`)],
       { cwd: root, encoding: "utf8" },
     );
     expect(JSON.parse(out)).toEqual({ ok: true, spans: 1, type: "llm" });
@@ -33,7 +33,7 @@ describe("the built package (npm test builds it first)", () => {
   it("works with import (ESM)", () => {
     const out = execFileSync(
       process.execPath,
-      ["--input-type=module", "-e", program(`import { configure, observe, flush } from "evaltrace"; import { startDevServer } from "evaltrace/devserver";`)],
+      ["--input-type=module", "-e", program(`import { configure, observe, flush } from "evaltrace"; import { startDevServer } from "@evaltrace/dev";`)],
       { cwd: root, encoding: "utf8" },
     );
     expect(JSON.parse(out)).toEqual({ ok: true, spans: 1, type: "llm" });
@@ -42,36 +42,37 @@ describe("the built package (npm test builds it first)", () => {
   it("the CommonJS build keeps `?.` and `??` as written: no file of dist/ calls sucrase's _optionalChain or _nullishCoalesce helpers", () => {
     // tsup's own CommonJS chunks (sucrase) allocate an array and closures for each; Rollup's
     // (treeshake in tsup.config.ts) keep the syntax (docs/performance.md, "The CommonJS build").
-    const withHelpers = readdirSync(`${root}/dist`)
-      .filter((f) => f.endsWith(".cjs"))
-      .filter((f) => /_optionalChain\(|_nullishCoalesce\(/.test(readFileSync(`${root}/dist/${f}`, "utf8")));
+    const withHelpers = ["packages/evaltrace/dist", "packages/dev/dist"].flatMap((dir) =>
+      readdirSync(`${root}/${dir}`)
+        .filter((f) => f.endsWith(".cjs"))
+        .filter((f) => /_optionalChain\(|_nullishCoalesce\(/.test(readFileSync(`${root}/${dir}/${f}`, "utf8")))
+        .map((f) => `${dir}/${f}`),
+    );
     expect(withHelpers).toEqual([]);
   });
 
   it("ships type declarations for both", () => {
-    for (const f of ["index.d.ts", "index.d.cts", "devserver.d.ts", "devserver.d.cts", "fakes.d.ts", "fakes.d.cts"]) expect(existsSync(`${root}/dist/${f}`)).toBe(true);
+    for (const f of ["evaltrace/dist/index.d.ts", "evaltrace/dist/index.d.cts", "dev/dist/index.d.ts", "dev/dist/index.d.cts", "dev/dist/fakes.d.ts", "dev/dist/fakes.d.cts"]) expect(existsSync(`${root}/packages/${f}`)).toBe(true);
   });
 
-  // A fake answers through evaltrace/fakes in both formats; evaltrace/devserver's deprecated
-  // re-exports are the very same functions.
+  // A fake answers through @evaltrace/dev/fakes in both formats.
   const fakeProgram = (load: string) => `${load}
 (async () => {
   const fake = await fakes.startFakeOpenAI();
   const res = await fetch(fake.url + "/chat/completions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }) });
   const body = await res.json();
   await fake.close();
-  const same = ["startFakeOpenAI", "startFakeAnthropic", "startFakeGoogleGenAI", "FAKE_REPLY"].every((k) => devserver[k] === fakes[k]);
-  console.log(JSON.stringify({ reply: body.choices[0].message.content === fakes.FAKE_REPLY, requests: fake.requests.length, same }));
+  console.log(JSON.stringify({ reply: body.choices[0].message.content === fakes.FAKE_REPLY, requests: fake.requests.length }));
 })();
 `;
 
   for (const [format, args, load] of [
-    ["require() (CommonJS)", [], `const fakes = require("evaltrace/fakes"); const devserver = require("evaltrace/devserver");`],
-    ["import (ESM)", ["--input-type=module"], `import * as fakes from "evaltrace/fakes"; import * as devserver from "evaltrace/devserver";`],
+    ["require() (CommonJS)", [], `const fakes = require("@evaltrace/dev/fakes");`],
+    ["import (ESM)", ["--input-type=module"], `import * as fakes from "@evaltrace/dev/fakes";`],
   ] as const) {
-    it(`evaltrace/fakes answers with ${format}, and evaltrace/devserver re-exports the same fakes`, () => {
+    it(`@evaltrace/dev/fakes answers with ${format}`, () => {
       const out = execFileSync(process.execPath, [...args, "-e", fakeProgram(load)], { cwd: root, encoding: "utf8" });
-      expect(JSON.parse(out)).toEqual({ reply: true, requests: 1, same: true });
+      expect(JSON.parse(out)).toEqual({ reply: true, requests: 1 });
     });
   }
 });

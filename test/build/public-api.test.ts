@@ -1,8 +1,10 @@
 /**
- * The public surface of the built package, checked against test/build/public-api.json, so that
- * nothing public moves, appears or disappears by accident (in a refactor of src/, say).
+ * The public surface of the built packages (`evaltrace` and the dev kit `@evaltrace/dev`), checked
+ * against test/build/public-api.json, so that nothing public moves, appears or disappears by
+ * accident (in a refactor of src/, say).
  *
- * For every subpath of package.json "exports" (but ./package.json), as the exports map resolves it:
+ * For every subpath of each package.json "exports" (but ./package.json), as the exports map
+ * resolves it, by its import specifier (`evaltrace/openai`, `@evaltrace/dev/fakes`):
  * - runtime: the names the ESM entry exports (`import()`) and the CommonJS one (`require()`), each
  *   with its `typeof`; each loaded in a child process of its own;
  * - types: every name the "types" file exports (.d.ts for import, .d.cts for require), with its
@@ -13,12 +15,13 @@
  *
  * Commands (from the repo root):
  *   npx vitest run test/build/public-api.test.ts
- *       checks dist/ (build it first: npm test does) against test/build/public-api.json;
+ *       checks packages/evaltrace/dist and packages/dev/dist (build them first: npm test does) against test/build/public-api.json;
  *   PUBLIC_API_DIST=.builds/base npx vitest run test/build/public-api.test.ts
- *       checks another build with dist/'s layout instead (a path relative to the repo root, or absolute);
+ *       checks another build of `evaltrace` with its dist/'s layout instead (a path relative to the
+ *       repo root, or absolute);
  *   PUBLIC_API_PACKAGE_JSON=/tmp/base-package.json PUBLIC_API_DIST=.builds/base npx vitest run ...
- *       takes the exports map from another package.json (default: the repo's), for a build of
- *       another commit: git show <commit>:package.json > /tmp/base-package.json;
+ *       takes `evaltrace`'s exports map from another package.json (default:
+ *       packages/evaltrace/package.json), for a build of another commit;
  *   UPDATE_PUBLIC_API=1 npx vitest run test/build/public-api.test.ts
  *       rewrites test/build/public-api.json from the build instead of comparing: for a change of
  *       the public API that is meant; review the diff of the JSON before committing it.
@@ -31,10 +34,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { type Format, packageRoot, runChild } from "../helpers/child.js";
 
 const snapshotFile = join(packageRoot, "test", "build", "public-api.json");
-const distEnv = process.env.PUBLIC_API_DIST;
-const dist = resolve(distEnv ? (isAbsolute(distEnv) ? distEnv : join(packageRoot, distEnv)) : join(packageRoot, "dist"));
-const packageJsonEnv = process.env.PUBLIC_API_PACKAGE_JSON;
-const packageJson = resolve(packageJsonEnv ? (isAbsolute(packageJsonEnv) ? packageJsonEnv : join(packageRoot, packageJsonEnv)) : join(packageRoot, "package.json"));
+const fromRoot = (path: string) => resolve(isAbsolute(path) ? path : join(packageRoot, path));
+/** The packages checked: each one's manifest and build. */
+const builds = [
+  { packageJson: fromRoot(process.env.PUBLIC_API_PACKAGE_JSON ?? "packages/evaltrace/package.json"), dist: fromRoot(process.env.PUBLIC_API_DIST ?? "packages/evaltrace/dist") },
+  { packageJson: fromRoot("packages/dev/package.json"), dist: fromRoot("packages/dev/dist") },
+];
 const update = process.env.UPDATE_PUBLIC_API === "1";
 /** How a path reads in a test title: from the repo root when it is inside it. */
 const shown = (path: string) => (path.startsWith(packageRoot) ? relative(packageRoot, path) : path);
@@ -53,8 +58,15 @@ interface Entry {
   cjsTypes: string;
 }
 
+/** Every entry of every package, by import specifier. */
 function entries(): Map<string, Entry> {
-  const pkg = JSON.parse(readFileSync(packageJson, "utf8")) as { exports: Record<string, unknown> };
+  const out = new Map<string, Entry>();
+  for (const build of builds) for (const [specifier, entry] of packageEntries(build.packageJson, build.dist)) out.set(specifier, entry);
+  return out;
+}
+
+function packageEntries(packageJson: string, dist: string): Map<string, Entry> {
+  const pkg = JSON.parse(readFileSync(packageJson, "utf8")) as { name: string; exports: Record<string, unknown> };
   const inDist = (subpath: string, path: string | undefined): string => {
     if (typeof path !== "string" || !path.startsWith("./dist/")) throw new Error(`${packageJson}: exports["${subpath}"]: expected a ./dist/... path, got ${JSON.stringify(path)}`);
     return join(dist, path.slice("./dist/".length));
@@ -63,7 +75,7 @@ function entries(): Map<string, Entry> {
   for (const subpath of Object.keys(pkg.exports).sort()) {
     if (subpath === "./package.json") continue;
     const target = pkg.exports[subpath] as { import?: Partial<Conditions>; require?: Partial<Conditions> };
-    out.set(subpath, {
+    out.set(subpath === "." ? pkg.name : `${pkg.name}${subpath.slice(1)}`, {
       esm: inDist(subpath, target.import?.default),
       cjs: inDist(subpath, target.require?.default),
       esmTypes: inDist(subpath, target.import?.types),
@@ -143,7 +155,7 @@ function declaredTypes(files: string[]): Map<string, DeclaredModule> {
   if (errors.length > 0) throw new Error(ts.formatDiagnostics(errors, ts.createCompilerHost(options)));
   const program = ts.createProgram({ rootNames: files, options });
   const checker = program.getTypeChecker();
-  const inBuild = (sf: ts.SourceFile) => resolve(sf.fileName).startsWith(dist + sep);
+  const inBuild = (sf: ts.SourceFile) => builds.some((b) => resolve(sf.fileName).startsWith(b.dist + sep));
   const declaredInBuild = (symbol: ts.Symbol | undefined) => (symbol?.declarations ?? []).some((d) => inBuild(d.getSourceFile()));
 
   const unresolved: string[] = [];
@@ -400,7 +412,7 @@ function differences(was: Snapshot, now: Snapshot): string {
 
 // --- the tests ---------------------------------------------------------------------------------
 
-describe(`the public API of the build in ${shown(dist)}/ (PUBLIC_API_DIST, default dist/)`, () => {
+describe(`the public API of the builds in ${builds.map((b) => shown(b.dist)).join(", ")} (PUBLIC_API_DIST for another build of evaltrace)`, () => {
   const esm: Record<string, Runtime> = {};
   const cjs: Record<string, Runtime> = {};
   const dts: Record<string, DeclaredModule> = {};
@@ -410,7 +422,7 @@ describe(`the public API of the build in ${shown(dist)}/ (PUBLIC_API_DIST, defau
   const missing: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(dist)) throw new Error(`${dist} does not exist: build the package first (npm run build), or point PUBLIC_API_DIST at a build`);
+    for (const b of builds) if (!existsSync(b.dist)) throw new Error(`${b.dist} does not exist: build the packages first (npm run build), or point PUBLIC_API_DIST at a build`);
     // A subpath with a file missing is left out of what follows (the first test names the file).
     const all = new Map(
       [...entries()].filter(([, e]) => {
@@ -431,7 +443,7 @@ describe(`the public API of the build in ${shown(dist)}/ (PUBLIC_API_DIST, defau
     }
   }, 120_000);
 
-  it(`every file the exports map of ${shown(packageJson)} names (import and require, code and types) is in the build`, () => {
+  it(`every file the exports maps of ${builds.map((b) => shown(b.packageJson)).join(", ")} name (import and require, code and types) is in the build`, () => {
     expect(missing).toEqual([]);
   });
 

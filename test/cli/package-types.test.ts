@@ -14,8 +14,8 @@ const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 
 const program = `
 import { configure, observe, flush } from "evaltrace";
-import { startDevServer, type DevServer } from "evaltrace/devserver";
-import { startFakeOpenAI, type FakeOpenAI } from "evaltrace/fakes";
+import { startDevServer, type DevServer } from "@evaltrace/dev";
+import { startFakeOpenAI, type FakeOpenAI } from "@evaltrace/dev/fakes";
 import type { wrapOpenAI } from "evaltrace/openai";
 const run = async (): Promise<DevServer> => startDevServer({ port: 0 });
 const answer = observe({ type: "llm", model: "gpt-4o", name: "answer" }, async function answer(q: string) { return q; });

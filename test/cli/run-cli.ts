@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** The CLI as users run it: bin/evaltrace.mjs over the built dist (npm test builds it first). */
-export const bin = fileURLToPath(new URL("../../bin/evaltrace.mjs", import.meta.url));
+export const bin = fileURLToPath(new URL("../../packages/evaltrace/bin/evaltrace.mjs", import.meta.url));
 
 /** What one run of the CLI printed and how it exited. */
 export interface CliRun {

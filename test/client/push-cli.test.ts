@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 
-const bin = fileURLToPath(new URL("../../bin/evaltrace.mjs", import.meta.url));
+const bin = fileURLToPath(new URL("../../packages/evaltrace/bin/evaltrace.mjs", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "evaltrace-cli-"));
 let dev: DevServer;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
-const bin = fileURLToPath(new URL("../../bin/evaltrace.mjs", import.meta.url));
+const bin = fileURLToPath(new URL("../../packages/evaltrace/bin/evaltrace.mjs", import.meta.url));
 
 function readUntil(child: ChildProcess, pattern: RegExp): Promise<string> {
   let out = "";

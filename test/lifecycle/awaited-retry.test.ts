@@ -109,7 +109,7 @@ describe("npx evaltrace push-dataset during a backoff", () => {
     const dir = mkdtempSync(join(tmpdir(), "evaltrace-retry-"));
     const file = join(dir, "g.jsonl");
     writeFileSync(file, `${JSON.stringify({ input: "q", expectedOutput: "a" })}\n`);
-    const cli = spawn(process.execPath, ["bin/evaltrace.mjs", "push-dataset", "--alias", "retried", file], {
+    const cli = spawn(process.execPath, ["packages/evaltrace/bin/evaltrace.mjs", "push-dataset", "--alias", "retried", file], {
       cwd: packageRoot,
       env: { PATH: process.env.PATH ?? "", EVALTRACE_API_KEY: service.dev.projectKey, EVALTRACE_BASE_URL: p.url },
     });

@@ -6,7 +6,7 @@ import { formats, load, runChild } from "../helpers/child.js";
 describe.each(formats)("prompts from the built package (%s)", (format) => {
   it("importing evaltrace loads no @huggingface/jinja; a pulled JINJA prompt renders and names a missing variable", async () => {
     const source = `${load(format, "evaltrace", ["Client", "PromptInterpolationError"])}
-${load(format, "evaltrace/devserver", ["startDevServer"])}
+${load(format, "@evaltrace/dev", ["startDevServer"])}
 ${load(format, "node:module", ["createRequire"])}
 const jinjaLoaded = () => Object.keys(createRequire(process.cwd() + "/x.js").cache).some((k) => /@huggingface[\\\\/]jinja/.test(k));
 const atImport = jinjaLoaded();
