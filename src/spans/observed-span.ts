@@ -12,9 +12,8 @@ import {
   SpanStatusCode,
   type TimeInput,
 } from "@opentelemetry/api";
-import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
-import { EMPTY_RESOURCE, isAttributeValue, isTimeInput, millisToHrTime, sanitizeAttributes } from "../util/otel-core.js";
+import { EMPTY_RESOURCE, isAttributeValue, isTimeInput, millisToHrTime, type Resource, sanitizeAttributes } from "../util/otel-core.js";
 import { SPAN_DATA, SPAN_OWNER, type SpanData } from "./span-data.js";
 import { preciseNow } from "./time.js";
 import { keptShapes } from "./kept-shapes.js";

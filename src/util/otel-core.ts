@@ -1,5 +1,8 @@
 import { type Attributes, type AttributeValue, type Context, createContextKey, diag, type HrTime, type TimeInput } from "@opentelemetry/api";
-import type { Resource } from "@opentelemetry/resources";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+
+/** `@opentelemetry/resources`' type, as sdk-trace-base's ReadableSpan names it (resources is not a dependency). */
+export type Resource = ReadableSpan["resource"];
 
 /**
  * The few functions of `@opentelemetry/core` the SDK calls on its hot path, with core's own
