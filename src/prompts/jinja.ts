@@ -25,18 +25,44 @@ interface Engine {
   StrictInterpreter: new (env: Environment) => Interpreter & { readonly missing: string[] };
 }
 
+const JINJA = "@huggingface/jinja";
+const INSTALL = `npm install ${JINJA}`;
+
 let engine: Engine | undefined;
 
 /**
  * The engine, loaded at the first JINJA render rather than when `evaltrace` is imported (it
- * takes tens of milliseconds to load, and most apps never render a JINJA prompt).
+ * takes tens of milliseconds to load, and most apps never render a JINJA prompt). It is an
+ * optional peer dependency: an app that renders JINJA prompts installs it. Loaded synchronously
+ * (`interpolate()` is synchronous) through `require` from the built file, the same way in the
+ * ESM and the CommonJS build. Without it, the render throws an error that says so and how to
+ * install it; a later render tries again.
  */
 function loadEngine(): Engine {
   if (engine) return engine;
-  const jinja = createRequire(ownFile())("@huggingface/jinja") as typeof Jinja;
+  let jinja: typeof Jinja;
+  try {
+    jinja = createRequire(ownFile())(JINJA) as typeof Jinja;
+  } catch (err) {
+    throw engineError(err);
+  }
+  if (typeof jinja?.Template !== "function" || typeof jinja.Environment !== "function" || typeof jinja.Interpreter !== "function") {
+    throw new Error(`evaltrace: rendering a JINJA prompt needs ${JINJA}, and the version installed lacks its Template, Environment or Interpreter. Install a supported version: ${INSTALL}@^0.5`);
+  }
   const Interpreter = jinja.Interpreter as unknown as new (env: Environment) => Interpreter;
   engine = { Environment: jinja.Environment as unknown as Engine["Environment"], Template: jinja.Template as unknown as Engine["Template"], StrictInterpreter: strictInterpreter(Interpreter) };
   return engine;
+}
+
+/** The error of a JINJA render when the engine's package cannot be loaded: the cause, and the fix. */
+function engineError(err: unknown): Error {
+  const code = (err as { code?: unknown } | null)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  const notInstalled = (code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND") && message.includes(JINJA);
+  const why = notInstalled
+    ? `${JINJA} is not installed (an optional peer dependency of evaltrace, needed only for JINJA prompts)`
+    : `${JINJA} could not be loaded (${message.split("\n")[0]})`;
+  return new Error(`evaltrace: rendering a JINJA prompt needs ${JINJA}, and ${why}. Install it: ${INSTALL}`, { cause: err });
 }
 
 /** The fields of the engine's AST nodes read here. */
@@ -145,7 +171,8 @@ function parse(template: string): Program {
 /**
  * Renders a JINJA template through `@huggingface/jinja` (a JavaScript implementation of Jinja:
  * statements, loops, filters, tests, macros), with undefined variables an error. A variable
- * given as `undefined` counts as not given.
+ * given as `undefined` counts as not given. Throws a plain `Error` (not a
+ * `PromptInterpolationError`) when `@huggingface/jinja` is not installed, naming the fix.
  */
 export function renderJinja(template: string, variables: Readonly<Record<string, unknown>>): string {
   const program = parse(template);

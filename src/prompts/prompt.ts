@@ -35,6 +35,7 @@ export interface TextPrompt extends PromptBase {
   /**
    * The text with every variable replaced (see {@link InterpolationType} for each syntax).
    * @throws PromptInterpolationError naming the variables the template uses that were not given.
+   * @throws Error for a JINJA prompt when the optional peer dependency `@huggingface/jinja` is not installed.
    */
   interpolate(variables?: PromptVariables): string;
 }
@@ -47,6 +48,7 @@ export interface MessagesPrompt extends PromptBase {
   /**
    * The messages with every variable of each content replaced; roles unchanged.
    * @throws PromptInterpolationError naming the variables the templates use that were not given.
+   * @throws Error for a JINJA prompt when the optional peer dependency `@huggingface/jinja` is not installed.
    */
   interpolate(variables?: PromptVariables): PromptMessage[];
 }

@@ -12,10 +12,8 @@ import {
   SpanStatusCode,
   type TimeInput,
 } from "@opentelemetry/api";
-import type { InstrumentationScope } from "@opentelemetry/core";
-import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
-import { EMPTY_RESOURCE, isAttributeValue, isTimeInput, millisToHrTime, sanitizeAttributes } from "../util/otel-core.js";
+import { EMPTY_RESOURCE, isAttributeValue, isTimeInput, millisToHrTime, type Resource, sanitizeAttributes } from "../util/otel-core.js";
 import { SPAN_DATA, SPAN_OWNER, type SpanData } from "./span-data.js";
 import { preciseNow } from "./time.js";
 import { keptShapes } from "./kept-shapes.js";
@@ -24,6 +22,9 @@ import { keptShapes } from "./kept-shapes.js";
 export interface SpanSink {
   onEnd(span: ReadableSpan): void;
 }
+
+/** `@opentelemetry/core`'s type, as sdk-trace-base's ReadableSpan names it (core is not a dependency). */
+type InstrumentationScope = ReadableSpan["instrumentationScope"];
 
 const SCOPE: InstrumentationScope = Object.freeze({ name: "evaltrace" });
 /** The empty resource, as `@opentelemetry/resources` makes it (that package is not loaded by `import "evaltrace"`). */

@@ -1,8 +1,7 @@
 import { type Context, type Span, type SpanContext, type TraceState, trace } from "@opentelemetry/api";
-// Its file, not core's index (some thirty files): `import "evaltrace"` stays light (start-up).
-import { TraceState as W3CTraceState } from "@opentelemetry/core/build/src/trace/TraceState.js";
 import { setParentOverride } from "./span-data.js";
 import { keptShapes } from "./kept-shapes.js";
+import { TraceState as W3CTraceState } from "../util/trace-state.js";
 
 /**
  * The W3C `tracestate` entry evaltrace adds to what a process propagates: the id of the nearest

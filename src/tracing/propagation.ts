@@ -1,9 +1,8 @@
 import { type Context, context, type SpanContext, type TextMapGetter, trace } from "@opentelemetry/api";
-// Its file, not core's index (some thirty files): `import "evaltrace"` stays light (start-up).
-import { W3CTraceContextPropagator } from "@opentelemetry/core/build/src/trace/W3CTraceContextPropagator.js";
 import { ensureRuntime } from "../runtime/configure.js";
 import { currentObservedSpan, withoutObservedSpan } from "./context.js";
 import { joinableRemoteParent, remoteAnchor, serializeAnchored } from "../spans/remote-parent.js";
+import { W3CTraceContextPropagator } from "../util/w3c-trace-context.js";
 
 /**
  * Request headers as apps hold them: a fetch `Headers`, or a plain object (Node's

@@ -1,13 +1,17 @@
 import { type Attributes, type AttributeValue, type Context, createContextKey, diag, type HrTime, type TimeInput } from "@opentelemetry/api";
-import type { Resource } from "@opentelemetry/resources";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+
+/** `@opentelemetry/resources`' type, as sdk-trace-base's ReadableSpan names it (resources is not a dependency). */
+export type Resource = ReadableSpan["resource"];
 
 /**
  * The few functions of `@opentelemetry/core` the SDK calls on its hot path, with core's own
  * semantics, so that `import "evaltrace"` does not load core's index (some thirty files) nor
- * `@opentelemetry/resources` (which loads core and the semantic conventions): the two classes of
- * core it needs now and then are imported by their files (spans/remote-parent.ts,
- * tracing/propagation.ts). The suppress-tracing key is core's own (`createContextKey` is
- * `Symbol.for`), so a context suppressed by the app's OpenTelemetry is suppressed here too.
+ * `@opentelemetry/resources` (which loads core and the semantic conventions); core's W3C
+ * propagator and `TraceState` are vendored beside this file (w3c-trace-context.ts,
+ * trace-state.ts), so core is not a dependency at all. The suppress-tracing key is core's own
+ * (`createContextKey` is `Symbol.for`), so a context suppressed by the app's OpenTelemetry is
+ * suppressed here too.
  */
 const SUPPRESS_TRACING_KEY = createContextKey("OpenTelemetry SDK Context Key SUPPRESS_TRACING");
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { startFakeOpenAI } from "../../src/fakes/index.js";
 import type { StoredSpan } from "../../src/devserver/store/store.js";
-import { type Finished, runZeroCode } from "../helpers/child.js";
+import { type Finished, hidingPackages, runZeroCode } from "../helpers/child.js";
 import { runsHere } from "../helpers/skips.js";
 
 // Zero-code rides on Node's module hooks (module.register, require-in-the-middle); Bun has neither,
@@ -115,6 +115,26 @@ console.log(text.length > 0);`;
     expect(traces).toHaveLength(1);
     expect(JSON.stringify(traces[0])).not.toContain(`${marker} off`);
     expect(traces[0]!.filter((s) => s.type === "llm").length).toBeGreaterThanOrEqual(1);
+  });
+
+  it.each(["esm", "cjs"] as const)("%s: without @opentelemetry/sdk-trace-base, generateText runs untraced and the log says why and how to fix it, once", async (format) => {
+    const marker = `ai-no-base-${format}`;
+    const load =
+      format === "esm"
+        ? 'import { generateText } from "ai"; import { createOpenAI } from "@ai-sdk/openai";'
+        : 'const { generateText } = require("ai"); const { createOpenAI } = require("@ai-sdk/openai");';
+    const src = `${load}
+const openai = createOpenAI({ apiKey: "sk-test", baseURL: process.env.FAKE_OPENAI });
+const first = await generateText({ model: openai.chat("gpt-4o-mini"), prompt: "${marker}" });
+const second = await generateText({ model: openai.chat("gpt-4o-mini"), prompt: "${marker} again" });
+console.log(first.text.length > 0 && second.text.length > 0);`;
+    const f = await runApp(format, src, hidingPackages("@opentelemetry/sdk-trace-base"));
+    expect(f.stdout).toBe("true\n");
+    const lines = f.stderr.split("\n").filter((l) => l.length > 0);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("[evaltrace] zero-code: AI SDK calls are not traced: @opentelemetry/sdk-trace-base, which makes their spans, could not be loaded");
+    expect(lines[0]).toContain("npm install @opentelemetry/sdk-trace-base");
+    expect(tracesOf(marker)).toHaveLength(0);
   });
 
   it.each(["esm", "cjs"] as const)("%s: a streamText the app aborts is ERRORED with the abort reason and the text streamed before it", async (format) => {

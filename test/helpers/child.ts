@@ -79,3 +79,11 @@ export function runZeroCode(format: Format, source: string, env: Record<string, 
   child.stderr!.setEncoding("utf8").on("data", (c: string) => (stderr += c));
   return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
 }
+
+/**
+ * The environment that makes `packages` look uninstalled to a child's `require` (and so to the
+ * SDK's lazy loads, from either build): see hide-packages.cjs.
+ */
+export function hidingPackages(...packages: string[]): Record<string, string> {
+  return { NODE_OPTIONS: `--require ${JSON.stringify(fileURLToPath(new URL("./hide-packages.cjs", import.meta.url)))}`, EVALTRACE_TEST_HIDE: packages.join(",") };
+}

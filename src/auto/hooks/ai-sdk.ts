@@ -2,7 +2,9 @@ import type { Tracer } from "@opentelemetry/api";
 import type * as OtelTraceBase from "@opentelemetry/sdk-trace-base";
 import { EvaltraceSpanProcessor } from "../../bridge/span-processor.js";
 import { streamTextWatched, unwatched } from "../../integrations/ai-sdk.js";
+import { consoleLogger } from "../../logger.js";
 import { processWide } from "../../process-wide.js";
+import { currentRuntime } from "../../runtime/configure.js";
 import { lazyDependency } from "../../util/lazy-dependency.js";
 import type { LibraryHook } from "../instrumentation.js";
 import { isOn } from "../state.js";
@@ -14,11 +16,36 @@ const traced = ["generateText", "streamText", "generateObject", "streamObject", 
 
 const PATCHED = Symbol.for("evaltrace.auto.ai");
 
-/** `@opentelemetry/sdk-trace-base`, loaded at the first traced call (not when evaltrace is imported). */
-const traceBase = lazyDependency<typeof OtelTraceBase>("@opentelemetry/sdk-trace-base");
+const TRACE_BASE = "@opentelemetry/sdk-trace-base";
 
-/** A tracer of our own provider (never the app's global one), whose spans the EvaltraceSpanProcessor maps. */
-const tracer = (): Tracer => processWide("auto.aiTracer", () => new (traceBase().BasicTracerProvider)({ spanProcessors: [new EvaltraceSpanProcessor()] }).getTracer("ai"));
+/** `@opentelemetry/sdk-trace-base`, loaded at the first traced call (not when evaltrace is imported). */
+const loadTraceBase = lazyDependency<typeof OtelTraceBase>(TRACE_BASE);
+
+/**
+ * `@opentelemetry/sdk-trace-base` (its `BasicTracerProvider` makes the AI SDK's spans), or
+ * undefined when it cannot be loaded (it is not a dependency of every install): said once in
+ * the log, and the AI SDK's calls then run untraced, as the app wrote them.
+ */
+function traceBase(): typeof OtelTraceBase | undefined {
+  const state = processWide("auto.aiTraceBase", () => ({ failed: false }));
+  if (state.failed) return undefined;
+  try {
+    return loadTraceBase();
+  } catch (error) {
+    state.failed = true;
+    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    (currentRuntime()?.logger ?? consoleLogger()).warn(
+      `zero-code: AI SDK calls are not traced: ${TRACE_BASE}, which makes their spans, could not be loaded (${reason}). Install it (npm install ${TRACE_BASE}) to trace them.`,
+    );
+    return undefined;
+  }
+}
+
+/** A tracer of our own provider (never the app's global one), whose spans the EvaltraceSpanProcessor maps; undefined without sdk-trace-base. */
+function tracer(): Tracer | undefined {
+  const base = traceBase();
+  return base && processWide("auto.aiTracer", () => new base.BasicTracerProvider({ spanProcessors: [new EvaltraceSpanProcessor()] }).getTracer("ai"));
+}
 
 /**
  * The call's options with telemetry on and our tracer, when the app left `isEnabled` unset; an
@@ -31,7 +58,9 @@ function withTelemetry(options: unknown): unknown {
     if (telemetry !== undefined && (telemetry === null || typeof telemetry !== "object")) return options;
     const set = telemetry as { isEnabled?: unknown } | undefined;
     if (set?.isEnabled !== undefined) return options;
-    return { ...options, experimental_telemetry: { ...set, isEnabled: true, tracer: tracer() } };
+    const ours = tracer();
+    if (ours === undefined) return options;
+    return { ...options, experimental_telemetry: { ...set, isEnabled: true, tracer: ours } };
   } catch {
     // Options we cannot copy (a getter that throws) go to the SDK as they are.
     return options;
