@@ -35,9 +35,9 @@ const common: Options = {
   // closures: on the span path of every `require("evaltrace")` app). Measured in
   // docs/performance.md ("The CommonJS build").
   treeshake: true,
-  // p-queue is ESM-only: bundled, so that `require("evaltrace")` works on every Node 20 (and it
-  // is a devDependency: nothing installs it beside the build).
-  noExternal: ["p-queue", "eventemitter3"],
+  // p-queue (with its own dependencies) is ESM-only: bundled, so that `require("evaltrace")`
+  // works on every Node 20; it is a devDependency, so nothing installs it beside the build.
+  noExternal: ["p-queue", "eventemitter3", "p-timeout"],
   // Every other package is the app's: a dependency or (optional) peer of the package, or a hook
   // package of @evaltrace/auto loaded at run time, never a copy inside the build.
   external: [/^[^./]/],

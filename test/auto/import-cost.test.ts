@@ -1,20 +1,24 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { formats, load, runChild, runZeroCode } from "../helpers/child.js";
+import { formats, load, packageRoot, runChild, runZeroCode } from "../helpers/child.js";
 import { runsHere } from "../helpers/skips.js";
 
 // Zero-code rides on Node's module hooks (module.register, require-in-the-middle); Bun has neither,
 // so there an app calls the wrap functions itself.
 const onBun = !runsHere(!("Bun" in globalThis), "test/auto/import-cost.test.ts", "zero-code needs Node's module hooks, which Bun does not have (wrap the clients there)");
 
-// `instrument` is exported from the main entry, but importing evaltrace must stay cheap and free
-// of side effects: the module hooks (@opentelemetry/instrumentation, require-in-the-middle,
-// import-in-the-middle) load only when instrument() or evaltrace/auto turns a library on.
+// Importing evaltrace must stay cheap and free of side effects: the module hooks
+// (@opentelemetry/instrumentation, require-in-the-middle, import-in-the-middle, from
+// @evaltrace/auto) load only when instrument() (evaltrace/instrument) or evaltrace/auto turns a
+// library on.
 const hooks = /@opentelemetry[\\/]instrumentation|require-in-the-middle|import-in-the-middle/;
 
 describe.skipIf(onBun).each(formats)("importing evaltrace (%s)", (format) => {
   it("loads none of the module-hook machinery until instrument() is called", async () => {
     // Every CommonJS module loaded, from either format (the hooks' packages are CommonJS).
-    const source = `${load(format, "evaltrace", ["instrument", "observe"])}
+    const source = `${load(format, "evaltrace", ["observe"])}
+${load(format, "evaltrace/instrument", ["instrument"])}
 ${load(format, "node:module", ["createRequire"])}
 const loaded = () => Object.keys(createRequire(process.cwd() + "/x.js").cache).filter((k) => ${hooks}.test(k)).length;
 const before = loaded();
@@ -23,12 +27,40 @@ const afterObserve = loaded();
 instrument({});
 console.log(JSON.stringify({ before, afterObserve, afterInstrument: loaded() }));`;
     const done = await runChild(format, source, { EVALTRACE_TRACING_ENABLED: "false" }).finished;
-    expect(done.code).toBe(0);
+    expect(done.code, done.stderr).toBe(0);
     const counts = JSON.parse(done.stdout.trim()) as { before: number; afterObserve: number; afterInstrument: number };
     expect(counts.before).toBe(0);
     expect(counts.afterObserve).toBe(0);
     expect(counts.afterInstrument).toBeGreaterThan(0);
   });
+});
+
+// What `import "evaltrace"` reaches in the build: every file its entry imports, transitively
+// (issue 41). No integration and no zero-code hook: those are subpaths an app imports itself.
+const integrationCode = /wrapOpenAI|wrapAnthropic|wrapGoogleGenAI|wrapBedrock|EvaltraceCallbackHandler|EvaltraceTracingProcessor|instrumentLlamaIndex|instrumentMcpClient|EvaltraceExporter|wrapQuery|evaltrace-auto-|import-in-the-middle|require-in-the-middle/;
+
+describe("the main entry of the build (packages/evaltrace/dist)", () => {
+  const dist = join(packageRoot, "packages", "evaltrace", "dist");
+  /** The files `entry` imports statically, itself included, transitively. */
+  const closure = (entry: string): string[] => {
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const code = readFileSync(join(dist, file), "utf8");
+      for (const m of code.matchAll(/(?:from|import|require\()\s*["']\.\/([^"']+)["']/g)) visit(m[1]!);
+    };
+    visit(entry);
+    return [...seen];
+  };
+
+  for (const entry of ["index.js", "index.cjs"]) {
+    it(`${entry} reaches no integration and no zero-code code`, () => {
+      const files = closure(entry);
+      expect(files.length).toBeGreaterThan(1);
+      expect(files.filter((f) => integrationCode.test(readFileSync(join(dist, f), "utf8")))).toEqual([]);
+    });
+  }
 });
 
 // Start-up (issue 34): `import "evaltrace"` loads @opentelemetry/api and the context manager,

@@ -5,7 +5,7 @@ import { streamTextWatched, unwatched } from "../../integrations/ai-sdk.js";
 import { consoleLogger } from "../../logger.js";
 import { processWide } from "../../process-wide.js";
 import { currentRuntime } from "../../runtime/configure.js";
-import { lazyDependency } from "../../util/lazy-dependency.js";
+import { hookDependencies } from "../dependencies.js";
 import type { LibraryHook } from "../instrumentation.js";
 import { isOn } from "../state.js";
 
@@ -18,8 +18,15 @@ const PATCHED = Symbol.for("evaltrace.auto.ai");
 
 const TRACE_BASE = "@opentelemetry/sdk-trace-base";
 
-/** `@opentelemetry/sdk-trace-base`, loaded at the first traced call (not when evaltrace is imported). */
-const loadTraceBase = lazyDependency<typeof OtelTraceBase>(TRACE_BASE);
+/**
+ * `@opentelemetry/sdk-trace-base`, loaded at the first traced call (not when evaltrace is
+ * imported), from `@evaltrace/auto`, which carries it for zero-code.
+ */
+function loadTraceBase(): typeof OtelTraceBase {
+  const found = hookDependencies();
+  if (!found) throw new Error("@evaltrace/auto is not installed");
+  return found.require(TRACE_BASE) as typeof OtelTraceBase;
+}
 
 /**
  * `@opentelemetry/sdk-trace-base` (its `BasicTracerProvider` makes the AI SDK's spans), or
