@@ -5,9 +5,9 @@ import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { messageText } from "../../spans/message-text.js";
 import type { JsonValue } from "../../spans/json-value.js";
 import { buildTestCase, type LlmTestCaseOption } from "../../spans/test-case.js";
-import { incomplete } from "../model-call.js";
+import { incomplete } from "../kit/model-call.js";
 import { type CallResult, tapOpenAIStream, type Usage } from "./stream.js";
-import { reportUnexpectedClient, reportWrapFailure } from "../unexpected-client.js";
+import { reportUnexpectedClient, reportWrapFailure } from "../kit/unexpected-client.js";
 
 export type { CallResult, Usage };
 
