@@ -2,7 +2,7 @@ import { defineConfig } from "tsup";
 
 export default defineConfig([
   {
-    entry: { index: "src/index.ts", devserver: "src/devserver/index.ts", fakes: "src/fakes/index.ts", testing: "src/testing/index.ts", openai: "src/integrations/openai/index.ts", langchain: "src/integrations/langchain/index.ts", "openai-agents": "src/integrations/openai-agents.ts", anthropic: "src/integrations/anthropic.ts", bedrock: "src/integrations/bedrock/index.ts", "google-genai": "src/integrations/google-genai.ts", mcp: "src/integrations/mcp/index.ts", mastra: "src/integrations/mastra/index.ts", "claude-agent-sdk": "src/integrations/claude-agent-sdk/index.ts", llamaindex: "src/integrations/llamaindex/index.ts", auto: "src/auto/register.ts", doctor: "src/doctor/index.ts" },
+    entry: { index: "src/index.ts", devserver: "src/devserver/index.ts", fakes: "src/fakes/index.ts", testing: "src/testing/index.ts", openai: "src/integrations/openai/index.ts", langchain: "src/integrations/langchain/index.ts", "openai-agents": "src/integrations/openai-agents.ts", anthropic: "src/integrations/anthropic.ts", bedrock: "src/integrations/bedrock/index.ts", "google-genai": "src/integrations/google-genai/index.ts", mcp: "src/integrations/mcp/index.ts", mastra: "src/integrations/mastra/index.ts", "claude-agent-sdk": "src/integrations/claude-agent-sdk/index.ts", llamaindex: "src/integrations/llamaindex/index.ts", auto: "src/auto/register.ts", doctor: "src/doctor/index.ts" },
     format: ["esm", "cjs"],
     // Shared chunks in both formats: every entry point of one format loads the same runtime
     // module (the registry in src/runtime/registry.ts then joins the ESM and CommonJS copies).

@@ -1,8 +1,8 @@
-import type { ToolCall } from "../protocol/types.js";
-import type { ReadableToolCall } from "../semconv/messages.js";
-import { messageText } from "../spans/message-text.js";
-import { toText } from "../spans/serialize.js";
-import { type CallResult, callLine, isObject, type Message, toolCall } from "./kit/model-call.js";
+import type { ToolCall } from "../../protocol/types.js";
+import type { ReadableToolCall } from "../../semconv/messages.js";
+import { messageText } from "../../spans/message-text.js";
+import { toText } from "../../spans/serialize.js";
+import { type CallResult, callLine, isObject, type Message, toolCall } from "../kit/model-call.js";
 
 /**
  * What a Google GenAI call reads as: its params as chat messages, and its replies (one, or the

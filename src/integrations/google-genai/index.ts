@@ -1,10 +1,10 @@
 import { type Context, context } from "@opentelemetry/api";
-import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
-import { afcStep, define, startAfc, usesAfc } from "./google-genai-afc.js";
-import { fromResponses, inputMessages, modelName } from "./google-genai-content.js";
-import { cutCall, finishCall, incomplete, isObject, type Message, type ModelWrapOptions, quietly, tapIterator } from "./kit/model-call.js";
-import { abortedWhy, HeldStream, STOPPED_READING } from "./kit/stream-ending.js";
-import { reportUnexpectedClient, reportWrapFailure } from "./kit/unexpected-client.js";
+import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
+import { afcStep, define, startAfc, usesAfc } from "./afc.js";
+import { fromResponses, inputMessages, modelName } from "./content.js";
+import { cutCall, finishCall, incomplete, isObject, type Message, type ModelWrapOptions, quietly, tapIterator } from "../kit/model-call.js";
+import { abortedWhy, HeldStream, STOPPED_READING } from "../kit/stream-ending.js";
+import { reportUnexpectedClient, reportWrapFailure } from "../kit/unexpected-client.js";
 
 /** Options of {@link wrapGoogleGenAI}. */
 export interface WrapGoogleGenAIOptions extends ModelWrapOptions {}

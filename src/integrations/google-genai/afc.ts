@@ -1,8 +1,8 @@
 import { type Context, context } from "@opentelemetry/api";
-import { toText } from "../spans/serialize.js";
-import { currentObservedSpan } from "../tracing/context.js";
-import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
-import { isObject, type Message, quietly } from "./kit/model-call.js";
+import { toText } from "../../spans/serialize.js";
+import { currentObservedSpan } from "../../tracing/context.js";
+import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
+import { isObject, type Message, quietly } from "../kit/model-call.js";
 
 /**
  * Automatic function calling (AFC) of `@google/genai`: one `models.generateContent` (or
