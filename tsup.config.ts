@@ -12,7 +12,7 @@ const sdkEntries = {
   "openai-agents": "src/integrations/openai-agents.ts",
   anthropic: "src/integrations/anthropic.ts",
   bedrock: "src/integrations/bedrock/index.ts",
-  "google-genai": "src/integrations/google-genai.ts",
+  "google-genai": "src/integrations/google-genai/index.ts",
   mcp: "src/integrations/mcp/index.ts",
   mastra: "src/integrations/mastra/index.ts",
   "claude-agent-sdk": "src/integrations/claude-agent-sdk/index.ts",

@@ -1,13 +1,11 @@
-export type {
-  ApiKeysApi,
-  ClientOptions,
-  DatasetsApi,
-  EvaluateApi,
-  MetricCollectionsApi,
-  MetricsApi,
-  PromptsApi,
-} from "./client/client.js";
+export type { ApiKeysApi } from "./client/api-keys.js";
+export type { ClientOptions } from "./client/client.js";
 export { Client } from "./client/client.js";
+export type { DatasetsApi } from "./client/datasets.js";
+export type { EvaluateApi } from "./client/evaluate.js";
+export type { MetricCollectionsApi } from "./client/metric-collections.js";
+export type { MetricsApi } from "./client/metrics.js";
+export type { PromptsApi } from "./client/prompts.js";
 export { EvaltraceError, ServiceError, ValidationError } from "./client/errors.js";
 export type { PromptPullOptions, PromptSelector } from "./client/prompt-pull.js";
 export { PromptInterpolationError } from "./prompts/errors.js";

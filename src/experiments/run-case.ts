@@ -3,7 +3,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { MultiTurnGolden, SingleTurnGolden, ToolCall } from "../protocol/types.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { isPlainObject } from "../protocol/schema.js";
-import { describeError } from "../spans/serialize.js";
+import { describeError } from "../util/describe-error.js";
 import { foreignSpanData, getSpanData, ownerOf } from "../spans/span-data.js";
 import { currentObservedSpan } from "../tracing/context.js";
 import { observe } from "../tracing/observe.js";

@@ -2,7 +2,7 @@ import { context } from "@opentelemetry/api";
 import { suppressTracing } from "../util/otel-core.js";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
-import { describeError } from "../spans/serialize.js";
+import { describeError } from "../util/describe-error.js";
 import { nodeSender } from "./node-sender.js";
 import { RecoveryGate } from "./recovery.js";
 import type { HttpMethod, RawResponse, RequestBody, Sender } from "./sender.js";

@@ -4,9 +4,9 @@ import type { ToolCall } from "../protocol/types.js";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
 import { messageText } from "../spans/message-text.js";
 import type { ReadableToolCall } from "../semconv/messages.js";
-import { type CallResult, callLine, cutCall, finishCall, isObject, type Message, type ModelWrapOptions, quietly, tapIterator, toolCall } from "./model-call.js";
-import { abortedWhy, HeldStream, STOPPED_READING } from "./stream-ending.js";
-import { reportUnexpectedClient, reportWrapFailure } from "./unexpected-client.js";
+import { type CallResult, callLine, cutCall, finishCall, isObject, type Message, type ModelWrapOptions, quietly, tapIterator, toolCall } from "./kit/model-call.js";
+import { abortedWhy, HeldStream, STOPPED_READING } from "./kit/stream-ending.js";
+import { reportUnexpectedClient, reportWrapFailure } from "./kit/unexpected-client.js";
 
 /** Options of {@link wrapAnthropic}. */
 export interface WrapAnthropicOptions extends ModelWrapOptions {}

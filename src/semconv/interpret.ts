@@ -1,7 +1,7 @@
 import type { SpanType } from "../protocol/types.js";
 import type { JsonValue } from "../spans/json-value.js";
 import { SPAN_TYPE_ATTRIBUTE } from "../spans/span-data.js";
-import { MAX_NAME_CHARS, truncateString } from "../spans/string-limits.js";
+import { MAX_NAME_CHARS, truncateString } from "../util/string-limits.js";
 import { checkField, spanFieldRules } from "../spans/validate-fields.js";
 import { aiSdk } from "./ai-sdk.js";
 import { genAi } from "./genai.js";

@@ -1,7 +1,7 @@
 import type { AttributeValue, Attributes } from "@opentelemetry/api";
 import { readable } from "../spans/lc-values.js";
 import type { JsonValue } from "../spans/json-value.js";
-import { MAX_FOREIGN_JSON_CHARS } from "../spans/string-limits.js";
+import { MAX_FOREIGN_JSON_CHARS } from "../util/string-limits.js";
 
 /** A string attribute. */
 export const str = (v: AttributeValue | undefined): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);

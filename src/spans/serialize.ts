@@ -1,6 +1,7 @@
 import type { JsonValue } from "./json-value.js";
 import { isLcBlob, readable } from "./lc-values.js";
-import { MAX_ERROR_CHARS, truncateString } from "./string-limits.js";
+import { describeError } from "../util/describe-error.js";
+import { truncateString } from "../util/string-limits.js";
 
 /** Bounds on one captured value. */
 export interface SerializeLimits {
@@ -157,22 +158,6 @@ export function toText(value: unknown, limits: SerializeLimits = defaultSerializ
   return typeof json === "string" ? json : JSON.stringify(json);
 }
 
-/**
- * A short description of anything thrown: an Error's message (else its name), anything else as
- * a string, always a string of at most {@link MAX_ERROR_CHARS} characters plus a truncation
- * marker. Safe to call on hostile values (throwing getters, revoked proxies).
- */
-export function describeError(err: unknown): string {
-  let text: string;
-  try {
-    if (err instanceof Error) {
-      const message: unknown = err.message;
-      text = typeof message === "string" && message ? message : String(message || err.name || "Error");
-    } else {
-      text = String(err);
-    }
-  } catch {
-    return "unknown error";
-  }
-  return truncateString(text, MAX_ERROR_CHARS);
-}
+// Moved to util/describe-error.ts; re-exported for the importers in tracing/ (changed elsewhere
+// meanwhile): delete once they import util/ directly.
+export { describeError } from "../util/describe-error.js";

@@ -2,9 +2,10 @@ import type { Logger } from "../logger.js";
 import { warnFieldOnce } from "./field-warnings.js";
 import { type testCaseFieldNames, typeFieldNames } from "./fields.js";
 import type { SpanType } from "../protocol/types.js";
-import { defaultSerializeLimits, describeError, type SerializeLimits, toJsonValue, toText } from "./serialize.js";
+import { defaultSerializeLimits, type SerializeLimits, toJsonValue, toText } from "./serialize.js";
+import { describeError } from "../util/describe-error.js";
 import type { JsonValue } from "./json-value.js";
-import { MAX_ID_CHARS, MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS, MAX_NAME_CHARS, MAX_TAG_CHARS, truncateString } from "./string-limits.js";
+import { MAX_ID_CHARS, MAX_LABEL_CHARS, MAX_METADATA_KEY_CHARS, MAX_NAME_CHARS, MAX_TAG_CHARS, truncateString } from "../util/string-limits.js";
 
 /**
  * How the value of one field is checked and, where the intent is clear, repaired, so that what

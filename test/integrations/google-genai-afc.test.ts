@@ -4,7 +4,7 @@ import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import type { StoredSpan } from "../../src/devserver/store/store.js";
 import { type FakeGoogleGenAI, type FakeRequest, startFakeGoogleGenAI } from "../../src/fakes/index.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
-import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
+import { wrapGoogleGenAI } from "../../src/integrations/google-genai/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 // Automatic function calling (AFC) of @google/genai 2: one generateContent (or

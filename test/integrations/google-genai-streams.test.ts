@@ -4,7 +4,7 @@ import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { type FakeGoogleGenAI, startFakeGoogleGenAI } from "../../src/fakes/index.js";
 import { FAKE_REPLY } from "../../src/fakes/model.js";
 import { deliver, shutdown } from "../../src/index.js";
-import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
+import { wrapGoogleGenAI } from "../../src/integrations/google-genai/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { importNode22, runsWithNode22 } from "../helpers/node22.js";
 import { llmSpans, readUntil, storedTrace, traceWith, unfinished } from "./stream-scenarios.js";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { type FakeGoogleGenAI, startFakeGoogleGenAI } from "../../src/fakes/index.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
-import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
+import { wrapGoogleGenAI } from "../../src/integrations/google-genai/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { importNode22, runsWithNode22 } from "../helpers/node22.js";
 import { runtimeName } from "../helpers/skips.js";

@@ -4,7 +4,7 @@ import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { startFakeGoogleGenAI } from "../../src/fakes/index.js";
 import type { StoredSpan } from "../../src/devserver/store/store.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
-import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
+import { wrapGoogleGenAI } from "../../src/integrations/google-genai/index.js";
 import { configureForTest } from "../helpers/sdk.js";
 import { expectStreamTimings, timingsOf } from "../helpers/stream-timings.js";
 

@@ -7,7 +7,7 @@ import { shutdown, stats } from "../../src/index.js";
 import { wrapAnthropic } from "../../src/integrations/anthropic.js";
 import { wrapBedrock } from "../../src/integrations/bedrock/index.js";
 import { wrapClaudeAgentSdk, wrapQuery } from "../../src/integrations/claude-agent-sdk/index.js";
-import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
+import { wrapGoogleGenAI } from "../../src/integrations/google-genai/index.js";
 import { instrumentMcpClient } from "../../src/integrations/mcp/client.js";
 import { wrapOpenAI } from "../../src/integrations/openai/index.js";
 import { configureForTest } from "../helpers/sdk.js";

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { currentTraceUuid, flush, observe, shutdown, updateCurrentSpan, updateCurrentTrace } from "../../src/index.js";
-import { MAX_ERROR_CHARS, MAX_NAME_CHARS } from "../../src/spans/string-limits.js";
+import { MAX_ERROR_CHARS, MAX_NAME_CHARS } from "../../src/util/string-limits.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 const MB = 1024 * 1024;

@@ -4,7 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import type { StoredTrace } from "../../src/devserver/store/store.js";
 import { currentTraceUuid, EvaltraceSpanProcessor, flush, observe, shutdown, updateCurrentSpan, updateCurrentTrace } from "../../src/index.js";
-import { describeError, toJsonValue } from "../../src/spans/serialize.js";
+import { toJsonValue } from "../../src/spans/serialize.js";
+import { describeError } from "../../src/util/describe-error.js";
 import {
   MAX_ERROR_CHARS,
   MAX_ID_CHARS,
@@ -13,7 +14,7 @@ import {
   MAX_NAME_CHARS,
   MAX_TAG_CHARS,
   truncateString,
-} from "../../src/spans/string-limits.js";
+} from "../../src/util/string-limits.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 let dev: DevServer;

@@ -25,7 +25,7 @@ import {
 } from "../../src/index.js";
 import { wrapAnthropic } from "../../src/integrations/anthropic.js";
 import { wrapBedrock } from "../../src/integrations/bedrock/index.js";
-import { wrapGoogleGenAI } from "../../src/integrations/google-genai.js";
+import { wrapGoogleGenAI } from "../../src/integrations/google-genai/index.js";
 import { wrapOpenAI } from "../../src/integrations/openai/index.js";
 
 describe("configure()", () => {

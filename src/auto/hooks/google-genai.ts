@@ -1,4 +1,4 @@
-import { wrapGoogleGenAI } from "../../integrations/google-genai.js";
+import { wrapGoogleGenAI } from "../../integrations/google-genai/index.js";
 import { callingFramework } from "../frameworks.js";
 import { onFieldsAssigned } from "../first-use.js";
 import type { LibraryHook } from "../instrumentation.js";

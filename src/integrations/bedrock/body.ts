@@ -1,4 +1,4 @@
-import { isObject } from "../model-call.js";
+import { isObject } from "../kit/model-call.js";
 
 /**
  * InvokeModel bodies are bytes: the request's as the app gave them (a string or bytes), the

@@ -1,5 +1,5 @@
 import type { ReadableMessage } from "../../semconv/messages.js";
-import { isObject } from "../model-call.js";
+import { isObject } from "../kit/model-call.js";
 import { anyText, idOf, type Part, type PartsMessage, readableMessages, systemMessage } from "./messages.js";
 import type { Reply, StreamFolder } from "./reply.js";
 

@@ -1,6 +1,6 @@
-import type { ModelWrapOptions } from "../model-call.js";
+import type { ModelWrapOptions } from "../kit/model-call.js";
 import { instrumentedSend } from "./send.js";
-import { reportUnexpectedClient, reportWrapFailure } from "../unexpected-client.js";
+import { reportUnexpectedClient, reportWrapFailure } from "../kit/unexpected-client.js";
 
 /** Options of {@link wrapBedrock}. */
 export interface WrapBedrockOptions extends ModelWrapOptions {}

@@ -2,7 +2,7 @@ import type { ToolCall } from "../../protocol/types.js";
 import type { ReadableMessage, ReadableToolCall } from "../../semconv/messages.js";
 import type { JsonValue } from "../../spans/json-value.js";
 import { messageText } from "../../spans/message-text.js";
-import { callLine, isObject, toolCall } from "../model-call.js";
+import { callLine, isObject, toolCall } from "../kit/model-call.js";
 
 /**
  * One part of a message, whatever body format it came in: text, a tool call with the id its

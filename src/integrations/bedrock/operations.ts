@@ -1,5 +1,5 @@
 import type { ReadableMessage } from "../../semconv/messages.js";
-import { isObject } from "../model-call.js";
+import { isObject } from "../kit/model-call.js";
 import { bodyJson, bodyText } from "./body.js";
 import { converseFolder, converseInput, converseReply } from "./converse.js";
 import { familyOf, type InvokeFamily } from "./families.js";

@@ -1,4 +1,4 @@
-import type { CallResult } from "../model-call.js";
+import type { CallResult } from "../kit/model-call.js";
 import { callsOf, type Part, partsText } from "./messages.js";
 
 /** What one Bedrock call gave, in any body format: the reply's parts, its usage as reported, and metadata. */

@@ -1,7 +1,7 @@
 import { context } from "@opentelemetry/api";
 import type { ReadableMessage } from "../../semconv/messages.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
-import { finishCall, incomplete, isObject, type ModelWrapOptions, quietly, tapIterator } from "../model-call.js";
+import { finishCall, incomplete, isObject, type ModelWrapOptions, quietly, tapIterator } from "../kit/model-call.js";
 import { operationOf, type Started } from "./operations.js";
 import { callResult, type Reply } from "./reply.js";
 

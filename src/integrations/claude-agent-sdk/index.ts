@@ -1,4 +1,4 @@
-import { reportUnexpectedClient } from "../unexpected-client.js";
+import { reportUnexpectedClient } from "../kit/unexpected-client.js";
 import { wrapQueryWhen } from "./wrap.js";
 
 /**

@@ -1,4 +1,4 @@
-import { isObject } from "../model-call.js";
+import { isObject } from "../kit/model-call.js";
 
 /**
  * Readers of the messages the Claude Agent SDK's `query()` yields (`SDKMessage`: `system` (init),

@@ -1,4 +1,4 @@
-import { quietly } from "../model-call.js";
+import { quietly } from "../kit/model-call.js";
 
 /**
  * A streamed prompt (`query({ prompt: asyncIterable })`, the SDK's streaming input mode) seen on

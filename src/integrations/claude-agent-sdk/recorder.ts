@@ -1,7 +1,7 @@
 import type { Context } from "@opentelemetry/api";
 import type { ToolCall } from "../../protocol/types.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
-import { callLine, isObject, quietly, setMetadata, toolCall } from "../model-call.js";
+import { callLine, isObject, quietly, setMetadata, toolCall } from "../kit/model-call.js";
 import {
   assistantTurnOf,
   asMessage,

@@ -1,6 +1,6 @@
 import { context } from "@opentelemetry/api";
-import { isObject, quietly } from "../model-call.js";
-import { reportUnexpectedClient } from "../unexpected-client.js";
+import { isObject, quietly } from "../kit/model-call.js";
+import { reportUnexpectedClient } from "../kit/unexpected-client.js";
 import { isAsyncIterable, tapPrompt } from "./prompt.js";
 import { QueryRecorder } from "./recorder.js";
 

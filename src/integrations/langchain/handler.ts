@@ -6,7 +6,7 @@ import { buildTestCase, type LlmTestCaseOption } from "../../spans/test-case.js"
 import { field, type ReadableMessage, textOf, toolCallsOf } from "./messages.js";
 import { agentRules, type ChainFacts, controlFlowErrors, isGraph, offeredTools, plumbingRules } from "./runs.js";
 import { readDocuments, readValue } from "./values.js";
-import { callLine, quietly, toolCall } from "../model-call.js";
+import { callLine, quietly, toolCall } from "../kit/model-call.js";
 
 /** Options of {@link EvaltraceCallbackHandler}. */
 export interface EvaltraceCallbackHandlerOptions {

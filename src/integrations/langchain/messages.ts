@@ -1,5 +1,5 @@
 import { messageText } from "../../spans/message-text.js";
-import { isObject } from "../model-call.js";
+import { isObject } from "../kit/model-call.js";
 
 /** A LangChain message as our spans carry it: a role, plain text, and the tool-call links. */
 export interface ReadableMessage {

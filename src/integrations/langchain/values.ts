@@ -1,5 +1,6 @@
 import { readable } from "../../spans/lc-values.js";
-import { defaultSerializeLimits, describeError, toJsonValue } from "../../spans/serialize.js";
+import { defaultSerializeLimits, toJsonValue } from "../../spans/serialize.js";
+import { describeError } from "../../util/describe-error.js";
 import { field, isMessage, readMessage } from "./messages.js";
 
 /** A LangChain `Document` as our spans carry it. */

@@ -1,6 +1,6 @@
 import { context } from "@opentelemetry/api";
 import { openSpan } from "../../tracing/manual-span.js";
-import { quietly } from "../model-call.js";
+import { quietly } from "../kit/model-call.js";
 import { watchLlm } from "./llm-calls.js";
 import { field } from "./messages.js";
 import type { AgentWorkflowClass } from "./types.js";

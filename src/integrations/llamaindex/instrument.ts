@@ -1,4 +1,4 @@
-import { quietly } from "../model-call.js";
+import { quietly } from "../kit/model-call.js";
 import { instrumentAgentWorkflow } from "./agents.js";
 import { watchLlm } from "./llm-calls.js";
 import { field } from "./messages.js";

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ManualSpan } from "../../tracing/manual-span.js";
-import { quietly } from "../model-call.js";
+import { quietly } from "../kit/model-call.js";
 
 /**
  * LlamaIndex tells its listeners when a model call starts and ends (`llm-start`, `llm-end`) but

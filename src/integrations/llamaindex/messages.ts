@@ -1,6 +1,6 @@
 import type { ToolCall } from "../../protocol/types.js";
 import { messageText } from "../../spans/message-text.js";
-import { callLine, isObject, toolCall } from "../model-call.js";
+import { callLine, isObject, toolCall } from "../kit/model-call.js";
 
 /**
  * LlamaIndex chat messages and replies as our llm spans carry them. A LlamaIndex `ChatMessage`

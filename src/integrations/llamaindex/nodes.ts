@@ -1,4 +1,4 @@
-import { isObject } from "../model-call.js";
+import { isObject } from "../kit/model-call.js";
 import { field } from "./messages.js";
 
 /**

@@ -6,7 +6,7 @@ import { isReportableCount } from "../../logger.js";
 import { activeRuntime } from "../../runtime/configure.js";
 import type { SpanType } from "../../protocol/types.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
-import { isObject, quietly, setMetadata } from "../model-call.js";
+import { isObject, quietly, setMetadata } from "../kit/model-call.js";
 import { joinCall, watchLlm } from "./llm-calls.js";
 import { field, type ReadableMessage, readMessages, readReply, toolCallsOf } from "./messages.js";
 import { embedderOf, readNodes, retrieverName } from "./nodes.js";

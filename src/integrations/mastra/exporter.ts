@@ -3,7 +3,7 @@ import { flush } from "../../lifecycle/delivery.js";
 import type { SpanType } from "../../protocol/types.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { updateCurrentTrace } from "../../tracing/update.js";
-import { finishCall, type ModelWrapOptions, quietly, setMetadata } from "../model-call.js";
+import { finishCall, type ModelWrapOptions, quietly, setMetadata } from "../kit/model-call.js";
 import { readGeneration, readSpan, spanTypeOf, traceFieldsOf } from "./mapping.js";
 import type { MastraExportedSpan, MastraTracingEvent } from "./types.js";
 

@@ -1,5 +1,5 @@
 import type { SpanType } from "../../protocol/types.js";
-import { type CallResult, callLine, isObject, type Message, streamTimings, toolCall } from "../model-call.js";
+import { type CallResult, callLine, isObject, type Message, streamTimings, toolCall } from "../kit/model-call.js";
 import { readConversation } from "../../semconv/messages.js";
 import type { JsonValue } from "../../spans/json-value.js";
 import type { MastraExportedSpan } from "./types.js";

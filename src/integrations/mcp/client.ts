@@ -1,7 +1,7 @@
 import { injectTraceHeaders } from "../../tracing/propagation.js";
-import { isObject, quietly } from "../model-call.js";
+import { isObject, quietly } from "../kit/model-call.js";
 import { type ToolCallStart, traceToolCall } from "./tool-span.js";
-import { reportUnexpectedClient, reportWrapFailure } from "../unexpected-client.js";
+import { reportUnexpectedClient, reportWrapFailure } from "../kit/unexpected-client.js";
 
 /** The part of an MCP `Client` (`@modelcontextprotocol/sdk/client`) that {@link instrumentMcpClient} instruments. */
 export interface McpClientLike {

@@ -1,9 +1,9 @@
 import { registry } from "../../runtime/registry.js";
 import { withRemoteParent } from "../../tracing/propagation.js";
 import { currentSpanUuid } from "../../tracing/update.js";
-import { isObject, quietly } from "../model-call.js";
+import { isObject, quietly } from "../kit/model-call.js";
 import { type ToolCallStart, traceToolCall } from "./tool-span.js";
-import { reportUnexpectedClient, reportWrapFailure } from "../unexpected-client.js";
+import { reportUnexpectedClient, reportWrapFailure } from "../kit/unexpected-client.js";
 
 /** The part of an `McpServer` (`@modelcontextprotocol/sdk/server/mcp.js`) that {@link instrumentMcpServer} instruments. */
 export interface McpServerLike {

@@ -1,5 +1,5 @@
 import { toText } from "../../spans/serialize.js";
-import { isObject } from "../model-call.js";
+import { isObject } from "../kit/model-call.js";
 
 /** What a tool span records of an MCP `CallToolResult`. */
 export interface ToolOutcome {

@@ -1,7 +1,7 @@
 import { context } from "@opentelemetry/api";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { updateCurrentSpan } from "../../tracing/update.js";
-import { quietly } from "../model-call.js";
+import { quietly } from "../kit/model-call.js";
 import { readToolResult } from "./tool-result.js";
 
 /** What a tool span opens with. */

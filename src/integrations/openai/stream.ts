@@ -1,7 +1,7 @@
 import type { FoundToolCall } from "../../semconv/types.js";
 import type { ManualSpan } from "../../tracing/manual-span.js";
-import { callLine, setMetadata, tapIterator, timingsOf } from "../model-call.js";
-import { abortedWhy, HeldStream, STOPPED_READING } from "../stream-ending.js";
+import { callLine, setMetadata, tapIterator, timingsOf } from "../kit/model-call.js";
+import { abortedWhy, HeldStream, STOPPED_READING } from "../kit/stream-ending.js";
 
 /** Usage as the three endpoints report it. */
 export type Usage = { prompt_tokens?: number; completion_tokens?: number; input_tokens?: number; output_tokens?: number };

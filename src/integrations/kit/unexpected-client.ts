@@ -1,5 +1,5 @@
-import { currentRuntime } from "../runtime/configure.js";
-import { reportInternalError } from "../util/internal-errors.js";
+import { currentRuntime } from "../../runtime/configure.js";
+import { reportInternalError } from "../../util/internal-errors.js";
 
 /**
  * Reports that a `wrap*` / `instrument*` function met an object without what it instruments (the

@@ -1,7 +1,7 @@
-import { holdUnread, releaseUnread, type SendsNow, type UnreadStream } from "../lifecycle/unread-streams.js";
-import { parentSpanIdOf } from "../spans/span-data.js";
-import { currentObservedSpan } from "../tracing/context.js";
-import type { ManualSpan } from "../tracing/manual-span.js";
+import { holdUnread, releaseUnread, type SendsNow, type UnreadStream } from "../../lifecycle/unread-streams.js";
+import { parentSpanIdOf } from "../../spans/span-data.js";
+import { currentObservedSpan } from "../../tracing/context.js";
+import type { ManualSpan } from "../../tracing/manual-span.js";
 
 /**
  * How a model stream that did not end at its end is recorded, by every integration (the model

@@ -1,8 +1,8 @@
 import { type Context, context } from "@opentelemetry/api";
-import { toText } from "../spans/serialize.js";
-import { currentObservedSpan } from "../tracing/context.js";
-import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
-import { isObject, type Message, quietly } from "./model-call.js";
+import { toText } from "../../spans/serialize.js";
+import { currentObservedSpan } from "../../tracing/context.js";
+import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
+import { isObject, type Message, quietly } from "../kit/model-call.js";
 
 /**
  * Automatic function calling (AFC) of `@google/genai`: one `models.generateContent` (or
@@ -11,7 +11,7 @@ import { isObject, type Message, quietly } from "./model-call.js";
  * it sends the request, calls the tools the model asked for, sends their results back, and so on
  * until the model answers in text. The run is recorded as an agent span (the app's one call: its
  * input and the final answer, `availableTools`), with, under it, one llm span per model request
- * (recorded by `google-genai.ts` through {@link afcStep}) and one tool span per function call a
+ * (recorded by `calls.ts` through {@link afcStep}) and one tool span per function call a
  * callable tool answered.
  */
 

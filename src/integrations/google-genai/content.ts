@@ -1,13 +1,13 @@
-import type { ToolCall } from "../protocol/types.js";
-import type { ReadableToolCall } from "../semconv/messages.js";
-import { messageText } from "../spans/message-text.js";
-import { toText } from "../spans/serialize.js";
-import { type CallResult, callLine, isObject, type Message, toolCall } from "./model-call.js";
+import type { ToolCall } from "../../protocol/types.js";
+import type { ReadableToolCall } from "../../semconv/messages.js";
+import { messageText } from "../../spans/message-text.js";
+import { toText } from "../../spans/serialize.js";
+import { type CallResult, callLine, isObject, type Message, toolCall } from "../kit/model-call.js";
 
 /**
  * What a Google GenAI call reads as: its params as chat messages, and its replies (one, or the
- * chunks of a stream) as a call's result. Shared by the llm spans of `google-genai.ts` and the
- * automatic-function-calling run of `google-genai-afc.ts`. Reads fields only (never the SDK's
+ * chunks of a stream) as a call's result. Shared by the llm spans of `calls.ts` and the
+ * automatic-function-calling run of `afc.ts`. Reads fields only (never the SDK's
  * getters, such as `text`, which warns on a function-call reply).
  */
 

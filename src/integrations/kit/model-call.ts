@@ -1,13 +1,13 @@
 import { context, type HrTime } from "@opentelemetry/api";
-import { currentObservedSpan } from "../tracing/context.js";
-import type { ToolCall } from "../protocol/types.js";
-import type { ManualSpan } from "../tracing/manual-span.js";
-import { toText } from "../spans/serialize.js";
-import { preciseNow } from "../spans/time.js";
-import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "../protocol/metadata-keys.js";
-import { buildTestCase, type LlmTestCaseOption } from "../spans/test-case.js";
-import { updateCurrentSpan } from "../tracing/update.js";
-import type { ReadableMessage } from "../semconv/messages.js";
+import { currentObservedSpan } from "../../tracing/context.js";
+import type { ToolCall } from "../../protocol/types.js";
+import type { ManualSpan } from "../../tracing/manual-span.js";
+import { toText } from "../../spans/serialize.js";
+import { preciseNow } from "../../spans/time.js";
+import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "../../protocol/metadata-keys.js";
+import { buildTestCase, type LlmTestCaseOption } from "../../spans/test-case.js";
+import { updateCurrentSpan } from "../../tracing/update.js";
+import type { ReadableMessage } from "../../semconv/messages.js";
 import type { ReadWatch } from "./stream-ending.js";
 
 /**
