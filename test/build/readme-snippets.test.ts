@@ -179,7 +179,7 @@ describe("README and docs/ code blocks", () => {
         const args = command === undefined ? ["--help"] : [command, "--help"];
         let text: string;
         try {
-          text = execFileSync(process.execPath, [join(packageRoot, "bin", "evaltrace.mjs"), ...args], { encoding: "utf8" });
+          text = execFileSync(process.execPath, [join(packageRoot, "packages", "evaltrace", "bin", "evaltrace.mjs"), ...args], { encoding: "utf8" });
         } catch (err) {
           text = String((err as { stderr?: string }).stderr ?? err);
         }

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
-// The package's types as a user's project sees them: installed under node_modules (a symlink to
-// this repository with its built dist), type-checked by this repository's TypeScript under each
+// The packages' types as a user's project sees them: installed under node_modules (symlinks to
+// packages/evaltrace and packages/dev with their built dist), type-checked by this repository's TypeScript under each
 // moduleResolution. `node` (node10) has no `exports`: typesVersions maps the subpaths there.
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
@@ -43,7 +43,9 @@ describe("the package's types resolve under every moduleResolution (needs the bu
     it(`${s.moduleResolution} (${s.file})`, () => {
       const dir = mkdtempSync(join(tmpdir(), "evaltrace-types-"));
       mkdirSync(join(dir, "node_modules"));
-      symlinkSync(root, join(dir, "node_modules", "evaltrace"), "dir");
+      symlinkSync(join(root, "packages", "evaltrace"), join(dir, "node_modules", "evaltrace"), "dir");
+      mkdirSync(join(dir, "node_modules", "@evaltrace"));
+      symlinkSync(join(root, "packages", "dev"), join(dir, "node_modules", "@evaltrace", "dev"), "dir");
       const source = s.file.endsWith(".cts") ? program.replaceAll(/^import (.+) from (".+");$/gm, "import $1 from $2;") : program;
       writeFileSync(join(dir, s.file), source);
       writeFileSync(

@@ -102,8 +102,8 @@ describe("doctor() in the app's process (ESM and CommonJS builds)", () => {
     it(`${format}: configured and instrumented except anthropic: healthy, zero-code on, anthropic noted as installed and turned off, the ${format === "esm" ? "ESM" : "CommonJS"} build named`, async () => {
       const source = `${
         format === "esm"
-          ? 'import { configure, instrument, shutdown } from "evaltrace"; import { doctor } from "evaltrace/doctor";'
-          : 'const { configure, instrument, shutdown } = require("evaltrace"); const { doctor } = require("evaltrace/doctor");'
+          ? 'import { configure, shutdown } from "evaltrace"; import { instrument } from "evaltrace/instrument"; import { doctor } from "evaltrace/doctor";'
+          : 'const { configure, shutdown } = require("evaltrace"); const { instrument } = require("evaltrace/instrument"); const { doctor } = require("evaltrace/doctor");'
       }
 configure({ apiKey: process.env.KEY, baseUrl: process.env.URL });
 instrument({ anthropic: false });
