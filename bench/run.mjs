@@ -43,9 +43,9 @@ if (which !== "all" && !SECTIONS.some(([name]) => name === which)) {
 }
 
 // Every section measures the built package: built first if it never was (a fresh clone; `npm run
-// bench` always builds, `node bench/run.mjs <section>` measures dist/ as it is).
+// bench` always builds, `node bench/run.mjs <section>` measures packages/*/dist as it is).
 const root = fileURLToPath(new URL("..", import.meta.url));
-if (!existsSync(join(root, "dist", "index.js"))) {
+if (!existsSync(join(root, "packages", "evaltrace", "dist", "index.js"))) {
   execFileSync(process.execPath, [join(root, "node_modules", "tsup", "dist", "cli-default.js"), "--silent"], { cwd: root, stdio: "inherit" });
 }
 
