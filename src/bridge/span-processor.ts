@@ -3,7 +3,7 @@ import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace
 import type { Runtime } from "../runtime/runtime.js";
 import { currentRuntime, runtimeFor } from "../runtime/configure.js";
 import { interpret } from "../semconv/interpret.js";
-import { takeLogs } from "../semconv/log-records.js";
+import { takeLogs } from "./log-records.js";
 import type { Mapped } from "../semconv/types.js";
 import { allRuntimes, registry } from "../runtime/registry.js";
 import { rememberScopedDefaults } from "../tracing/scoped-defaults.js";
@@ -12,8 +12,7 @@ import { hasJoinableRemoteParent } from "../spans/remote-parent.js";
 import { declareForeignSlots, getSpanData, ownerOf, parentSpanIdOf, setForeignSource, setOwner, setParentOverride, TRACKED_SLOT } from "../spans/span-data.js";
 import { reportInternalError } from "../util/internal-errors.js";
 import { ForeignReader } from "./foreign-span.js";
-import { processorProbeOf } from "./probe.js";
-import { spanWatchOf } from "./span-watch.js";
+import { claimedByHook, tellHooksTracked } from "./start-hooks.js";
 
 /** Options of {@link EvaltraceSpanProcessor}. */
 export interface EvaltraceSpanProcessorOptions {
@@ -62,12 +61,8 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
 
   onStart(span: Span, parentContext: Context): void {
     try {
-      // `evaltrace doctor` asking whether this provider carries us: answered, not recorded.
-      const probe = processorProbeOf(parentContext);
-      if (probe) {
-        probe.seen();
-        return;
-      }
+      // A span a start hook claims (the doctor's probe) is answered, not recorded.
+      if (claimedByHook(span, parentContext)) return;
       // Our own spans (observe(), integrations) reach the service through our own provider.
       if (getSpanData(span)) return;
       const parent = span.parentSpanContext ? otelTrace.getSpan(parentContext) : undefined;
@@ -95,7 +90,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       if (parent && (parent as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT]) this.reader.childStarted(parent, span);
       rt.assembler.onStart(span, parentContext);
       rememberScopedDefaults(rt, span, parentContext);
-      spanWatchOf(parentContext)?.started(span);
+      tellHooksTracked(span, parentContext);
     } catch (error) {
       // Never break the app's tracing pipeline; counted and logged.
       reportInternalError("EvaltraceSpanProcessor.onStart", error, currentRuntime()?.logger);
