@@ -78,7 +78,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       if (!this.isKnownParent(rt, span, parent) && !hasJoinableRemoteParent(span)) {
         // The local root of a trace for us (its parent, if any, is in another process or
         // untracked): sampled and admitted like any new trace, and a root on the wire.
-        if (!rt.samplesIn() || !rt.assembler.admitNewTrace()) {
+        if (!rt.admitForeignRoot()) {
           this.refused.add(span);
           return;
         }
@@ -88,7 +88,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       (span as unknown as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT] = rt;
       setForeignSource(span, this.reader);
       if (parent && (parent as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT]) this.reader.childStarted(parent, span);
-      rt.assembler.onStart(span, parentContext);
+      rt.foreignStarted(span, parentContext);
       rememberScopedDefaults(rt, span, parentContext);
       tellHooksTracked(span, parentContext);
     } catch (error) {
@@ -106,7 +106,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
     const parentId = span.parentSpanContext?.spanId;
     if (!parentId) return false;
     if (parent && ownerOf(parent) === rt) return true;
-    return rt.assembler.isOpen(span.spanContext().traceId, parentId);
+    return rt.isSpanOpen(span.spanContext().traceId, parentId);
   }
 
   onEnd(span: ReadableSpan): void {
@@ -121,15 +121,15 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
         // The local root: kept (named after itself) when anything under it is, else let go;
         // decided once nothing under it runs any more.
         const claimed = mapped !== undefined;
-        rt.assembler.onEndLocalRoot(span, () => this.keepRoot(span, claimed));
+        rt.foreignLocalRootEnded(span, () => this.keepRoot(span, claimed));
         return;
       }
       if (type === undefined) {
-        rt.assembler.onEndTransparent(span);
+        rt.foreignEndedTransparent(span);
         return;
       }
       this.reader.ended(span, type, mapped, logs);
-      rt.assembler.onEnd(span);
+      rt.foreignEnded(span);
     } catch (error) {
       // Never break the app's tracing pipeline; counted and logged.
       reportInternalError("EvaltraceSpanProcessor.onEnd", error, currentRuntime()?.logger);
@@ -159,7 +159,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
 
   async forceFlush(): Promise<void> {
     // The app's provider flushing (a serverless handler's end, say) delivers ours too.
-    await Promise.all(allRuntimes().map((rt) => rt.exporter.flush()));
+    await Promise.all(allRuntimes().map((rt) => rt.flush()));
   }
 
   async shutdown(): Promise<void> {}
