@@ -27,13 +27,17 @@ interface Hooks {
 // and the watch were shared before. Its shape must stay as it is.
 const HOOKS = Symbol.for("evaltrace.bridgeStartHooks");
 
+let found: Hooks | undefined;
+
 function hooks(): Hooks {
+  if (found !== undefined) return found;
   const global = globalThis as { [HOOKS]?: Hooks };
   let h = global[HOOKS];
   if (h === undefined) {
     h = { byName: new Map(), claims: [], tracked: [] };
     Object.defineProperty(global, HOOKS, { value: h, enumerable: false, configurable: true, writable: false });
   }
+  found = h;
   return h;
 }
 
