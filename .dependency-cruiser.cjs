@@ -11,7 +11,7 @@ const FLOORS = [
   ["ground", ["^src/(clock|logger|version|process-wide)\\.ts$", "^src/util/", "^src/protocol/"]],
   ["spans", ["^src/spans/"]],
   ["conventions, options, transport", ["^src/semconv/", "^src/config(\\.ts$|/)", "^src/http/"]],
-  ["assemble", ["^src/assemble/"]],
+  ["traces", ["^src/traces/"]],
   ["encode", ["^src/encode/"]],
   ["export", ["^src/export/"]],
   ["runtime", ["^src/runtime/"]],
@@ -44,6 +44,13 @@ const APART = [
   // The `dev` command: the dev kit's `./cli` entry; `evaltrace dev` loads it by package name.
   { name: "dev-command", path: "^src/cli/dev\\.ts$", mayImport: ["^src/devserver/index\\.ts$", "^src/cli/(args|exit-codes|dev-usage)\\.ts$", "^src/config/env-vars\\.ts$"], importedBy: [] },
 ];
+
+/**
+ * Modules only their own room may import: a room's private state. The trace record (its ~30
+ * mutable fields and phase) belongs to `traces/`: every other room reads a `TraceView` and moves
+ * a trace on through the room's intents (docs/architecture.md).
+ */
+const PRIVATE = [{ name: "trace-record", path: "^src/traces/trace-record\\.ts$", room: "^src/traces/" }];
 
 const any = (paths) => `(${paths.join("|")})`;
 
@@ -82,6 +89,13 @@ module.exports = {
     ...upward,
     ...sideways,
     ...apart,
+    ...PRIVATE.map(({ name, path, room }) => ({
+      name: `${name}-stays-in-its-room`,
+      comment: `only ${room} imports ${path}: others read its views and call its intents`,
+      severity: "error",
+      from: { pathNot: room },
+      to: { path },
+    })),
   ],
   options: {
     includeOnly: "^src/",

@@ -1,5 +1,5 @@
 import type { EvaluationOutcome } from "./export/types.js";
-import { isSettled, type TraceRecord, waitFor } from "./assemble/trace-record.js";
+import { isFailed, isSent, isSettled, type TraceView } from "./traces/trace-view.js";
 import type { Runtime } from "./runtime/runtime.js";
 import { activeRuntime } from "./runtime/configure.js";
 import { isCapturing } from "./runtime/trace-tap.js";
@@ -42,20 +42,20 @@ function body(options: ThreadEvaluationOptions): Record<string, unknown> {
 }
 
 /** Delivered with every span, late ones included, and none still open. */
-const fullyDelivered = (r: TraceRecord) => r.phase === "failed" || (isSettled(r) && r.open === 0);
+const fullyDelivered = (r: TraceView) => isFailed(r) || (isSettled(r) && r.open === 0);
 
-function run(rt: Runtime, path: string, options: ThreadEvaluationOptions, records: TraceRecord[], done: (r: TraceRecord) => boolean, known?: string[]) {
+function run(rt: Runtime, path: string, options: ThreadEvaluationOptions, records: TraceView[], done: (r: TraceView) => boolean, known?: string[]) {
   const currentTrace = currentObservedSpan()?.spanContext().traceId;
   const inside = records.some((r) => r.traceId === currentTrace);
   const ready = async () => {
-    await Promise.all(records.map((r) => waitFor(r, () => done(r))));
-    const lost = records.find((r) => r.phase === "failed");
+    await rt.whenDelivered(records, done);
+    const lost = records.find(isFailed);
     return lost ? `trace ${lost.uuid} it refers to was not delivered (${lost.failure ?? "unknown"})` : undefined;
   };
   // A trace routed to another project's key (observe({ apiKey })) is evaluated with that key.
   const traceIds = records.length > 0 ? records.map((r) => r.traceId) : (known ?? []);
   const apiKey = traceIds.map((id) => traceKeyOf(rt, id)).find((k) => k !== undefined);
-  return rt.exporter.evaluate(path, body(options), ready, inside, apiKey);
+  return rt.evaluate(path, body(options), ready, inside, apiKey);
 }
 
 /**
@@ -70,7 +70,7 @@ export function evaluateThread(threadId: string, options: ThreadEvaluationOption
   if (isCapturing()) return failed(CAPTURING);
   const bad = check(threadId, "threadId", options);
   if (bad) return failed(bad);
-  const records = [...rt.assembler.all()].filter((r) => r.fields.threadId === threadId && r.phase !== "failed");
+  const records = [...rt.heldTraces()].filter((r) => r.fields.threadId === threadId && r.phase !== "failed");
   return run(rt, `/v1/evaluate/threads/${encodeURIComponent(threadId)}`, options, records, fullyDelivered);
 }
 
@@ -82,11 +82,11 @@ export function evaluateTrace(uuid: string, options: OfflineEvaluationOptions): 
   const bad = check(uuid, "trace uuid", options);
   if (bad) return failed(bad);
   const traceId = uuid.replace(/-/g, "");
-  if (rt.assembler.isDropped(traceId)) return failed(`trace ${uuid} was dropped by the app (updateCurrentTrace({ drop: true })): not evaluated`);
-  const rec = rt.assembler.get(traceId);
+  if (rt.isDroppedTrace(traceId)) return failed(`trace ${uuid} was dropped by the app (updateCurrentTrace({ drop: true })): not evaluated`);
+  const rec = rt.heldTrace(traceId);
   const records = rec && rec.phase !== "failed" ? [rec] : [];
   const { chatbotRole: _ignored, ...rest } = options as ThreadEvaluationOptions;
-  return run(rt, `/v1/evaluate/traces/${encodeURIComponent(uuid)}`, rest, records, (r) => r.phase === "failed" || r.phase === "sent", [traceId]);
+  return run(rt, `/v1/evaluate/traces/${encodeURIComponent(uuid)}`, rest, records, (r) => isFailed(r) || isSent(r), [traceId]);
 }
 
 /** Evaluates one span offline with a single-turn collection, after that span was delivered. Never throws. */
@@ -99,7 +99,7 @@ export function evaluateSpan(uuid: string, options: OfflineEvaluationOptions): P
   // A span uuid starts with its trace id's first half: wait for that trace to be fully
   // delivered (the span may have ended late, after its trace was sent).
   const prefix = uuid.replace(/-/g, "").slice(0, 16);
-  const records = [...rt.assembler.all()].filter((r) => r.traceId.startsWith(prefix) && r.phase !== "failed");
+  const records = [...rt.heldTraces()].filter((r) => r.traceId.startsWith(prefix) && r.phase !== "failed");
   const { chatbotRole: _ignored, ...rest } = options as ThreadEvaluationOptions;
   return run(rt, `/v1/evaluate/spans/${encodeURIComponent(uuid)}`, rest, records, fullyDelivered);
 }

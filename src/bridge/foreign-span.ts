@@ -3,7 +3,7 @@ import { shapeValue } from "../encode/wire.js";
 import type { SpanType } from "../protocol/types.js";
 import { finishedSpan } from "../semconv/finished.js";
 import { interpret } from "../semconv/interpret.js";
-import { type LogRecords, takeLogs } from "../semconv/log-records.js";
+import { type LogRecords, takeLogs } from "./log-records.js";
 import type { Mapped } from "../semconv/types.js";
 import { keptShapes } from "../spans/kept-shapes.js";
 import { applyScopedForeignDefaults } from "../spans/scoped-fields.js";

@@ -1,6 +1,6 @@
 import { registry } from "../runtime/registry.js";
 import { detailsEvents } from "../semconv/genai.js";
-import { holdLogRecord } from "../semconv/log-records.js";
+import { holdLogRecord } from "./log-records.js";
 
 /** A log record as an OpenTelemetry LoggerProvider hands it to its processors (the parts read here). */
 export interface EmittedLogRecord {

@@ -3,7 +3,7 @@ import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace
 import type { Runtime } from "../runtime/runtime.js";
 import { currentRuntime, runtimeFor } from "../runtime/configure.js";
 import { interpret } from "../semconv/interpret.js";
-import { takeLogs } from "../semconv/log-records.js";
+import { takeLogs } from "./log-records.js";
 import type { Mapped } from "../semconv/types.js";
 import { allRuntimes, registry } from "../runtime/registry.js";
 import { rememberScopedDefaults } from "../tracing/scoped-defaults.js";
@@ -12,8 +12,7 @@ import { hasJoinableRemoteParent } from "../spans/remote-parent.js";
 import { declareForeignSlots, getSpanData, ownerOf, parentSpanIdOf, setForeignSource, setOwner, setParentOverride, TRACKED_SLOT } from "../spans/span-data.js";
 import { reportInternalError } from "../util/internal-errors.js";
 import { ForeignReader } from "./foreign-span.js";
-import { processorProbeOf } from "./probe.js";
-import { spanWatchOf } from "./span-watch.js";
+import { claimedByHook, tellHooksTracked } from "./start-hooks.js";
 
 /** Options of {@link EvaltraceSpanProcessor}. */
 export interface EvaltraceSpanProcessorOptions {
@@ -62,12 +61,8 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
 
   onStart(span: Span, parentContext: Context): void {
     try {
-      // `evaltrace doctor` asking whether this provider carries us: answered, not recorded.
-      const probe = processorProbeOf(parentContext);
-      if (probe) {
-        probe.seen();
-        return;
-      }
+      // A span a start hook claims (the doctor's probe) is answered, not recorded.
+      if (claimedByHook(span, parentContext)) return;
       // Our own spans (observe(), integrations) reach the service through our own provider.
       if (getSpanData(span)) return;
       const parent = span.parentSpanContext ? otelTrace.getSpan(parentContext) : undefined;
@@ -83,7 +78,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       if (!this.isKnownParent(rt, span, parent) && !hasJoinableRemoteParent(span)) {
         // The local root of a trace for us (its parent, if any, is in another process or
         // untracked): sampled and admitted like any new trace, and a root on the wire.
-        if (!rt.samplesIn() || !rt.assembler.admitNewTrace()) {
+        if (!rt.admitForeignRoot()) {
           this.refused.add(span);
           return;
         }
@@ -93,9 +88,9 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       (span as unknown as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT] = rt;
       setForeignSource(span, this.reader);
       if (parent && (parent as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT]) this.reader.childStarted(parent, span);
-      rt.assembler.onStart(span, parentContext);
+      rt.foreignStarted(span, parentContext);
       rememberScopedDefaults(rt, span, parentContext);
-      spanWatchOf(parentContext)?.started(span);
+      tellHooksTracked(span, parentContext);
     } catch (error) {
       // Never break the app's tracing pipeline; counted and logged.
       reportInternalError("EvaltraceSpanProcessor.onStart", error, currentRuntime()?.logger);
@@ -111,7 +106,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
     const parentId = span.parentSpanContext?.spanId;
     if (!parentId) return false;
     if (parent && ownerOf(parent) === rt) return true;
-    return rt.assembler.isOpen(span.spanContext().traceId, parentId);
+    return rt.isSpanOpen(span.spanContext().traceId, parentId);
   }
 
   onEnd(span: ReadableSpan): void {
@@ -126,15 +121,15 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
         // The local root: kept (named after itself) when anything under it is, else let go;
         // decided once nothing under it runs any more.
         const claimed = mapped !== undefined;
-        rt.assembler.onEndLocalRoot(span, () => this.keepRoot(span, claimed));
+        rt.foreignLocalRootEnded(span, () => this.keepRoot(span, claimed));
         return;
       }
       if (type === undefined) {
-        rt.assembler.onEndTransparent(span);
+        rt.foreignEndedTransparent(span);
         return;
       }
       this.reader.ended(span, type, mapped, logs);
-      rt.assembler.onEnd(span);
+      rt.foreignEnded(span);
     } catch (error) {
       // Never break the app's tracing pipeline; counted and logged.
       reportInternalError("EvaltraceSpanProcessor.onEnd", error, currentRuntime()?.logger);
@@ -164,7 +159,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
 
   async forceFlush(): Promise<void> {
     // The app's provider flushing (a serverless handler's end, say) delivers ours too.
-    await Promise.all(allRuntimes().map((rt) => rt.exporter.flush()));
+    await Promise.all(allRuntimes().map((rt) => rt.flush()));
   }
 
   async shutdown(): Promise<void> {}

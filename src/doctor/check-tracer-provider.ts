@@ -1,5 +1,5 @@
 import { context, ProxyTracerProvider, trace, type TracerProvider } from "@opentelemetry/api";
-import { withProcessorProbe } from "../bridge/probe.js";
+import { withProcessorProbe } from "./processor-probe.js";
 import { registry } from "../runtime/registry.js";
 import type { Check } from "./context.js";
 

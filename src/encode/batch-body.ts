@@ -1,7 +1,7 @@
 import type { HrTime } from "@opentelemetry/api";
 import type { RequestBody } from "../http/transport.js";
 import { isScrubbed, redact } from "../logger.js";
-import type { TraceRecord } from "../assemble/trace-record.js";
+import type { TraceView } from "../traces/trace-view.js";
 import type { WireTrace } from "./wire.js";
 import { ascii, JsonBytes, utf8Length } from "./json-bytes.js";
 import { keptShapes } from "../spans/kept-shapes.js";
@@ -14,7 +14,7 @@ import { writeTrace } from "./wire-bytes.js";
  * refusal, the single-trace form).
  */
 export interface PreparedTrace {
-  rec: TraceRecord;
+  rec: TraceView;
   /** Where the trace's bytes are, `[start, end)`, until a body or a text is made from them. */
   slab: JsonBytes | undefined;
   start: number;
@@ -40,7 +40,7 @@ export function newSlab(initialBytes: number): JsonBytes {
 }
 
 /** Writes a trace's wire object into a slab (nothing is left written when writing throws). */
-export function writeToSlab(slab: JsonBytes, rec: TraceRecord, wire: WireTrace, spanCount: number, endTime: HrTime): PreparedTrace {
+export function writeToSlab(slab: JsonBytes, rec: TraceView, wire: WireTrace, spanCount: number, endTime: HrTime): PreparedTrace {
   const mark = slab.pos;
   if (mark > HEAD.length) slab.byte(0x2c);
   const start = slab.pos;
@@ -61,7 +61,7 @@ export function moveToSlab(p: PreparedTrace, slab: JsonBytes): PreparedTrace {
 }
 
 /** A trace whose bytes were just written in `[start, slab.pos)`: made in one place, so with one shape. */
-function prepared(rec: TraceRecord, slab: JsonBytes, start: number, spanCount: number, endTime: HrTime): PreparedTrace {
+function prepared(rec: TraceView, slab: JsonBytes, start: number, spanCount: number, endTime: HrTime): PreparedTrace {
   const p: PreparedTrace = { rec, slab, start, end: slab.pos, spanCount, endTime };
   keptShapes.preparedTrace = p;
   return p;

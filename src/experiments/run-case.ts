@@ -26,7 +26,7 @@ const strings = (v: unknown) => (Array.isArray(v) ? v.map((x) => (typeof x === "
 function toolCallsOf(): ToolCall[] {
   const span = currentObservedSpan();
   const rt = span ? (ownerOf(span) as Runtime | undefined) : undefined;
-  const record = span && rt?.assembler?.get(span.spanContext().traceId);
+  const record = span && rt?.heldTrace?.(span.spanContext().traceId);
   if (!record) return [];
   const spans: ReadableSpan[] = [...record.spans, ...(record.held ?? [])];
   const calls: { at: number; call: ToolCall }[] = [];

@@ -2,7 +2,8 @@ import type { Clock, TimerHandle } from "../clock.js";
 import { backoffDelay } from "../http/retry.js";
 import type { TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger } from "../logger.js";
-import { joinedRemotely, type TraceRecord } from "../assemble/trace-record.js";
+import { isJoinedRemotely } from "../traces/joined-remotely.js";
+import type { TraceView } from "../traces/trace-view.js";
 
 type TransportFailure = Extract<TransportOutcome, { ok: false }>;
 
@@ -33,7 +34,7 @@ export interface UnknownTraceRetryOptions {
  * Retries a late update (`PUT /v1/traces/:uuid`) that reached the service before the trace it
  * extends: the service answers 404 for a trace it does not know, which happens when another
  * process (the caller of this service) sends that trace and has not yet. Only updates of traces
- * joined from a remote caller are retried so (see {@link joinedRemotely}). The update is sent again with backoff for up to a minute after the first 404
+ * joined from a remote caller are retried so (see {@link isJoinedRemotely}). The update is sent again with backoff for up to a minute after the first 404
  * (its record stays unsettled, so `flush()` and `shutdown()` wait for it within their budgets),
  * then given up and counted in `updatesOrphaned`. Waits happen outside the request queue: other
  * requests go on meanwhile.
@@ -41,9 +42,9 @@ export interface UnknownTraceRetryOptions {
 export class UnknownTraceRetry {
   private readonly windowMillis: number;
   /** When each record's updates were first refused as unknown. */
-  private readonly firstMiss = new WeakMap<TraceRecord, number>();
+  private readonly firstMiss = new WeakMap<TraceView, number>();
   /** Records given up on: later 404s for them are not waited for again. */
-  private readonly orphaned = new WeakSet<TraceRecord>();
+  private readonly orphaned = new WeakSet<TraceView>();
   /** Waits in progress, to end them at shutdown. */
   private readonly sleeping = new Map<TimerHandle, () => void>();
   private stopped = false;
@@ -57,7 +58,7 @@ export class UnknownTraceRetry {
    * unknown, again with backoff until the window has passed. Resolves with the last outcome; one
    * given up carries why in its message. Never rejects (unless `send` does).
    */
-  async put(rec: TraceRecord, send: () => Promise<TransportOutcome>): Promise<TransportOutcome> {
+  async put(rec: TraceView, send: () => Promise<TransportOutcome>): Promise<TransportOutcome> {
     for (let attempt = 0; ; attempt++) {
       const outcome = await send();
       if (outcome.ok) {
@@ -69,7 +70,7 @@ export class UnknownTraceRetry {
       if (this.stopped && this.firstMiss.has(rec)) return this.orphan(rec, outcome, "the SDK shut down while it waited for the trace");
       // Only a callee's update can precede its trace: for a trace this process sent, a 404 says
       // the service lacks the route, and waiting would only hold up every flush().
-      if (outcome.status !== 404 || !joinedRemotely.has(rec)) return outcome;
+      if (outcome.status !== 404 || !isJoinedRemotely(rec)) return outcome;
       const now = this.options.clock.now();
       const first = this.firstMiss.get(rec) ?? now;
       this.firstMiss.set(rec, first);
@@ -85,7 +86,7 @@ export class UnknownTraceRetry {
     }
   }
 
-  private reasonToGiveUp(rec: TraceRecord, waited: number): string | undefined {
+  private reasonToGiveUp(rec: TraceView, waited: number): string | undefined {
     if (this.stopped) return "the SDK shut down while it waited for the trace";
     if (this.orphaned.has(rec)) return "an earlier update of this trace was given up";
     if (waited >= this.windowMillis) return `the trace did not reach the service within ${this.windowMillis} ms`;
@@ -103,7 +104,7 @@ export class UnknownTraceRetry {
     this.sleeping.clear();
   }
 
-  private orphan(rec: TraceRecord, outcome: TransportFailure, why: string): TransportOutcome {
+  private orphan(rec: TraceView, outcome: TransportFailure, why: string): TransportOutcome {
     this.orphaned.add(rec);
     this.firstMiss.delete(rec);
     const counters = this.options.counters;

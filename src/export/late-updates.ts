@@ -1,8 +1,12 @@
 import type { Clock } from "../clock.js";
 import type { TransportOutcome } from "../http/transport.js";
 import type { Logger } from "../logger.js";
-import { joinedRemotely, notify, type TraceRecord } from "../assemble/trace-record.js";
 import type { TraceBodies } from "../encode/trace-body.js";
+import { isJoinedRemotely } from "../traces/joined-remotely.js";
+import { endLateSending, markLateSent, markPartLost, startLateSending } from "../traces/late-parts.js";
+import { nextLateBatch } from "../traces/outgoing.js";
+import { isSent, type TraceView } from "../traces/trace-view.js";
+import { notify } from "../traces/trace-waiters.js";
 import { UnknownTraceRetry } from "./late-retry.js";
 import type { Requests } from "./requests.js";
 import type { Settlement } from "./settlement.js";
@@ -39,8 +43,8 @@ export class LateUpdates {
   }
 
   /** Starts sending the late updates of a delivered trace; the caller checked that no PUT of it is in flight. */
-  start(rec: TraceRecord): void {
-    rec.putInFlight = true;
+  start(rec: TraceView): void {
+    startLateSending(rec);
     void this.sendUpdates(rec);
   }
 
@@ -50,18 +54,18 @@ export class LateUpdates {
   }
 
   /** Sends the late updates of a delivered trace, one PUT at a time, until none is left. */
-  private async sendUpdates(rec: TraceRecord): Promise<void> {
+  private async sendUpdates(rec: TraceView): Promise<void> {
     const { requests, bodies, settlement, counters, logger } = this.options;
-    while (rec.late && rec.phase === "sent") {
-      const late = rec.late;
-      rec.late = undefined;
+    while (isSent(rec)) {
+      const late = nextLateBatch(rec);
+      if (late === undefined) break;
       const body: Record<string, unknown> = {};
       const endTime = bodies.update(rec, late, body);
       if (Object.keys(body).length === 0) continue;
       if (!this.putSupported) {
         counters.spansNotUpdatable += late.spans.length;
-        if (joinedRemotely.has(rec)) settlement.fail(rec, "the service does not take PUT /v1/traces/:uuid");
-        else rec.partLost = "the service does not take PUT /v1/traces/:uuid";
+        if (isJoinedRemotely(rec)) settlement.fail(rec, "the service does not take PUT /v1/traces/:uuid");
+        else markPartLost(rec, "the service does not take PUT /v1/traces/:uuid");
         continue;
       }
       const path = `/v1/traces/${encodeURIComponent(rec.uuid)}`;
@@ -74,25 +78,25 @@ export class LateUpdates {
         if (first) logger.warn(
           `the service refused PUT /v1/traces/:uuid (${outcome.message}): what ends after its trace was sent is not delivered from now on (${late.spans.length} span(s) so far; stats().spansNotUpdatable counts them)`,
         );
-        if (joinedRemotely.has(rec)) settlement.fail(rec, outcome.message);
-        else rec.partLost = outcome.message;
+        if (isJoinedRemotely(rec)) settlement.fail(rec, outcome.message);
+        else markPartLost(rec, outcome.message);
         notify(rec);
         continue;
       }
       // 409 to a retry: an earlier attempt whose answer was lost stored it ("already stored").
       if (outcome.ok || storedByEarlierAttempt(outcome)) {
         counters.updatesDelivered++;
-        rec.sentEndTime = endTime;
+        markLateSent(rec, endTime);
       } else {
         counters.updatesFailed++;
         logger.error(`late update of trace ${rec.uuid} not delivered (${late.spans.length} span(s)): ${outcome.message}`);
         // A callee's part of another process's trace is all it sends of it: not delivered.
-        if (joinedRemotely.has(rec)) settlement.fail(rec, outcome.message);
-        else rec.partLost = outcome.message;
+        if (isJoinedRemotely(rec)) settlement.fail(rec, outcome.message);
+        else markPartLost(rec, outcome.message);
       }
       notify(rec);
     }
-    rec.putInFlight = false;
+    endLateSending(rec);
     settlement.settle(rec);
   }
 }

@@ -1,7 +1,10 @@
 import type { Clock, TimerHandle } from "../clock.js";
 import type { Logger } from "../logger.js";
 import { ChurnMap } from "../util/churn-map.js";
-import { isSettled, notify, type TraceRecord } from "../assemble/trace-record.js";
+import { markFailed } from "../traces/trace-phase.js";
+import { isFailed, isSettled, type TraceView } from "../traces/trace-view.js";
+import { notify } from "../traces/trace-waiters.js";
+import { markBusy, markIdle } from "../traces/trace-work.js";
 import type { ExporterCounters, FlushResult } from "./types.js";
 
 /**
@@ -23,7 +26,7 @@ export interface SettlementOptions {
    * Told of a record each time its settlement was checked (it may have settled, or changed): the
    * assembler lets go of it once nothing more can happen to it.
    */
-  onSettled: (rec: TraceRecord) => void;
+  onSettled: (rec: TraceView) => void;
 }
 
 /**
@@ -34,7 +37,7 @@ export interface SettlementOptions {
  */
 export class Settlement {
   /** Records with work not yet done, for flush(). */
-  private readonly unsettled = new ChurnMap<TraceRecord, true>();
+  private readonly unsettled = new ChurnMap<TraceView, true>();
   /** Counts records becoming busy: each gets the count as its `busyAt`, for the flushes. */
   private busySeq = 0;
   /** Flushes in progress: the records each still waits for, and how to wake it. */
@@ -43,11 +46,11 @@ export class Settlement {
   private readonly tracked = new Set<Promise<unknown>>();
   private flushing = 0;
   /** Records whose batch went to the disk spool: settled here, not delivered yet. */
-  private readonly spooledRecs = new WeakSet<TraceRecord>();
+  private readonly spooledRecs = new WeakSet<TraceView>();
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly counters: Pick<ExporterCounters, "tracesFailed">;
-  private readonly onSettled: (rec: TraceRecord) => void;
+  private readonly onSettled: (rec: TraceView) => void;
 
   constructor(options: SettlementOptions) {
     this.clock = options.clock;
@@ -67,17 +70,16 @@ export class Settlement {
   }
 
   /** A record has work to do (sent, or a late update): flushes wait for it until it settles. */
-  busy(rec: TraceRecord): void {
-    if (rec.busy) return;
-    rec.busy = true;
-    rec.busyAt = ++this.busySeq;
+  busy(rec: TraceView): void {
+    if (!markBusy(rec, this.busySeq + 1)) return;
+    this.busySeq++;
     this.unsettled.set(rec, true);
   }
 
   /** Checks whether a record settled (waking the flushes that wait for it), and tells its waiters. */
-  settle(rec: TraceRecord): void {
+  settle(rec: TraceView): void {
     if (rec.busy && isSettled(rec)) {
-      rec.busy = false;
+      markIdle(rec);
       this.unsettled.delete(rec);
       for (const f of this.flushes) if (rec.busyAt <= f.seq && --f.left === 0) f.wake();
     }
@@ -102,7 +104,7 @@ export class Settlement {
     // An array, not a set: a flush of many traces (a serverless handler's, a benchmark's) pays
     // no hashing for them; only a draining flush, which adds what finishes meanwhile, keeps a set.
     const records = [...this.unsettled.keys()];
-    let seen: Set<TraceRecord> | undefined;
+    let seen: Set<TraceView> | undefined;
     let tracked = [...this.tracked];
     this.flushing++;
     sendNow();
@@ -151,7 +153,7 @@ export class Settlement {
     }
     const all = records.filter((r) => !r.discarded || r.phase !== "failed");
     const spooled = all.filter((r) => this.spooledRecs.has(r)).length;
-    const notDelivered = all.filter((r) => (r.phase === "failed" && !this.spooledRecs.has(r)) || r.partLost !== undefined).map((r) => r.uuid);
+    const notDelivered = all.filter((r) => (isFailed(r) && !this.spooledRecs.has(r)) || r.partLost !== undefined).map((r) => r.uuid);
     const pending = all.filter((r) => !isSettled(r)).map((r) => r.uuid);
     const delivered = all.length - notDelivered.length - pending.length - spooled;
     const result: FlushResult = { ok: notDelivered.length === 0 && pending.length === 0 && spooled === 0, delivered, notDelivered, pending, timedOut };
@@ -168,7 +170,7 @@ export class Settlement {
    * `left` in the queue are given up (counted), and whatever else is still unsettled (a request
    * being aborted) is pending.
    */
-  closeOut(result: FlushResult, left: readonly TraceRecord[]): FlushResult {
+  closeOut(result: FlushResult, left: readonly TraceView[]): FlushResult {
     for (const rec of left) {
       this.counters.tracesFailed++;
       this.fail(rec, "the SDK was shut down before it could be sent");
@@ -190,7 +192,7 @@ export class Settlement {
    * Gives up traces that could not be encoded or sent because of a bug of ours (nothing the app
    * or the service did): counted and reported, never thrown into the app.
    */
-  lose(batch: readonly { rec: TraceRecord }[], err: unknown): void {
+  lose(batch: readonly { rec: TraceView }[], err: unknown): void {
     this.giveUp(
       batch.filter((p) => p.rec.phase !== "sent" && p.rec.phase !== "failed"),
       `the SDK could not encode or send them (${String(err)})`,
@@ -198,7 +200,7 @@ export class Settlement {
   }
 
   /** {@link lose} of one trace, from a microtask: nothing may escape into the app as an uncaught error. */
-  loseQuietly(rec: TraceRecord, err: unknown): void {
+  loseQuietly(rec: TraceView, err: unknown): void {
     try {
       this.lose([{ rec }], err);
     } catch {
@@ -207,7 +209,7 @@ export class Settlement {
   }
 
   /** Gives up traces of a batch: counted, reported once, each failed with the reason. */
-  giveUp(batch: readonly { rec: TraceRecord }[], reason: string): void {
+  giveUp(batch: readonly { rec: TraceView }[], reason: string): void {
     if (batch.length === 0) return;
     this.counters.tracesFailed += batch.length;
     this.logger.error(`${batch.length} trace(s) not delivered: ${reason}`);
@@ -218,7 +220,7 @@ export class Settlement {
    * Settles traces whose batch was written to the disk spool: nothing more of them is sent from
    * memory (a late update of one is given up: the replay delivers the trace as it was spooled).
    */
-  spooled(batch: readonly { rec: TraceRecord }[]): void {
+  spooled(batch: readonly { rec: TraceView }[]): void {
     for (const p of batch) {
       this.spooledRecs.add(p.rec);
       this.fail(p.rec, "in the disk spool, awaiting replay");
@@ -226,11 +228,8 @@ export class Settlement {
   }
 
   /** Fails a trace (not counted here): nothing more of it is sent. */
-  fail(rec: TraceRecord, reason: string): void {
-    rec.phase = "failed";
-    rec.failure = reason;
-    rec.late = undefined;
-    rec.spans = [];
+  fail(rec: TraceView, reason: string): void {
+    markFailed(rec, reason);
     this.settle(rec);
   }
 }

@@ -5,11 +5,13 @@ import { newIdempotencyKey, type RequestBody, type TransportOutcome } from "../h
 import { isReportableCount, type Logger } from "../logger.js";
 import { Fifo } from "../util/fifo.js";
 import { groupByKey, keyRefusals } from "../http/keyed-transport.js";
-import type { TraceRecord } from "../assemble/trace-record.js";
-import type { TraceSink } from "../assemble/trace-sink.js";
 import { encodeRun, moveToSlab, newSlab, type PreparedTrace, recoverTraceTexts, slabBody, traceText } from "../encode/batch-body.js";
 import type { JsonBytes } from "../encode/json-bytes.js";
 import type { TraceBodies } from "../encode/trace-body.js";
+import { markSending } from "../traces/outgoing.js";
+import { markDroppedByApp, markSent } from "../traces/trace-phase.js";
+import type { TraceSink } from "../traces/trace-sink.js";
+import { isQueued, isSent, type TraceView } from "../traces/trace-view.js";
 import type { Evaluations } from "./evaluations.js";
 import type { LateUpdates } from "./late-updates.js";
 import type { Requests } from "./requests.js";
@@ -76,7 +78,7 @@ interface Taking {
  * {@link Evaluations} the offline evaluations, and flushes wait through {@link Settlement}.
  */
 export class TraceExporter implements TraceSink {
-  private readonly queue = new Fifo<TraceRecord>();
+  private readonly queue = new Fifo<TraceView>();
   private queuedSpans = 0;
   /** The batch being taken, until it is full or nothing is left to take. */
   private taking: Taking | undefined;
@@ -140,7 +142,7 @@ export class TraceExporter implements TraceSink {
   }
 
   /** Queues a trace whose root ended. Drops it (counted) when the queue is full. */
-  enqueue(rec: TraceRecord): void {
+  enqueue(rec: TraceView): void {
     if (this.stopped || this.queuedTraces() >= this.options.batch.maxQueuedTraces) {
       this.counters.tracesDropped++;
       this.settlement.fail(rec, this.stopped ? "the SDK was shut down" : "the export queue was full (maxQueuedTraces)");
@@ -165,9 +167,9 @@ export class TraceExporter implements TraceSink {
   }
 
   /** Schedules the late update of a trace that was already handed to a request. */
-  scheduleUpdate(rec: TraceRecord): void {
+  scheduleUpdate(rec: TraceView): void {
     this.settlement.busy(rec);
-    if (rec.phase === "sent" && !rec.putInFlight) this.lateUpdates.start(rec);
+    if (isSent(rec) && !rec.putInFlight) this.lateUpdates.start(rec);
     // While the POST is in flight, its completion picks the update up.
   }
 
@@ -253,14 +255,9 @@ export class TraceExporter implements TraceSink {
    * Lets go of a trace the app dropped: still queued, it is taken out (never sent); sent, its
    * late updates are forgotten. Not a loss: `flush()` does not report it.
    */
-  discard(rec: TraceRecord): void {
-    if (rec.phase === "queued") {
-      this.queuedSpans -= rec.spans.length;
-      rec.spans = [];
-      rec.phase = "failed";
-      rec.failure = "dropped by the app";
-    }
-    rec.late = undefined;
+  discard(rec: TraceView): void {
+    if (isQueued(rec)) this.queuedSpans -= rec.spans.length;
+    markDroppedByApp(rec);
     this.settlement.settle(rec);
   }
 
@@ -392,7 +389,7 @@ export class TraceExporter implements TraceSink {
       const mark = slab.pos;
       let next: PreparedTrace;
       try {
-        next = this.bodies.prepare(rec, slab);
+        next = this.bodies.prepare(markSending(rec), slab);
       } catch (err) {
         // After this turn, as a refused request's traces are: a flush() called right after
         // the span end that took it still waits for it, and reports it.
@@ -508,9 +505,7 @@ export class TraceExporter implements TraceSink {
 
   private delivered(p: PreparedTrace): void {
     const rec = p.rec;
-    if (rec.phase === "failed") return;
-    rec.phase = "sent";
-    rec.sentEndTime = p.endTime;
+    if (!markSent(rec, p.endTime)) return;
     if (rec.late && !rec.putInFlight) this.lateUpdates.start(rec);
     this.settlement.settle(rec);
   }

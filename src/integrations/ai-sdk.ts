@@ -1,7 +1,7 @@
 import { context, type Span, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { type SpanWatch, watchSpans } from "../bridge/span-watch.js";
-import { holdUnread, releaseUnread, type SendsNow, type UnreadStream } from "../lifecycle/unread-streams.js";
+import { type SpanWatch, watchSpans } from "./span-watch.js";
+import { holdUnread, releaseUnread, type SendsNow, type UnreadStream } from "../runtime/unread-streams.js";
 import { parentSpanIdOf } from "../spans/span-data.js";
 import { abortedWhy, NEVER_READ, NOT_READ_TO_END, reasonText, STOPPED_READING } from "./kit/stream-ending.js";
 

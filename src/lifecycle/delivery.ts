@@ -1,4 +1,3 @@
-import { servesRemoteCaller } from "../assemble/trace-record.js";
 import { type FlushResult, noWorkYet } from "../export/types.js";
 import { resolveOptions } from "../config.js";
 import { internalErrorCount } from "../util/internal-errors.js";
@@ -6,7 +5,6 @@ import type { SdkStats } from "../runtime/runtime.js";
 import { allRuntimes } from "../runtime/registry.js";
 import { currentRuntime } from "../runtime/configure.js";
 import { currentObservedSpan } from "../tracing/context.js";
-import { settleUnreadStreams, whenStreamsSettled } from "./unread-streams.js";
 
 const nothing = (): FlushResult => ({ ok: true, delivered: 0, notDelivered: [], pending: [], timedOut: false });
 
@@ -17,7 +15,7 @@ const nothing = (): FlushResult => ({ ok: true, delivered: 0, notDelivered: [], 
  * @param timeoutMillis @default the `flushTimeoutMillis` option (30 s)
  */
 export async function flush(timeoutMillis?: number): Promise<FlushResult> {
-  return merged(allRuntimes().map((rt) => rt.exporter.flush(timeoutMillis)));
+  return merged(allRuntimes().map((rt) => rt.flush(timeoutMillis)));
 }
 
 /**
@@ -100,29 +98,11 @@ export type WaitUntil = (promise: Promise<unknown>) => void;
 export function deliver(waitUntil?: WaitUntil, timeoutMillis?: number): Promise<FlushResult> {
   const runtimes = allRuntimes();
   if (runtimes.length === 0) return Promise.resolve(nothing());
-  const rt = runtimes[0]!;
-  const budget = timeoutMillis ?? rt.options.flushTimeoutMillis;
-  const clock = rt.options.clock;
-  const started = clock.now();
+  const budget = timeoutMillis ?? runtimes[0]!.options.flushTimeoutMillis;
   const caller = currentObservedSpan()?.spanContext().traceId;
-  const done = (async () => {
-    // A call the app made just now may open its span a moment later (an SDK helper that starts
-    // its request on a timer, such as openai's chat.completions.stream()): one turn of the loop.
-    await new Promise<void>((resolve) => setTimeout(resolve, 0));
-    const waited = runtimes.map((r) => ({ r, records: [...r.assembler.all()].filter((rec) => rec.open > 0) }));
-    // Streams handed to the app are waited for too: their calls' spans may not have started yet.
-    await Promise.all([...waited.map(({ r, records }) => r.assembler.whenSpansEnded(records, budget / 2)), whenStreamsSettled(budget / 2, clock)]);
-    // Work left running after its handler returned (its root ended), and the caller's own
-    // trace, are sent as they stand: the instance may be frozen next. A trace whose root still
-    // runs is another request being served: it delivers itself.
-    const sent = waited.map(({ r, records }) => ({ r, records: records.filter((rec) => (rec.phase !== "open" && !servesRemoteCaller(rec)) || rec.traceId === caller) }));
-    // Streams handed to the app that nobody reads, there or as a trace of their own, are cut short first (their calls end).
-    const sentIds = new Set(sent.flatMap(({ records }) => records.map((rec) => rec.traceId)));
-    settleUnreadStreams((traceId) => sentIds.has(traceId));
-    for (const { r, records } of sent) r.assembler.forceEndAll("deliver", records);
-    const left = Math.max(0, budget - (clock.now() - started));
-    return merged(runtimes.map((r) => r.exporter.flush(left)));
-  })().catch(() => nothing());
+  // The runtime's one drain, as shutdown() and the exit hooks use it: one policy for work left
+  // running and for streams nobody read, whatever the way out (runtime/drain.ts).
+  const done = merged(runtimes.map((r) => r.drain({ reason: "deliver", budget, caller }))).catch(() => nothing());
   try {
     waitUntil?.(done);
   } catch {

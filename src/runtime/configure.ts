@@ -37,7 +37,7 @@ export function configure(options: EvaltraceOptions = {}): void {
     // Its running traces end in it (their spans know their runtime); flush(), deliver(),
     // shutdown() and the exit hooks cover it until it is idle.
     if (!previous.isIdle) reg.retired.push(previous);
-    void previous.exporter.flush();
+    void previous.flush();
   }
   warnIfNoKey(reg.current);
 }

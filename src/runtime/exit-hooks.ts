@@ -25,8 +25,9 @@ function appListeners(proc: Proc, event: string): number {
 /**
  * Delivers on the way out, once per process:
  * - `beforeExit` (the loop ran dry: the app ended without `flush()`): traces still open can no
- *   longer end, so they are sent as they stand, then everything is flushed; the flush keeps the
- *   process alive until delivered or `shutdownTimeoutMillis`.
+ *   longer end, so they are sent as they stand (streams nobody read cut short, as at every drain),
+ *   then everything is flushed; the flush keeps the process alive until delivered or
+ *   `shutdownTimeoutMillis`.
  * - SIGTERM / SIGINT with no handler of the app: shut down (running work gets half the budget
  *   to end), then the signal is re-raised so that the process ends as it would have.
  * - SIGTERM / SIGINT with the app's own handler: the app decides when to exit. What has finished
@@ -44,7 +45,6 @@ export function installExitHooks(reg: Registry): void {
   reg.hooksInstalled = true;
   // Hooks are installed once per process; the current configure() says whether they act.
   const wanted = () => reg.current?.options.registerExitHooks === true;
-  const flushedAt = new WeakMap<object, number>();
   // How the process is ending, for the warning at `exit`: the loop ran dry (then the flush on
   // the way out ran out of time), an uncaught exception, or else process.exit().
   let ending: "ranDry" | "uncaught" | undefined;
@@ -59,13 +59,11 @@ export function installExitHooks(reg: Registry): void {
     ours(() => {
       ending ??= "ranDry";
       if (!wanted()) return;
+      // The one drain (runtime/drain.ts), with nothing to wait for: the loop is dry. It flushes
+      // once per new batch of work (a flush that timed out is not retried forever).
       for (const live of allRuntimes()) {
         if (live.isShutdown) continue;
-        live.assembler.forceEndAll("exit");
-        // Once per new batch of work: a flush that timed out must not be retried forever.
-        if (!live.exporter.hasPendingWork || flushedAt.get(live) === live.exporter.handedOff) continue;
-        flushedAt.set(live, live.exporter.handedOff);
-        void live.exporter.flush(live.options.shutdownTimeoutMillis);
+        void live.drain({ reason: "exit", budget: live.options.shutdownTimeoutMillis });
       }
     }),
   );
@@ -73,7 +71,7 @@ export function installExitHooks(reg: Registry): void {
     "exit",
     ours(() => {
       const runtimes = allRuntimes();
-      const left = runtimes.reduce((n, rt) => n + rt.assembler.openTraces, 0);
+      const left = runtimes.reduce((n, rt) => n + rt.openTraces, 0);
       const current = reg.current;
       if (left === 0 || !current) return;
       const { baseUrl, shutdownTimeoutMillis } = current.options;
@@ -91,7 +89,7 @@ export function installExitHooks(reg: Registry): void {
       const runtimes = allRuntimes();
       if (appListeners(proc, signal) > 0) {
         if (!wanted()) return;
-        for (const live of runtimes) if (!live.isShutdown) void live.exporter.flush(live.options.shutdownTimeoutMillis);
+        for (const live of runtimes) if (!live.isShutdown) void live.flush(live.options.shutdownTimeoutMillis);
         return;
       }
       const done = wanted() ? Promise.all(runtimes.map((rt) => rt.shutdown())) : Promise.resolve();

@@ -56,6 +56,6 @@ export function registry(): Registry {
 /** The current runtime and every replaced one still delivering, current first. */
 export function allRuntimes(): Runtime[] {
   const reg = registry();
-  reg.retired = reg.retired.filter((rt) => !rt.isIdle && !rt.exporter.isStopped);
+  reg.retired = reg.retired.filter((rt) => !rt.isIdle && !rt.isStopped);
   return reg.current ? [reg.current, ...reg.retired] : [...reg.retired];
 }

@@ -1,8 +1,10 @@
 import { internalErrorCount } from "../util/internal-errors.js";
 import type { Attributes, Context, HrTime, Span } from "@opentelemetry/api";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan, Span as SdkSpan } from "@opentelemetry/sdk-trace-base";
 import type { ResolvedOptions } from "../config.js";
-import { TraceAssembler } from "../assemble/trace-assembler.js";
+import { type SafeTraceUpdate, TraceAssembler } from "../traces/trace-assembler.js";
+import type { TraceView } from "../traces/trace-view.js";
+import { waitFor } from "../traces/trace-waiters.js";
 import { TraceBodies } from "../encode/trace-body.js";
 import { Evaluations } from "../export/evaluations.js";
 import { LateUpdates } from "../export/late-updates.js";
@@ -11,11 +13,12 @@ import { Settlement } from "../export/settlement.js";
 import { TraceExporter } from "../export/trace-exporter.js";
 import { replaySender } from "../export/spool/replay-send.js";
 import { TraceSpool } from "../export/spool/trace-spool.js";
-import { type ExporterStats, type FlushResult, noWorkYet } from "../export/types.js";
+import { type EvaluationOutcome, type ExporterStats, type FlushResult, noWorkYet } from "../export/types.js";
 import { KeyedTransport } from "../http/keyed-transport.js";
 import { type Logger, safeLogger } from "../logger.js";
 import type { ObservedSpan } from "../spans/observed-span.js";
 import { type ParentSpan, type SpanSource, startObservedSpan } from "../spans/observed-tracer.js";
+import { type DrainRequest, drain } from "./drain.js";
 import { TappedSink } from "./tapped-sink.js";
 import { isCapturing } from "./trace-tap.js";
 
@@ -43,16 +46,26 @@ export interface SdkStats extends ExporterStats {
   internalErrors: number;
 }
 
-/** The SDK's live parts, made by `configure()` or lazily on first use. */
+/** What `dropTrace` did: see {@link TraceAssembler.drop}. */
+export type DropOutcome = "dropped" | "partly" | "unknown" | "again";
+
+/**
+ * The SDK's live parts, made by `configure()` or lazily on first use: the composition root. It
+ * keeps its parts (the assembler, the exporter, the transport) to itself; the floors above ask it
+ * for what they need (`routeTrace`, `updateTrace`, `dropTrace`, `whenDelivered`, `drain` ...) and
+ * read traces only as read-only views.
+ */
 export class Runtime {
   readonly options: ResolvedOptions;
   readonly logger: Logger;
-  readonly assembler: TraceAssembler;
-  readonly exporter: TraceExporter;
-  readonly transport: KeyedTransport;
+  private readonly assembler: TraceAssembler;
+  private readonly exporter: TraceExporter;
+  private readonly transport: KeyedTransport;
   /** How observed spans reach the assembler, and how a new trace is admitted. */
   private readonly spans: SpanSource;
   private shutdownPromise: Promise<FlushResult> | undefined;
+  /** The exporter's count of traces handed off when the way out last flushed (once per new work). */
+  private exitFlushedAt: number | undefined;
 
   constructor(options: ResolvedOptions) {
     this.options = options;
@@ -168,23 +181,148 @@ export class Runtime {
     };
   }
 
+  /** True once shut down to the end: nothing more is accepted or sent. */
+  get isStopped(): boolean {
+    return this.exporter.isStopped;
+  }
+
+  /** Traces held now (running, or not yet delivered). */
+  get openTraces(): number {
+    return this.assembler.openTraces;
+  }
+
+  // -- traces, for the front door, the bridge and the offline evaluations ----------------------
+
+  /** A trace, read-only, while this runtime holds it. */
+  heldTrace(traceId: string): TraceView | undefined {
+    return this.assembler.get(traceId);
+  }
+
+  /** Every trace held now, read-only. */
+  heldTraces(): Iterable<TraceView> {
+    return this.assembler.all();
+  }
+
+  /** Applies `updateCurrentTrace`'s checked fields to a trace. */
+  updateTrace(traceId: string, update: SafeTraceUpdate): void {
+    this.assembler.updateTrace(traceId, update);
+  }
+
+  /** Drops a trace for the app (`updateCurrentTrace({ drop: true })`): nothing more of it is sent. */
+  dropTrace(traceId: string): DropOutcome {
+    return this.assembler.drop(traceId);
+  }
+
+  /** Whether the app dropped this trace (remembered a while after its record was let go). */
+  isDroppedTrace(traceId: string): boolean {
+    return this.assembler.isDropped(traceId);
+  }
+
+  /**
+   * Routes a trace to another project's key (a usable one: the caller checked): the trace, its
+   * late updates and its offline evaluations go with it. `"late"`: it can no longer change.
+   */
+  routeTrace(traceId: string, apiKey: string): "routed" | "late" {
+    const routed = this.assembler.route(traceId, apiKey, this.options.apiKey);
+    if (routed === "routed") this.transport.remember(apiKey);
+    return routed;
+  }
+
+  /** The API key a trace goes to, when it is not the configured one. */
+  traceKeyOf(traceId: string): string | undefined {
+    return this.assembler.keyOf(traceId);
+  }
+
+  /** Resolves once `done(trace)` holds for every one of `traces`, re-checked as each changes. */
+  whenDelivered(traces: readonly TraceView[], done: (trace: TraceView) => boolean): Promise<void> {
+    return Promise.all(traces.map((t) => waitFor(t, () => done(t)))).then(() => undefined);
+  }
+
+  /** Sends an offline evaluation once `ready` resolves (export/evaluations.ts). */
+  evaluate(path: string, body: Record<string, unknown>, ready: () => Promise<string | undefined>, deferred: boolean, apiKey?: string): Promise<EvaluationOutcome> {
+    return this.exporter.evaluate(path, body, ready, deferred, apiKey);
+  }
+
+  // -- spans of other instrumentations, from the bridge ----------------------------------------
+
+  /** Whether a new trace of another instrumentation is recorded: sampled in, and room for it. */
+  admitForeignRoot(): boolean {
+    return this.samplesIn() && this.assembler.admitNewTrace();
+  }
+
+  /** A span of another instrumentation started in a trace of this runtime. */
+  foreignStarted(span: SdkSpan, parentContext: Context): void {
+    this.assembler.onStart(span, parentContext);
+  }
+
+  /** Whether a span with this id is open in the trace this runtime holds. */
+  isSpanOpen(traceId: string, spanId: string): boolean {
+    return this.assembler.isOpen(traceId, spanId);
+  }
+
+  /** A span of another instrumentation ended, kept: it goes with its trace. */
+  foreignEnded(span: ReadableSpan): void {
+    this.assembler.onEnd(span);
+  }
+
+  /** A span of another instrumentation ended, left out (HTTP, DB ...): its kept children re-parent past it. */
+  foreignEndedTransparent(span: ReadableSpan): void {
+    this.assembler.onEndTransparent(span);
+  }
+
+  /** A bridged trace's local root ended without a type: kept (`markBase`) when anything under it is. */
+  foreignLocalRootEnded(span: ReadableSpan, markBase: () => void): void {
+    this.assembler.onEndLocalRoot(span, markBase);
+  }
+
+  // -- delivery --------------------------------------------------------------------------------
+
+  /**
+   * Sends everything finished so far and resolves when it was delivered or given up, or when
+   * `timeoutMillis` passed. Never rejects.
+   */
+  flush(timeoutMillis?: number): Promise<FlushResult> {
+    return this.exporter.flush(timeoutMillis);
+  }
+
+  /**
+   * The one drain (runtime/drain.ts) for every way out: `deliver()`, `shutdown()`, the exit hooks
+   * and signals. A `shutdown` drain is this runtime's shutdown (once). Never rejects.
+   */
+  drain(request: DrainRequest): Promise<FlushResult> {
+    if (request.reason === "shutdown") return this.shutdown(request.budget);
+    return this.drainNow(request);
+  }
+
   /**
    * Stops recording new traces, waits (within the budget) for the traces running now to end,
    * sends those still running with their open spans marked, delivers everything, then closes
    * the transport. The result counts every trace that was not delivered. Idempotent.
    */
   shutdown(timeoutMillis = this.options.shutdownTimeoutMillis): Promise<FlushResult> {
-    this.shutdownPromise ??= this.drainAndClose(timeoutMillis);
+    this.shutdownPromise ??= this.drainNow({ reason: "shutdown", budget: timeoutMillis });
     return this.shutdownPromise;
   }
 
-  private async drainAndClose(timeoutMillis: number): Promise<FlushResult> {
-    const clock = this.options.clock;
-    const started = clock.now();
-    // Half the budget for running work to end, the rest (at least) for delivery.
-    await this.assembler.whenSpansEnded([...this.assembler.all()], timeoutMillis / 2);
-    this.assembler.forceEndAll("shutdown");
-    const left = Math.max(0, timeoutMillis - (clock.now() - started));
-    return this.exporter.shutdown(left);
+  private drainNow(request: DrainRequest): Promise<FlushResult> {
+    const exporter = this.exporter;
+    const deliver = (left: number): Promise<FlushResult> => {
+      if (request.reason === "shutdown") return exporter.shutdown(left);
+      if (request.reason === "exit") {
+        // Once per new batch of work: a flush that timed out must not be retried forever.
+        if (!exporter.hasPendingWork || this.exitFlushedAt === exporter.handedOff) return Promise.resolve(nothingToDo());
+        this.exitFlushedAt = exporter.handedOff;
+      }
+      return exporter.flush(left);
+    };
+    try {
+      return drain({ clock: this.options.clock, assembler: this.assembler, deliver }, request).catch(() => nothingToDo());
+    } catch {
+      return Promise.resolve(nothingToDo());
+    }
   }
+}
+
+function nothingToDo(): FlushResult {
+  return { ok: true, delivered: 0, notDelivered: [], pending: [], timedOut: false };
 }

@@ -1,8 +1,11 @@
-import { notify, type TraceRecord } from "../assemble/trace-record.js";
-import type { TraceSink } from "../assemble/trace-sink.js";
 import { JsonBytes } from "../encode/json-bytes.js";
 import type { TraceBodies } from "../encode/trace-body.js";
 import { isReportableCount, type Logger } from "../logger.js";
+import { markSending, nextLateBatch } from "../traces/outgoing.js";
+import { markSent } from "../traces/trace-phase.js";
+import type { TraceSink } from "../traces/trace-sink.js";
+import type { TraceView } from "../traces/trace-view.js";
+import { notify } from "../traces/trace-waiters.js";
 import type { CaptureTarget, WireObject } from "./trace-capture.js";
 import { claimingCaptures, traceTaps } from "./trace-tap.js";
 
@@ -13,7 +16,7 @@ export interface TappedSinkParts {
   bodies: TraceBodies;
   logger: Logger;
   /** Lets the assembler forget a record once nothing more can happen to it. */
-  release: (rec: TraceRecord) => void;
+  release: (rec: TraceView) => void;
 }
 
 /**
@@ -23,17 +26,17 @@ export interface TappedSinkParts {
  */
 export class TappedSink implements TraceSink {
   /** The captures that claimed each trace, while the assembler holds its record. */
-  private readonly claims = new WeakMap<TraceRecord, readonly CaptureTarget[]>();
+  private readonly claims = new WeakMap<TraceView, readonly CaptureTarget[]>();
   private slab: JsonBytes | undefined;
 
   constructor(private readonly parts: TappedSinkParts) {}
 
-  opened(rec: TraceRecord): void {
+  opened(rec: TraceView): void {
     const captures = claimingCaptures();
     if (captures.length > 0) this.claims.set(rec, captures);
   }
 
-  enqueue(rec: TraceRecord): void {
+  enqueue(rec: TraceView): void {
     const captures = this.claims.get(rec);
     if (!captures) {
       this.parts.exporter.enqueue(rec);
@@ -43,25 +46,24 @@ export class TappedSink implements TraceSink {
     this.slab ??= new JsonBytes(4096);
     this.slab.reset();
     try {
-      const p = bodies.prepare(rec, this.slab);
+      const p = bodies.prepare(markSending(rec), this.slab);
       const trace = JSON.parse(this.slab.text(p.start, p.end)) as WireObject;
       this.deliver(captures, rec, (c) => c.received(trace));
     } catch (err) {
       this.parts.logger.warn(`a captured trace could not be read (${String(err)}): not captured`);
     }
-    rec.phase = "sent";
+    markSent(rec);
     notify(rec);
     this.parts.release(rec);
   }
 
-  scheduleUpdate(rec: TraceRecord): void {
+  scheduleUpdate(rec: TraceView): void {
     const captures = this.claims.get(rec);
     if (!captures) {
       this.parts.exporter.scheduleUpdate(rec);
       return;
     }
-    const late = rec.late;
-    rec.late = undefined;
+    const late = nextLateBatch(rec);
     if (late) {
       try {
         const body: WireObject = {};
@@ -76,7 +78,7 @@ export class TappedSink implements TraceSink {
     this.parts.release(rec);
   }
 
-  discard(rec: TraceRecord): void {
+  discard(rec: TraceView): void {
     const captures = this.claims.get(rec);
     if (!captures) {
       this.parts.exporter.discard(rec);
@@ -94,7 +96,7 @@ export class TappedSink implements TraceSink {
   }
 
   /** Hands a trace (or its update) to the captures still running; counts it lost when none is. */
-  private deliver(captures: readonly CaptureTarget[], rec: TraceRecord, give: (c: CaptureTarget) => void): void {
+  private deliver(captures: readonly CaptureTarget[], rec: TraceView, give: (c: CaptureTarget) => void): void {
     let given = false;
     for (const c of captures) {
       if (!c.active) continue;

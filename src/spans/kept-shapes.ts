@@ -16,7 +16,7 @@
  * most, one trace's objects kept past their time.
  */
 export const keptShapes: {
-  /** The newest trace record (assemble/trace-record.ts). */
+  /** The newest trace record (traces/trace-record.ts). */
   record: object | undefined;
   /** The newest span of `observe()` or an integration (observed-span.ts). */
   span: object | undefined;
@@ -24,7 +24,7 @@ export const keptShapes: {
   context: object | undefined;
   /** The newest `tracestate` naming one of our spans (remote-parent.ts). */
   traceState: object | undefined;
-  /** The newest span of another instrumentation that ended in one of our traces, as the bridge marked it (assemble/trace-assembler.ts). */
+  /** The newest span of another instrumentation that ended in one of our traces, as the bridge marked it (traces/trace-assembler.ts). */
   foreignSpan: object | undefined;
   /** What the newest span of another instrumentation was read as by its semantic convention when it ended, its span data once sent (bridge/foreign-span.ts). */
   mappedSpan: object | undefined;
@@ -32,6 +32,8 @@ export const keptShapes: {
   wireTrace: object | undefined;
   /** The newest trace taken into a batch, its bytes written (encode/batch-body.ts). */
   preparedTrace: object | undefined;
+  /** The newest trace taken off its record to be sent (traces/outgoing.ts). */
+  outgoingTrace: object | undefined;
 } = {
   record: undefined,
   span: undefined,
@@ -41,4 +43,5 @@ export const keptShapes: {
   mappedSpan: undefined,
   wireTrace: undefined,
   preparedTrace: undefined,
+  outgoingTrace: undefined,
 };

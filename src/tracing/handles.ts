@@ -1,6 +1,7 @@
 import { type Span, SpanStatusCode } from "@opentelemetry/api";
 import { spanUuid, traceUuid } from "../spans/ids.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { isRunning } from "../traces/trace-view.js";
 import { warnFieldOnce } from "../spans/field-warnings.js";
 import type { SpanUpdate, TraceUpdate } from "../spans/fields.js";
 import type { SpanType } from "../protocol/types.js";
@@ -106,7 +107,7 @@ function spanHandle(rt: Runtime, span: Span): SpanHandle {
 
 function traceHandle(rt: Runtime, traceId: string): TraceHandle {
   const live = (method: string): boolean => {
-    if (rt.assembler.get(traceId)) return true;
+    if (rt.heldTrace(traceId)) return true;
     warnFieldOnce(rt.logger, "trace handle:ended", `trace handle ${method}() called after its trace was delivered: ignored`);
     return false;
   };
@@ -119,9 +120,9 @@ function traceHandle(rt: Runtime, traceId: string): TraceHandle {
       if (live("setOutput")) updateTraceOf(rt, traceId, { output }, "trace handle setOutput");
     },
     recordError(error) {
-      const rec = rt.assembler.get(traceId);
+      const rec = rt.heldTrace(traceId);
       let root: object | undefined;
-      if (rec && rec.phase === "open") for (const open of rec.openSpans) if (!parentSpanIdOf(open)) root = open;
+      if (rec && isRunning(rec)) for (const open of rec.openSpans) if (!parentSpanIdOf(open)) root = open;
       if (!root) {
         warnFieldOnce(rt.logger, "trace handle:recordError", "trace handle recordError() called after the trace's root span ended: ignored");
         return;

@@ -118,10 +118,10 @@ function merge(outer: ScopedDefaults | undefined, inner: ScopedDefaults): Scoped
 /** Merges the trace-level defaults (tags) onto the trace, once per tag. */
 function tagTrace(rt: Runtime, traceId: string, tags: string[] | undefined): void {
   if (!tags || tags.length === 0) return;
-  const rec = rt.assembler.get(traceId);
+  const rec = rt.heldTrace(traceId);
   if (!rec) return;
   const { kept } = admitTags(rec, tags, MAX_TAGS_PER_TRACE);
-  if (kept.length > 0) rt.assembler.updateTrace(traceId, { tags: kept });
+  if (kept.length > 0) rt.updateTrace(traceId, { tags: kept });
 }
 
 /** Applies the defaults of `ctx` to one of our spans as it starts (internal: `observe` and integrations). Never throws. */

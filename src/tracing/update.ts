@@ -1,6 +1,6 @@
 import type { Span } from "@opentelemetry/api";
 import { spanUuid, traceUuid } from "../spans/ids.js";
-import type { SafeTraceUpdate } from "../assemble/trace-assembler.js";
+import type { SafeTraceUpdate } from "../traces/trace-assembler.js";
 import type { Logger } from "../logger.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { activeRuntime, runtimeFor } from "../runtime/configure.js";
@@ -171,7 +171,7 @@ export function updateTraceOf(rt: Runtime, traceId: string, fields: TraceUpdate,
     if (!isFieldObject(fields, rt, fn)) return;
     // The key first: the other fields of the same update may be the last before the trace goes.
     if (fields.apiKey !== undefined) routeTrace(rt, traceId, fields.apiKey, "trace");
-    const rec = rt.assembler.get(traceId);
+    const rec = rt.heldTrace(traceId);
     const safe: Record<string, JsonValue> = {};
     for (const [key, value] of Object.entries(fields)) {
       if (value === undefined || key === "apiKey") continue;
@@ -188,7 +188,7 @@ export function updateTraceOf(rt: Runtime, traceId: string, fields: TraceUpdate,
       else warnUnknownField(rt.logger, fn, key, traceUpdateNames);
       if (checked !== undefined) safe[key] = checked;
     }
-    if (Object.keys(safe).length > 0) rt.assembler.updateTrace(traceId, safe as SafeTraceUpdate);
+    if (Object.keys(safe).length > 0) rt.updateTrace(traceId, safe as SafeTraceUpdate);
   } catch (err) {
     rt.logger.error(`${fn} failed: ${describeError(err)}`);
   }
@@ -196,7 +196,7 @@ export function updateTraceOf(rt: Runtime, traceId: string, fields: TraceUpdate,
 
 /** Drops a trace for the app (`drop: true`): nothing of it is sent; a drop that came too late says so once. */
 function dropTrace(rt: Runtime, traceId: string): void {
-  const outcome = rt.assembler.drop(traceId);
+  const outcome = rt.dropTrace(traceId);
   if (outcome === "partly") {
     warnFieldOnce(rt.logger, "trace.drop:late", `trace ${traceUuid(traceId)} was dropped after it was sent: only what was still to come (late spans, updates) is dropped`);
   } else if (outcome === "unknown") {

@@ -1,4 +1,4 @@
-import { holdUnread, releaseUnread, type SendsNow, type UnreadStream } from "../../lifecycle/unread-streams.js";
+import { holdUnread, releaseUnread, type SendsNow, type UnreadStream } from "../../runtime/unread-streams.js";
 import { parentSpanIdOf } from "../../spans/span-data.js";
 import { currentObservedSpan } from "../../tracing/context.js";
 import type { ManualSpan } from "../../tracing/manual-span.js";

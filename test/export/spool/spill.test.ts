@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { newTraceRecord, type TraceRecord } from "../../../src/assemble/trace-record.js";
+import { newTraceRecord, type TraceRecord } from "../../../src/traces/trace-record.js";
 import { systemClock } from "../../../src/clock.js";
 import type { PreparedTrace } from "../../../src/encode/batch-body.js";
 import { JsonBytes } from "../../../src/encode/json-bytes.js";

@@ -3,7 +3,7 @@ import { registerInstrumentations } from "@opentelemetry/instrumentation";
 import { trace } from "@opentelemetry/api";
 import type OpenAIType from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNFINISHED_SPAN_KEY, UNFINISHED_SPANS_KEY } from "../../../src/assemble/unfinished.js";
+import { UNFINISHED_SPAN_KEY, UNFINISHED_SPANS_KEY } from "../../../src/traces/unfinished.js";
 import { flush, stats } from "../../../src/index.js";
 import { nothingLeftOpen, requireCjs, startBridge } from "./bridge.js";
 

@@ -12,8 +12,13 @@ import { keptShapes } from "../spans/kept-shapes.js";
 import { isLater, preciseNow } from "../spans/time.js";
 import { ChurnMap } from "../util/churn-map.js";
 import { MAX_REMEMBERED_TRACES, RecentTraces } from "../util/recent-traces.js";
-import { addOpenSpan, clearOpenSpans, endOpenSpan, joinedRemotely, newTraceRecord, notify, type TraceRecord, waitFor } from "./trace-record.js";
+import { markJoinedRemotely } from "./joined-remotely.js";
+import { markDroppedByApp, markNothingToSend, markQueued, startAsLate } from "./trace-phase.js";
+import { addOpenSpan, clearOpenSpans, endOpenSpan, newTraceRecord, recordOf, type TraceRecord } from "./trace-record.js";
+import { TraceRouting } from "./trace-routing.js";
 import type { TraceSink } from "./trace-sink.js";
+import type { TraceView } from "./trace-view.js";
+import { notify, waitFor } from "./trace-waiters.js";
 import { TRUNCATED_KEY, UNFINISHED_SPAN_KEY, UNFINISHED_SPANS_KEY, unfinishedView } from "./unfinished.js";
 
 /** The subset of `TraceUpdate`, already made JSON-safe, that the assembler stores. */
@@ -55,7 +60,7 @@ export class TraceAssembler implements SpanProcessor {
   /** Dropped traces, remembered after their records were let go: their late spans are dropped too. */
   private readonly discardedIds = new RecentTraces<true>(MAX_REMEMBERED_TRACES);
   /** Per-trace API keys (`observe({ apiKey })`), remembered for late spans and evaluations. */
-  readonly traceKeys = new RecentTraces<string>(MAX_REMEMBERED_TRACES);
+  private readonly routing = new TraceRouting();
   private warnedIgnoredFields = false;
   /** Every span ever force-ended: its real end is ignored (and counted), its children are late. */
   private forced: WeakSet<object> | undefined;
@@ -79,7 +84,7 @@ export class TraceAssembler implements SpanProcessor {
    * Resolves once none of `records` has a span open, or after `timeoutMillis` (kept alive: the
    * caller awaits it). Spans started meanwhile in those traces are waited for too.
    */
-  async whenSpansEnded(records: TraceRecord[], timeoutMillis: number): Promise<void> {
+  async whenSpansEnded(records: readonly TraceView[], timeoutMillis: number): Promise<void> {
     const open = records.filter((r) => r.open > 0);
     if (open.length === 0) return;
     const clock = this.limits.clock;
@@ -111,14 +116,27 @@ export class TraceAssembler implements SpanProcessor {
     return false;
   }
 
-  /** The record of a trace, while the SDK holds one. */
-  get(traceId: string): TraceRecord | undefined {
+  /** A trace, read-only, while the SDK holds its record. */
+  get(traceId: string): TraceView | undefined {
     return this.records.get(traceId);
   }
 
-  /** Every record held now. */
-  all(): IterableIterator<TraceRecord> {
+  /** Every trace held now, read-only. */
+  all(): IterableIterator<TraceView> {
     return this.records.values();
+  }
+
+  /**
+   * Routes a trace to another project's key (`configured`: the configured key): `"late"` when
+   * the SDK holds no such trace, or it can no longer change (trace-routing.ts).
+   */
+  route(traceId: string, apiKey: string, configured: string | undefined): "routed" | "late" {
+    return this.routing.route(this.records.get(traceId), apiKey, configured);
+  }
+
+  /** The key a trace goes to, when not the configured one (held, or remembered a while after). */
+  keyOf(traceId: string): string | undefined {
+    return this.routing.keyOf(this.records.get(traceId), traceId);
   }
 
   get openTraces(): number {
@@ -142,17 +160,16 @@ export class TraceAssembler implements SpanProcessor {
     if (!ours) floorStart(span, parent);
     if (!rec) {
       rec = newTraceRecord(traceId, this.limits.clock.now());
-      const key = this.traceKeys.get(traceId);
-      if (key !== undefined) rec.apiKey = key;
+      this.routing.adopt(rec);
       if (remote) {
         // The caller's process owns the trace (it sends it): ours are its late updates.
-        rec.phase = "sent";
-        joinedRemotely.add(rec);
+        startAsLate(rec);
+        markJoinedRemotely(rec);
       } else if (parent && ((parent as unknown as ReadableSpan).ended || this.forced?.has(parent))) {
         // A span started from the context of a trace that has already been handed off (work
         // left running after its root returned, or after it was sent unfinished): it can only
         // be a late update.
-        rec.phase = "sent";
+        startAsLate(rec);
       } else {
         this.running++;
       }
@@ -288,8 +305,8 @@ export class TraceAssembler implements SpanProcessor {
    * closed and marked, spans still open in traces already sent as late updates, likewise.
    * Their real ends are ignored later (and counted).
    */
-  forceEndAll(reason: ForceEndReason, records: Iterable<TraceRecord> = this.records.values()): void {
-    for (const rec of [...records]) if (rec.open > 0 && rec.phase !== "failed" && !rec.discarded) this.forceEnd(rec, reason);
+  forceEndAll(reason: ForceEndReason, records: Iterable<TraceView> = this.records.values()): void {
+    for (const rec of [...records]) if (rec.open > 0 && rec.phase !== "failed" && !rec.discarded) this.forceEnd(recordOf(rec), reason);
   }
 
   /**
@@ -345,8 +362,7 @@ export class TraceAssembler implements SpanProcessor {
   /** The local root ended: the trace is complete but for late spans. */
   private handOff(rec: TraceRecord, root: ReadableSpan): void {
     this.running--;
-    rec.root = root;
-    rec.phase = "queued";
+    markQueued(rec, root);
     this.sink.enqueue(rec);
   }
 
@@ -403,7 +419,7 @@ export class TraceAssembler implements SpanProcessor {
         this.handOff(rec, stand);
       } else {
         this.running--;
-        rec.phase = "failed";
+        markNothingToSend(rec);
       }
     }
     notify(rec);
@@ -471,9 +487,7 @@ export class TraceAssembler implements SpanProcessor {
     rec.discarded = true;
     if (rec.phase === "open") {
       this.running--;
-      rec.phase = "failed";
-      rec.failure = "dropped by the app";
-      rec.spans = [];
+      markDroppedByApp(rec);
     }
     // Queued: the sink (the exporter) takes it out of its queue (and its counts).
     this.sink.discard(rec);
@@ -495,7 +509,7 @@ export class TraceAssembler implements SpanProcessor {
   }
 
   /** Forgets a record once nothing more can happen to it. Called after every change. */
-  release(rec: TraceRecord): void {
+  release(rec: TraceView): void {
     if ((rec.phase === "sent" || rec.phase === "failed") && rec.open === 0 && !rec.late && !rec.putInFlight) {
       this.records.delete(rec.traceId);
     }

@@ -1,13 +1,17 @@
 import type { Clock, TimerHandle } from "../clock.js";
 import { processWide } from "../process-wide.js";
 
-/** Which traces `deliver()` sends now: that of the caller, those whose root has ended. */
+/**
+ * Which traces a drain sends now (runtime/drain.ts): for `deliver()`, that of the caller and those
+ * whose root has ended; for `shutdown()` and the way out, every trace the runtime holds.
+ */
 export type SendsNow = (traceId: string) => boolean;
 
 /**
- * A stream an integration handed to the app, until it is read to its end (or cut short):
- * `deliver()` settles those nobody reads, in traces it sends now and in traces of their own
- * (a stream whose call is its trace's root: no request runs around it to wait for).
+ * A stream an integration handed to the app, until it is read to its end (or cut short): every
+ * drain (`deliver()`, `shutdown()`, the exit hooks) settles those nobody reads, in traces it
+ * sends now and in traces of their own (a stream whose call is its trace's root: no request runs
+ * around it to wait for), so that an unread stream ends the same way whatever the exit path.
  */
 export interface UnreadStream {
   /** Cuts the stream short if nobody reads it and its trace goes out now (its spans end); idle otherwise. */
@@ -30,7 +34,7 @@ export function holdUnread(stream: UnreadStream): void {
   if (streams.size > MAX_HELD) streams.delete(streams.values().next().value!);
 }
 
-/** The stream was read to its end, or cut short: nothing left for `deliver()` to do. */
+/** The stream was read to its end, or cut short: nothing left for a drain to do. */
 export function releaseUnread(stream: UnreadStream): void {
   held().delete(stream);
 }
@@ -54,7 +58,7 @@ export async function whenStreamsSettled(timeoutMillis: number, clock: Clock): P
   if (timer !== undefined) clock.clearTimeout(timer);
 }
 
-/** Called by `deliver()` once it has waited: each stream held settles, or not ({@link UnreadStream.settleUnread}). */
+/** Called by a drain once it has waited: each stream held settles, or not ({@link UnreadStream.settleUnread}). */
 export function settleUnreadStreams(sendsNow: SendsNow): void {
   for (const stream of [...held()]) {
     try {

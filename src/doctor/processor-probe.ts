@@ -1,4 +1,5 @@
 import { type Context, createContextKey } from "@opentelemetry/api";
+import { wireBridgeStartHook } from "../bridge/start-hooks.js";
 
 /**
  * Told by an `EvaltraceSpanProcessor` that a span started in a context carrying it: how
@@ -12,13 +13,24 @@ export interface ProcessorProbe {
 // Symbol.for underneath: the ESM and CommonJS copies of the package share the key.
 const PROBE = createContextKey("evaltrace.processorProbe");
 
-/** `ctx` carrying `probe`: a span started in it is reported to the probe and not recorded. */
-export function withProcessorProbe(ctx: Context, probe: ProcessorProbe): Context {
-  return ctx.setValue(PROBE, probe);
-}
-
 /** The probe a context carries, if any. */
-export function processorProbeOf(ctx: Context): ProcessorProbe | undefined {
+function processorProbeOf(ctx: Context): ProcessorProbe | undefined {
   const probe = ctx.getValue(PROBE) as ProcessorProbe | undefined;
   return probe && typeof probe.seen === "function" ? probe : undefined;
+}
+
+/**
+ * `ctx` carrying `probe`: a span started in it is reported to the probe and not recorded (the
+ * bridge's start hook that does so is wired here, on first use).
+ */
+export function withProcessorProbe(ctx: Context, probe: ProcessorProbe): Context {
+  wireBridgeStartHook("doctor.processorProbe", {
+    claims(_span, parentContext) {
+      const found = processorProbeOf(parentContext);
+      if (!found) return false;
+      found.seen();
+      return true;
+    },
+  });
+  return ctx.setValue(PROBE, probe);
 }
