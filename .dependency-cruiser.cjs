@@ -10,7 +10,7 @@
 const FLOORS = [
   ["ground", ["^src/(clock|logger|version|process-wide)\\.ts$", "^src/util/", "^src/protocol/"]],
   ["spans", ["^src/spans/"]],
-  ["conventions, options, transport", ["^src/semconv/", "^src/config(\\.ts$|/)", "^src/http/"]],
+  ["conventions, options, transport", ["^src/semconv/", "^src/config/", "^src/http/"]],
   ["traces", ["^src/traces/"]],
   ["encode", ["^src/encode/"]],
   ["export", ["^src/export/"]],

@@ -48,8 +48,8 @@ export type {
 } from "./protocol/types.js";
 export type { Clock, TimerHandle } from "./clock.js";
 export { systemClock } from "./clock.js";
-export type { BatchOptions, EvaltraceOptions, SpoolOptions } from "./config.js";
-export { DEFAULT_BASE_URL } from "./config.js";
+export type { BatchOptions, EvaltraceOptions, SpoolOptions } from "./config/options.js";
+export { DEFAULT_BASE_URL } from "./config/options.js";
 export type { OfflineEvaluationOptions, ThreadEvaluationOptions } from "./evaluate.js";
 export { evaluateSpan, evaluateThread, evaluateTrace } from "./evaluate.js";
 export type {

@@ -1,6 +1,6 @@
 import * as nodeModule from "node:module";
 import type { InstrumentationBase } from "@opentelemetry/instrumentation";
-import { processEnv } from "../config.js";
+import { processEnv } from "../config/options.js";
 import { currentRuntime, ensureRuntime } from "../runtime/configure.js";
 import { reportInternalError } from "../util/internal-errors.js";
 import { aiSdkHook } from "./hooks/ai-sdk.js";

@@ -1,5 +1,5 @@
 import { processWide } from "../process-wide.js";
-import { MAX_FOREIGN_JSON_CHARS, truncateString } from "../spans/string-limits.js";
+import { MAX_FOREIGN_JSON_CHARS, truncateString } from "../util/string-limits.js";
 
 /** Most spans whose content records are held, most records per span, and most characters in all. */
 const MAX_SPANS = 2_000;

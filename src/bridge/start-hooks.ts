@@ -1,4 +1,6 @@
 import type { Context, Span } from "@opentelemetry/api";
+import { currentRuntime } from "../runtime/configure.js";
+import { reportInternalError } from "../util/internal-errors.js";
 
 /**
  * Something that rides the bridge's `onStart` beside recording, wired by the room that needs it
@@ -56,8 +58,9 @@ export function claimedByHook(span: Span, parentContext: Context): boolean {
   for (let i = 0; i < list.length; i++) {
     try {
       if (list[i]!.claims!(span, parentContext)) return true;
-    } catch {
-      // A hook's failure never reaches the app's tracing.
+    } catch (error) {
+      // A hook's failure never reaches the app's tracing; counted and logged.
+      reportInternalError("a bridge start hook (claims)", error, currentRuntime()?.logger);
     }
   }
   return false;
@@ -69,8 +72,9 @@ export function tellHooksTracked(span: Span, parentContext: Context): void {
   for (let i = 0; i < list.length; i++) {
     try {
       list[i]!.tracked!(span, parentContext);
-    } catch {
-      // A hook's failure never reaches the app's tracing.
+    } catch (error) {
+      // A hook's failure never reaches the app's tracing; counted and logged.
+      reportInternalError("a bridge start hook (tracked)", error, currentRuntime()?.logger);
     }
   }
 }

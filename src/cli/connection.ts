@@ -1,6 +1,6 @@
 import { Client } from "../client/client.js";
 import { ServiceError } from "../client/errors.js";
-import { DEFAULT_BASE_URL, isHttpUrl, processEnv } from "../config.js";
+import { DEFAULT_BASE_URL, isHttpUrl, processEnv } from "../config/options.js";
 import { ENV_VARS, type EnvValue, readEnv, warnDeprecatedEnv } from "../config/env-vars.js";
 import { consoleLogger } from "../logger.js";
 import { usageError } from "./args.js";

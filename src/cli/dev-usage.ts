@@ -1,4 +1,4 @@
-import { DEFAULT_BASE_URL } from "../config.js";
+import { DEFAULT_BASE_URL } from "../config/options.js";
 
 /** Where the emulator listens by default: the address the SDK sends to when nothing else is set. */
 const DEFAULT_ADDRESS = new URL(DEFAULT_BASE_URL);

@@ -1,4 +1,4 @@
-import type { ResolvedOptions } from "../config.js";
+import type { ResolvedOptions } from "../config/options.js";
 import { Transport } from "../http/transport.js";
 import type { HttpMethod } from "../http/sender.js";
 import { type Logger, redact, safeLogger } from "../logger.js";

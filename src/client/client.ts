@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.js";
-import { type ResolvedOptions, resolveOptions } from "../config.js";
+import { type ResolvedOptions, resolveOptions } from "../config/options.js";
 import type { Logger } from "../logger.js";
 import type { PromptCacheOptions } from "../prompts/prompt-cache.js";
 import { currentRuntime } from "../runtime/configure.js";

@@ -1,4 +1,4 @@
-import { isHttpUrl, processEnv, type ResolvedOptions, resolveOptions } from "../config.js";
+import { isHttpUrl, processEnv, type ResolvedOptions, resolveOptions } from "../config/options.js";
 import { currentRuntime } from "../runtime/configure.js";
 import { VERSION } from "../version.js";
 import { checkApiKey } from "./check-api-key.js";

@@ -4,7 +4,7 @@ import type { SpanType } from "../protocol/types.js";
 import type { JsonValue } from "../spans/json-value.js";
 import { foreignSpanData, getSpanData, parentSpanIdOf, sentStartOf } from "../spans/span-data.js";
 import { isLater } from "../spans/time.js";
-import { MAX_ERROR_CHARS, MAX_NAME_CHARS, truncateString } from "../spans/string-limits.js";
+import { MAX_ERROR_CHARS, MAX_NAME_CHARS, truncateString } from "../util/string-limits.js";
 import { providerName } from "../semconv/providers.js";
 import { llmInputMessages } from "./llm-input.js";
 import { jsonText } from "./json-text.js";

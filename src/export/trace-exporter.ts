@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from "../clock.js";
-import type { BatchOptions } from "../config.js";
+import type { BatchOptions } from "../config/options.js";
 import { isRetryableStatus } from "../http/retry.js";
 import { newIdempotencyKey, type RequestBody, type TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger } from "../logger.js";

@@ -1,5 +1,5 @@
 import { type FlushResult, noWorkYet } from "../export/types.js";
-import { resolveOptions } from "../config.js";
+import { resolveOptions } from "../config/options.js";
 import { internalErrorCount } from "../util/internal-errors.js";
 import type { SdkStats } from "../runtime/runtime.js";
 import { allRuntimes } from "../runtime/registry.js";

@@ -1,6 +1,6 @@
 import { context } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { type EvaltraceOptions, resolveOptions } from "../config.js";
+import { type EvaltraceOptions, resolveOptions } from "../config/options.js";
 import { ownerOf } from "../spans/span-data.js";
 import { installExitHooks } from "./exit-hooks.js";
 import { registry } from "./registry.js";

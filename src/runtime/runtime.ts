@@ -1,7 +1,7 @@
 import { internalErrorCount } from "../util/internal-errors.js";
 import type { Attributes, Context, HrTime, Span } from "@opentelemetry/api";
 import type { ReadableSpan, Span as SdkSpan } from "@opentelemetry/sdk-trace-base";
-import type { ResolvedOptions } from "../config.js";
+import type { ResolvedOptions } from "../config/options.js";
 import { type SafeTraceUpdate, TraceAssembler } from "../traces/trace-assembler.js";
 import type { TraceView } from "../traces/trace-view.js";
 import { waitFor } from "../traces/trace-waiters.js";

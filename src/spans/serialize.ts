@@ -157,7 +157,3 @@ export function toText(value: unknown, limits: SerializeLimits = defaultSerializ
   const json = toJsonValue(value, limits);
   return typeof json === "string" ? json : JSON.stringify(json);
 }
-
-// Moved to util/describe-error.ts; re-exported for the importers in tracing/ (changed elsewhere
-// meanwhile): delete once they import util/ directly.
-export { describeError } from "../util/describe-error.js";

@@ -1,5 +1,6 @@
 import type { Runtime } from "../runtime/runtime.js";
-import { describeError, type SerializeLimits, toJsonValue } from "../spans/serialize.js";
+import { type SerializeLimits, toJsonValue } from "../spans/serialize.js";
+import { describeError } from "../util/describe-error.js";
 import type { JsonValue } from "../spans/json-value.js";
 
 let warnedMask = false;

@@ -5,7 +5,7 @@ import { isRunning } from "../traces/trace-view.js";
 import { warnFieldOnce } from "../spans/field-warnings.js";
 import type { SpanUpdate, TraceUpdate } from "../spans/fields.js";
 import type { SpanType } from "../protocol/types.js";
-import { describeError } from "../spans/serialize.js";
+import { describeError } from "../util/describe-error.js";
 import { getSpanData, parentSpanIdOf } from "../spans/span-data.js";
 import { current, updateSpanOf, updateTraceOf } from "./update.js";
 

@@ -4,8 +4,8 @@ import { parentFor } from "./context.js";
 import type { SpanType } from "../protocol/types.js";
 import { capture } from "./capture.js";
 import { end, start } from "./observe.js";
-import { describeError } from "../spans/serialize.js";
-import { MAX_LABEL_CHARS, MAX_NAME_CHARS, truncateString } from "../spans/string-limits.js";
+import { describeError } from "../util/describe-error.js";
+import { MAX_LABEL_CHARS, MAX_NAME_CHARS, truncateString } from "../util/string-limits.js";
 import { pickSpanFields } from "../spans/validate-fields.js";
 
 /** A span that an integration opens and ends by hand (for calls that are not one function). */

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_BASE_URL } from "../../src/config.js";
+import { DEFAULT_BASE_URL } from "../../src/config/options.js";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { EXIT } from "../../src/cli/exit-codes.js";
 import { hasStack, runCli } from "./run-cli.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveOptions } from "../../src/config.js";
+import { resolveOptions } from "../../src/config/options.js";
 import { ENV_VARS } from "../../src/config/env-vars.js";
 import type { Logger } from "../../src/index.js";
 import { startDevServer } from "../../src/devserver/index.js";

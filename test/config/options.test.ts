@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { resolveOptions } from "../../src/config.js";
+import { resolveOptions } from "../../src/config/options.js";
 import { configure, type EvaltraceOptions, shutdown, stats } from "../../src/index.js";
 import { runChild } from "../helpers/child.js";
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_BASE_URL } from "../../src/config.js";
+import { DEFAULT_BASE_URL } from "../../src/config/options.js";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { flush, observe, shutdown } from "../../src/index.js";
 import { formats, runChild } from "../helpers/child.js";

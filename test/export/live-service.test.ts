@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { resolveOptions } from "../../src/config.js";
+import { resolveOptions } from "../../src/config/options.js";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { configure, currentTraceUuid, flush, observe, shutdown, stats, updateCurrentSpan, updateCurrentTrace } from "../../src/index.js";
 import { postedTraces, type Recorder, startRecorder } from "../helpers/recorder.js";

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { enterSending, markQueued } from "../../../src/traces/trace-phase.js";
 import { newTraceRecord, type TraceRecord } from "../../../src/traces/trace-record.js";
 import { systemClock } from "../../../src/clock.js";
 import type { PreparedTrace } from "../../../src/encode/batch-body.js";
@@ -37,7 +39,10 @@ function setup() {
 
 function busyRecord(settlement: Settlement, id: string): TraceRecord {
   const rec = newTraceRecord(id, Date.now());
-  rec.phase = "sending";
+  // Through the trace room's intents, as the exporter moves it: queued, then taken into a request.
+  markQueued(rec, {} as ReadableSpan);
+  enterSending(rec);
+  expect(rec.phase).toBe("sending");
   settlement.busy(rec);
   return rec;
 }

@@ -1,8 +1,8 @@
-import { type Clock, systemClock } from "./clock.js";
-import { type Env, type ENV_VARS, type EnvValue, processEnv, readEnv, warnDeprecatedEnv } from "./config/env-vars.js";
-import { consoleLogger, type Logger, type LogLevel } from "./logger.js";
-import { defaultSerializeLimits, type SerializeLimits } from "./spans/serialize.js";
-import { ENVIRONMENTS } from "./spans/validate-fields.js";
+import { type Clock, systemClock } from "../clock.js";
+import { type Env, type ENV_VARS, type EnvValue, processEnv, readEnv, warnDeprecatedEnv } from "./env-vars.js";
+import { consoleLogger, type Logger, type LogLevel } from "../logger.js";
+import { defaultSerializeLimits, type SerializeLimits } from "../spans/serialize.js";
+import { ENVIRONMENTS } from "../spans/validate-fields.js";
 
 /** Where `evaltrace dev` listens by default, and so where the SDK sends when nothing else is set. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:4680";
