@@ -1,4 +1,4 @@
-import { internalErrorCount } from "../util/internal-errors.js";
+import { internalErrorCount, reportInternalError } from "../util/internal-errors.js";
 import type { Attributes, Context, HrTime, Span } from "@opentelemetry/api";
 import type { ReadableSpan, Span as SdkSpan } from "@opentelemetry/sdk-trace-base";
 import type { ResolvedOptions } from "../config/options.js";
@@ -315,10 +315,17 @@ export class Runtime {
       }
       return exporter.flush(left);
     };
+    // A drain that fails is counted and logged, never silent: a shutdown still stops the exporter
+    // (and with it the transport and the spool's lock), and the result is not ok.
+    const failed = (error: unknown): Promise<FlushResult> => {
+      reportInternalError(`the ${request.reason} drain`, error, this.logger);
+      const stop = request.reason === "shutdown" ? exporter.shutdown(request.budget).catch(() => undefined) : Promise.resolve(undefined);
+      return stop.then(() => ({ ok: false, delivered: 0, notDelivered: [], pending: [], timedOut: false }));
+    };
     try {
-      return drain({ clock: this.options.clock, assembler: this.assembler, deliver }, request).catch(() => nothingToDo());
-    } catch {
-      return Promise.resolve(nothingToDo());
+      return drain({ clock: this.options.clock, assembler: this.assembler, deliver }, request).catch(failed);
+    } catch (error) {
+      return failed(error);
     }
   }
 }

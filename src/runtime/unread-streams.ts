@@ -1,3 +1,4 @@
+import { reportInternalError } from "../util/internal-errors.js";
 import type { Clock, TimerHandle } from "../clock.js";
 import { processWide } from "../process-wide.js";
 
@@ -63,8 +64,9 @@ export function settleUnreadStreams(sendsNow: SendsNow): void {
   for (const stream of [...held()]) {
     try {
       stream.settleUnread(sendsNow);
-    } catch {
-      // One stream's bookkeeping never stops the delivery.
+    } catch (error) {
+      // One stream's bookkeeping never stops the delivery; counted and logged.
+      reportInternalError("settling a stream the app did not read", error, undefined);
     }
   }
 }

@@ -39,7 +39,9 @@ export interface LateBatch {
  */
 export function markSending(view: TraceView): OutgoingTrace {
   const rec = recordOf(view);
-  enterSending(rec);
+  // Only a queued trace goes into a request: anything else would be sent and never settled. The
+  // batch taker counts a throw here as the trace's loss and logs it.
+  if (!enterSending(rec)) throw new Error(`trace ${rec.traceId} is ${rec.phase}, not queued: not taken into a request`);
   const root = rec.root!;
   // The trace's fields are read without making them (most traces set none); a dropped-span
   // count goes into its metadata, which then must exist.

@@ -37,9 +37,9 @@ export function markQueued(rec: TraceRecord, root: ReadableSpan): boolean {
   return true;
 }
 
-/** Taken into a request (`markSending` of outgoing.ts takes its spans with it). */
-export function enterSending(rec: TraceRecord): void {
-  moveTo(rec, "sending");
+/** Taken into a request (`markSending` of outgoing.ts takes its spans with it). False when the trace is not queued. */
+export function enterSending(rec: TraceRecord): boolean {
+  return moveTo(rec, "sending");
 }
 
 /**

@@ -25,7 +25,9 @@ export class TraceRouting {
   route(rec: TraceRecord | undefined, apiKey: string, configured: string | undefined): "routed" | "late" {
     if (!rec || !(rec.phase === "open" || rec.phase === "queued" || nothingSentYet(rec))) return "late";
     rec.apiKey = apiKey === configured ? undefined : apiKey;
+    // Routed back to the configured key: the key remembered for its late parts goes too.
     if (rec.apiKey !== undefined) this.keys.set(rec.traceId, apiKey);
+    else this.keys.delete(rec.traceId);
     return "routed";
   }
 

@@ -22,6 +22,11 @@ export class RecentTraces<V> {
     return this.map.size === 0 ? undefined : this.map.get(traceId);
   }
 
+  /** Forgets a trace's value (a trace routed back to the configured key). */
+  delete(traceId: string): void {
+    this.map.delete(traceId);
+  }
+
   has(traceId: string): boolean {
     return this.map.size > 0 && this.map.has(traceId);
   }

@@ -96,13 +96,16 @@ console.log((await run(agent, "${marker}")).finalOutput);`;
   });
 });
 
+/** The AI SDK and its OpenAI provider, loaded as an app of `format` would. */
+const loadAiSdk = (format: "esm" | "cjs"): string =>
+  format === "esm"
+    ? 'import { generateText } from "ai"; import { createOpenAI } from "@ai-sdk/openai";'
+    : 'const { generateText } = require("ai"); const { createOpenAI } = require("@ai-sdk/openai");';
+
 describe.skipIf(onBun)("zero-code AI SDK", () => {
   it.each(["esm", "cjs"] as const)("%s: generateText with telemetry left unset is traced; set to false, it is not", async (format) => {
     const marker = `ai-${format}`;
-    const load =
-      format === "esm"
-        ? 'import { generateText } from "ai"; import { createOpenAI } from "@ai-sdk/openai";'
-        : 'const { generateText } = require("ai"); const { createOpenAI } = require("@ai-sdk/openai");';
+    const load = loadAiSdk(format);
     const src = `${load}
 const openai = createOpenAI({ apiKey: "sk-test", baseURL: process.env.FAKE_OPENAI });
 const { text } = await generateText({ model: openai.chat("gpt-4o-mini"), prompt: "${marker}" });
@@ -119,10 +122,7 @@ console.log(text.length > 0);`;
 
   it.each(["esm", "cjs"] as const)("%s: without @opentelemetry/sdk-trace-base, generateText runs untraced and the log says why and how to fix it, once", async (format) => {
     const marker = `ai-no-base-${format}`;
-    const load =
-      format === "esm"
-        ? 'import { generateText } from "ai"; import { createOpenAI } from "@ai-sdk/openai";'
-        : 'const { generateText } = require("ai"); const { createOpenAI } = require("@ai-sdk/openai");';
+    const load = loadAiSdk(format);
     const src = `${load}
 const openai = createOpenAI({ apiKey: "sk-test", baseURL: process.env.FAKE_OPENAI });
 const first = await generateText({ model: openai.chat("gpt-4o-mini"), prompt: "${marker}" });

@@ -92,6 +92,29 @@ describe("per-trace API keys", () => {
     expect(outcome.status).not.toBe("deferred");
   });
 
+  it("a trace routed to a key and back to the configured one sends its late update and its evaluation with the configured key", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let late: Promise<void> | undefined;
+    const uuid = await traceWith({ apiKey: tenantKey }, () => {
+      updateCurrentTrace({ apiKey: dev.projectKey });
+      late = observe({ name: "background" }, async () => {
+        await gate;
+      })();
+    });
+    expect((await flush()).ok).toBe(true);
+    release();
+    await late;
+    await evaluateTrace(uuid, { metricCollection: "Default Single-Turn" });
+    expect((await flush()).ok).toBe(true);
+    const sent = proxy.seen.filter((r) => r.traces.includes(uuid) || r.url.includes(uuid));
+    expect(sent.length).toBeGreaterThanOrEqual(3);
+    for (const r of sent) expect(r.key).toBe(dev.projectKey);
+    expect(dev.state.traces[uuid]!.spans.map((s) => s.name).sort()).toEqual(["background", "turn"]);
+  });
+
   it("a key the service refuses (401) fails its own traces only, and no key reaches the log", async () => {
     const badKey = "svc_local_proj_not-a-real-key-0123456789";
     const good = await traceWith({ apiKey: tenantKey });
