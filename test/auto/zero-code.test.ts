@@ -188,7 +188,7 @@ console.log(typeof r.candidates[0].content.parts[0].text, text.length > 0, Objec
 describe.skipIf(onBun)("instrument() from the app's code", () => {
   it("turns on what it is told, in a CommonJS app with no preload", async () => {
     const marker = "prog-instrument";
-    const src = `const { instrument } = require("evaltrace");
+    const src = `const { instrument } = require("evaltrace/instrument");
 let refused = "";
 try { instrument({ opneai: true }); } catch (e) { refused = e.name; }
 const on = instrument({ anthropic: false });

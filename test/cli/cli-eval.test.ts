@@ -12,7 +12,7 @@ import { hasStack, runCli } from "./run-cli.js";
 // `openai` resolve as in an app's node_modules.
 const dir = mkdtempSync(join(tmpdir(), "evaltrace-cli-eval-"));
 mkdirSync(join(dir, "node_modules"));
-symlinkSync(packageRoot, join(dir, "node_modules", "evaltrace"), "dir");
+symlinkSync(join(packageRoot, "packages", "evaltrace"), join(dir, "node_modules", "evaltrace"), "dir");
 symlinkSync(join(packageRoot, "node_modules", "openai"), join(dir, "node_modules", "openai"), "dir");
 
 let dev: DevServer;

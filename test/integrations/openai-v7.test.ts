@@ -75,7 +75,7 @@ describe.skipIf(!supported)("openai 7's helper methods, zero-code (issue 31)", (
     app = mkdtempSync(join(tmpdir(), "evaltrace-openai7-"));
     mkdirSync(join(app, "node_modules"));
     symlinkSync(join(node22Dir, "node_modules", "openai-v7"), join(app, "node_modules", "openai"), "dir");
-    symlinkSync(packageRoot, join(app, "node_modules", "evaltrace"), "dir");
+    symlinkSync(join(packageRoot, "packages", "evaltrace"), join(app, "node_modules", "evaltrace"), "dir");
   });
   afterAll(() => {
     if (app) rmSync(app, { recursive: true, force: true });
