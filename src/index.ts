@@ -67,7 +67,7 @@ export type {
   TaskContext,
   TaskOutput,
 } from "./experiments/types.js";
-export { runExperiment } from "./experiments/run-experiment.js";
+export { runExperiment } from "./experiments/entry.js";
 export type { EvaltraceSpanProcessorOptions } from "./bridge/span-processor.js";
 export { EvaltraceSpanProcessor } from "./bridge/span-processor.js";
 export type { EvaluationOutcome, ExporterStats, FlushResult } from "./export/types.js";

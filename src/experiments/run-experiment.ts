@@ -56,26 +56,7 @@ async function runAll(
   await Promise.race([Promise.all(workers), aborted]);
 }
 
-/**
- * Runs an experiment: `task(golden)` for each golden (given, or pulled from a dataset) with
- * bounded concurrency, each run observed as a trace of its own; turns the results into test
- * cases and posts them as a test run (`POST /v1/evaluate`) of `metricCollection`. A task that
- * throws (or returns something that is no test case) is a failed case, not a failed run; an
- * abort sends what finished. Progress and a summary table go to `output` (stderr by default).
- *
- * @example
- * const { summary } = await runExperiment({
- *   identifier: "prompt-v2",
- *   dataset: "support-questions",
- *   metricCollection: "Support quality",
- *   task: async (golden) => answer(golden.input),
- * });
- */
-export function runExperiment<G extends ExperimentGolden>(options: ExperimentOptions<G>): Promise<ExperimentResult<G>> {
-  return experiment(options, true);
-}
-
-/** {@link runExperiment}, the summary table printed to the output or not (the CLI prints it to stdout). */
+/** `runExperiment` (./entry.ts), the summary table printed to the output or not (the CLI prints it to stdout). */
 export async function experiment<G extends ExperimentGolden>(options: ExperimentOptions<G>, printSummary: boolean): Promise<ExperimentResult<G>> {
   const started = Date.now();
   const checked = checkOptions(options as ExperimentOptions<ExperimentGolden>);

@@ -8,7 +8,10 @@ import { processWide } from "../process-wide.js";
 // parent opened by the ESM copy must never seem to start before it.
 // Anchored where OpenTelemetry's own clock is (`performance.timeOrigin`), so that our spans and
 // those of other instrumentations in the same trace agree on the order of their starts.
-const scale = processWide("clockAnchor", () => ({ anchorMillis: timeOrigin(), lastMicros: 0 }));
+// Taken at the first timestamp, not when evaltrace is imported: Node sets up `performance` on
+// its first use (about 1.5 ms of `import "evaltrace"` otherwise).
+let anchor: { anchorMillis: number; lastMicros: number } | undefined;
+const clockAnchor = () => processWide("clockAnchor", () => ({ anchorMillis: timeOrigin(), lastMicros: 0 }));
 
 function timeOrigin(): number {
   const origin = (performance as { timeOrigin?: number }).timeOrigin;
@@ -22,6 +25,7 @@ export function isLater(a: HrTime, b: HrTime): boolean {
 
 /** A strictly increasing high-resolution wall-clock time (microsecond steps). */
 export function preciseNow(): HrTime {
+  const scale = (anchor ??= clockAnchor());
   let micros = Math.floor((scale.anchorMillis + performance.now()) * 1000);
   if (micros <= scale.lastMicros) micros = scale.lastMicros + 1;
   scale.lastMicros = micros;

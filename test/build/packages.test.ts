@@ -4,10 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../helpers/child.js";
+import { runsHere, runtimeName } from "../helpers/skips.js";
 
 // The packages as a user installs them (issue 41): each packed with `npm pack` (its prepack
 // script included), then installed from the tarballs into a fresh app, with npm's cache
 // (npm ci filled it) or the registry for @opentelemetry/api and the hooks' packages.
+// The apps below are Node processes started with Node's flags (--import, --input-type).
+const onNode = runsHere(process.versions.bun === undefined, "test/build/packages.test.ts", `the packed packages are installed and run as a Node app (this is ${runtimeName}); Node 20, 22 and 24 run it`);
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 const work = mkdtempSync(join(tmpdir(), "evaltrace-packages-"));
 const app = join(work, "app");
@@ -34,6 +37,7 @@ function node(args: string[], env: Record<string, string> = {}) {
 }
 
 beforeAll(() => {
+  if (!onNode) return;
   for (const dir of ["evaltrace", "auto", "dev"]) {
     const out = execFileSync(npm, ["pack", "--json", "--pack-destination", work], { cwd: join(packageRoot, "packages", dir), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     const [{ name, filename }] = JSON.parse(out) as [{ name: string; filename: string }];
@@ -49,7 +53,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 // The dev kit's own names and the viewer's page: none of them may be in a production install.
 const devKitCode = /startDevServer|startFakeOpenAI|startFakeAnthropic|evaltrace dev: the local emulator|Content-Security-Policy|\/_dev\/view\//;
 
-describe("a fresh app that installs only evaltrace (npm pack, then npm install of the tarball)", () => {
+describe.skipIf(!onNode)("a fresh app that installs only evaltrace (npm pack, then npm install of the tarball)", () => {
   it("gets evaltrace, @opentelemetry/api (its peer) and @opentelemetry/context-async-hooks, and nothing else", () => {
     const top = readdirSync(join(app, "node_modules")).filter((n) => !n.startsWith("."));
     const scoped = top.flatMap((n) => (n.startsWith("@") ? readdirSync(join(app, "node_modules", n)).map((m) => `${n}/${m}`) : [n]));
@@ -98,8 +102,10 @@ console.log(f("hi"));`;
   });
 });
 
-describe("the same app with zero-code (@evaltrace/auto) and the dev kit (@evaltrace/dev)", () => {
-  beforeAll(() => install(tarballs["@evaltrace/auto"]!, tarballs["@evaltrace/dev"]!), 180_000);
+describe.skipIf(!onNode)("the same app with zero-code (@evaltrace/auto) and the dev kit (@evaltrace/dev)", () => {
+  beforeAll(() => {
+    if (onNode) install(tarballs["@evaltrace/auto"]!, tarballs["@evaltrace/dev"]!);
+  }, 180_000);
 
   it("instruments under --import evaltrace/auto, and instrument() from evaltrace/instrument turns libraries on", () => {
     const run = node(["--import", "evaltrace/auto", "--input-type=module", "-e", `import { instrument } from "evaltrace/instrument"; console.log(instrument({ langchain: false }).join(","));`], {
