@@ -35,10 +35,7 @@ const common: Options = {
   // closures: on the span path of every `require("evaltrace")` app). Measured in
   // docs/performance.md ("The CommonJS build").
   treeshake: true,
-  // p-queue (with its own dependencies) is ESM-only: bundled, so that `require("evaltrace")`
-  // works on every Node 20; it is a devDependency, so nothing installs it beside the build.
-  noExternal: ["p-queue", "eventemitter3", "p-timeout"],
-  // Every other package is the app's: a dependency or (optional) peer of the package, or a hook
+  // Every package is the app's: a dependency or (optional) peer of the package, or a hook
   // package of @evaltrace/auto loaded at run time, never a copy inside the build.
   external: [/^[^./]/],
   // Vitest's types in the program: evaltrace/testing's declarations augment its `Assertion`

@@ -1,6 +1,6 @@
-import PQueue from "p-queue";
 import type { KeyedTransport } from "../http/keyed-transport.js";
 import type { RequestBody, SendOptions, TransportOutcome } from "../http/transport.js";
+import { Slots } from "../util/slots.js";
 import type { ExporterCounters } from "./types.js";
 
 /**
@@ -8,17 +8,17 @@ import type { ExporterCounters } from "./types.js";
  * updates and offline evaluations, each request counted with its bytes. Retry is the transport's.
  */
 export class Requests {
-  private readonly slots: PQueue;
+  private readonly slots: Slots;
 
   constructor(
     private readonly transport: KeyedTransport,
     private readonly counters: Pick<ExporterCounters, "requests" | "bytesSent">,
     private readonly concurrency: number,
   ) {
-    this.slots = new PQueue({ concurrency });
+    this.slots = new Slots(concurrency);
   }
 
-  /** Runs `task` in a slot, once one is free (p-queue counts it as running until it returned). */
+  /** Runs `task` in a slot, once one is free (it counts as running until a microtask after it settled). */
   add<T>(task: () => Promise<T>): Promise<T> {
     return this.slots.add(task);
   }
@@ -52,7 +52,7 @@ export class Requests {
 
   /** Calls `fn` each time a request freed its slot. */
   onSlotFreed(fn: () => void): void {
-    this.slots.on("next", fn);
+    this.slots.onFreed(fn);
   }
 
   /** Closes the transport: what is in flight is cut off, nothing retries after it. */

@@ -131,7 +131,7 @@ export class TraceExporter implements TraceSink {
       this.spool &&
       new Spill({ spool: this.spool, settlement: this.settlement, bodies: this.bodies, counters: this.counters, logger: this.logger, apiKey: options.apiKey, maxRequestBytes: options.batch.maxRequestBytes });
     // Any request that frees its slot (a batch's, a late update's, an evaluation's) lets what
-    // waits for one go, on the next turn (p-queue counts the task as running until it returned).
+    // waits for one go, on the next turn (a slot counts its task as running until a microtask after it settled).
     this.requests.onSlotFreed(() => {
       if (this.hasQueued()) this.schedulePump();
     });
