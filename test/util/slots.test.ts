@@ -7,7 +7,11 @@ function gated<T>(value: T) {
   const gate = new Promise<void>((r) => {
     release = r;
   });
-  return { release, task: async () => (await gate, value) };
+  const task = async () => {
+    await gate;
+    return value;
+  };
+  return { release, task };
 }
 
 describe("request slots (util/slots.ts)", () => {
