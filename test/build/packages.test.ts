@@ -116,6 +116,14 @@ describe.skipIf(!onNode)("the same app with zero-code (@evaltrace/auto) and the 
     expect(run.stdout).toBe("openai,anthropic,google-genai,openai-agents,mcp,ai,bedrock,claude-agent-sdk,llamaindex\n");
   });
 
+  it("`evaltrace dev` and the dev kit's own `evaltrace-dev` (what `npx @evaltrace/dev` runs) both answer with the dev command's usage", () => {
+    for (const bin of [join(app, "node_modules", "evaltrace", "bin", "evaltrace.mjs"), join(app, "node_modules", "@evaltrace", "dev", "bin", "evaltrace-dev.mjs")]) {
+      const run = node([bin, ...(bin.endsWith("evaltrace.mjs") ? ["dev"] : []), "--help"]);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^Usage: evaltrace dev \[options\]/);
+    }
+  });
+
   it("runs the emulator from @evaltrace/dev and the fakes from @evaltrace/dev/fakes", () => {
     const run = node([
       "--input-type=module",
