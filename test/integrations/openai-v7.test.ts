@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -76,6 +76,12 @@ describe.skipIf(!supported)("openai 7's helper methods, zero-code (issue 31)", (
     mkdirSync(join(app, "node_modules"));
     symlinkSync(join(node22Dir, "node_modules", "openai-v7"), join(app, "node_modules", "openai"), "dir");
     symlinkSync(join(packageRoot, "packages", "evaltrace"), join(app, "node_modules", "evaltrace"), "dir");
+    // Under --preserve-symlinks, evaltrace (and @evaltrace/auto's hook packages) resolve their
+    // dependencies from the app's node_modules: every other package of the repository's is linked there.
+    for (const name of readdirSync(join(packageRoot, "node_modules"))) {
+      if (name.startsWith(".") || name === "openai" || name === "evaltrace") continue;
+      symlinkSync(join(packageRoot, "node_modules", name), join(app, "node_modules", name), "dir");
+    }
   });
   afterAll(() => {
     if (app) rmSync(app, { recursive: true, force: true });
