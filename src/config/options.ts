@@ -3,6 +3,8 @@ import { type Env, type ENV_VARS, type EnvValue, processEnv, readEnv, warnDeprec
 import { consoleLogger, type Logger, type LogLevel } from "../logger.js";
 import { defaultSerializeLimits, type SerializeLimits } from "../spans/serialize.js";
 import { ENVIRONMENTS } from "../spans/validate-fields.js";
+import { processWide } from "../process-wide.js";
+import { baseUrlFix, versionSuffix, versionSuffixWarning } from "./base-url.js";
 
 /** Where `evaltrace dev` listens by default, and so where the SDK sends when nothing else is set. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:4680";
@@ -150,9 +152,25 @@ export interface ResolvedOptions {
   spool: Required<SpoolOptions> | undefined;
   /** Environment variables that were set but unusable, one line each; logged once by the runtime. */
   envProblems: string[];
+  /** The base URL variable that was set but is not an http(s) URL (tracing is off for it). */
+  unusableBaseUrl?: { variable: string; value: string };
 }
 
 export { processEnv };
+
+/** Warns once per process and address about a base URL ending in `/v1` (docs/configuration.md). */
+function warnVersionSuffix(baseUrl: string, logger: Logger): void {
+  const without = versionSuffix(baseUrl);
+  if (without === undefined) return;
+  const warned = processWide("versionSuffixWarned", () => new Set<string>());
+  if (warned.has(baseUrl)) return;
+  warned.add(baseUrl);
+  try {
+    logger.warn(versionSuffixWarning(baseUrl, without));
+  } catch {
+    // A broken logger must not break the app.
+  }
+}
 
 function fail(option: string, value: unknown, expected: string): never {
   throw new TypeError(`evaltrace: option \`${option}\` must be ${expected}; got ${describe(value)}`);
@@ -308,6 +326,7 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
   if (enabledVar === "false" || enabledVar === "0" || enabledVar === "no" || enabledVar === "off") enabledFromEnv = false;
   else if (enabledRead && enabledVar && !["true", "1", "yes", "on"].includes(enabledVar)) badEnv(enabledRead, "true or false", "tracing stays on");
   let baseUrl = str("baseUrl", options.baseUrl);
+  let unusableBaseUrl: ResolvedOptions["unusableBaseUrl"];
   if (baseUrl !== undefined) {
     if (!isHttpUrl(baseUrl)) fail("baseUrl", baseUrl, "an http(s) URL");
   } else {
@@ -315,7 +334,8 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
     if (baseRead.value && isHttpUrl(baseRead.value)) baseUrl = baseRead.value;
     else if (baseRead.value) {
       // Sending to another address than the one meant would be worse than not sending.
-      badEnv(baseRead, "an http(s) URL", "tracing is off until it is fixed or configure({ baseUrl }) is called");
+      badEnv(baseRead, "an http(s) URL", `tracing is off until it is fixed or configure({ baseUrl }) is called: ${baseUrlFix(baseRead.name, baseRead.value)}`);
+      unusableBaseUrl = { variable: baseRead.name, value: baseRead.value };
       enabledFromEnv = false;
     }
   }
@@ -348,6 +368,7 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
   }
   const environment = resolveEnvironment(options.environment, options.environment === undefined ? fromEnv("environment") : { value: undefined, name: "" }, badEnv);
   warnDeprecatedEnv(envRead, logger);
+  warnVersionSuffix(baseUrl, logger);
   const batch = object("batch", options.batch, batchKeys) ?? {};
   const limits = object("serializeLimits", options.serializeLimits, limitKeys) ?? {};
   const maxRetryDelayMillis = millis("maxRetryDelayMillis", options.maxRetryDelayMillis, 30_000, 0);
@@ -384,6 +405,7 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
     clock: options.clock ?? systemClock,
     spool: resolveSpool(options.spool, env, badEnv),
     envProblems,
+    ...(unusableBaseUrl ? { unusableBaseUrl } : {}),
   };
 }
 

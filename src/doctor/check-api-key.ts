@@ -64,7 +64,7 @@ export const checkApiKey: Check = async (ctx) => {
     findings.push({ check, ok: true, severity: "info", skipped: true, message: `the key ${masked(key)} was not verified: the service is not reachable` });
     return findings;
   }
-  const answer = await probeGet(`${ctx.baseUrl}${KEY_PROBE_PATH}`, { [ctx.apiKeyHeader]: key }, ctx.timeoutMillis);
+  const answer = await probeGet(`${ctx.probedBaseUrl ?? ctx.baseUrl}${KEY_PROBE_PATH}`, { [ctx.apiKeyHeader]: key }, ctx.timeoutMillis);
   if ("error" in answer) {
     findings.push({ check, ok: false, severity: "warning", message: `the key ${masked(key)} could not be verified: GET ${KEY_PROBE_PATH} failed: ${answer.error}`, fix: "run the doctor again; if it persists, check the service's status" });
   } else if (answer.status === 200) {

@@ -1,3 +1,4 @@
+import { versionSuffix, versionSuffixWarning } from "../config/base-url.js";
 import type { Check } from "./context.js";
 import { isHeaderSafe } from "./check-api-key.js";
 import { probeGet } from "./http-probe.js";
@@ -29,20 +30,32 @@ function isLoopback(url: URL): boolean {
  */
 export const checkBaseUrl: Check = async (ctx) => {
   const check = "base-url" as const;
-  const url = new URL(ctx.baseUrl);
+  if (ctx.unusableBaseUrl) {
+    ctx.reach = { kind: "unreachable", reason: "no usable address" };
+    return [{ check, ok: true, severity: "info", skipped: true, message: `not checked: ${ctx.unusableBaseUrl.variable} is not an http(s) URL (see config)` }];
+  }
   const findings: DoctorFinding[] = [];
+  // An address ending in /v1 is the service's with the version the SDK adds itself: say so, and
+  // check the address meant.
+  const without = versionSuffix(ctx.baseUrl);
+  if (without !== undefined) {
+    findings.push({ check, ok: false, severity: "error", message: `${versionSuffixWarning(ctx.baseUrl, without).replace(/: set it to .*$/, "")}`, fix: `set EVALTRACE_BASE_URL (or configure({ baseUrl })) to ${without}` });
+  }
+  const address = without ?? ctx.baseUrl;
+  ctx.probedBaseUrl = address;
+  const url = new URL(address);
   if (url.protocol === "http:" && !isLoopback(url)) {
     findings.push({
       check,
       ok: false,
       severity: "warning",
-      message: `${ctx.baseUrl} is plain http to another host: the API key travels unencrypted`,
+      message: `${address} is plain http to another host: the API key travels unencrypted`,
       fix: "use the https:// address of the service",
     });
   }
   // The key opens the emulator's reads beyond loopback; one that cannot travel is the key check's to report.
   const headers: Record<string, string> = ctx.apiKey && isHeaderSafe(ctx.apiKey) ? { [ctx.apiKeyHeader]: ctx.apiKey } : {};
-  const answer = await probeGet(`${ctx.baseUrl}${EMULATOR_PROBE_PATH}`, headers, ctx.timeoutMillis);
+  const answer = await probeGet(`${address}${EMULATOR_PROBE_PATH}`, headers, ctx.timeoutMillis);
   if ("error" in answer) {
     ctx.reach = { kind: "unreachable", reason: answer.error };
     const local = isLoopback(url);
@@ -50,7 +63,7 @@ export const checkBaseUrl: Check = async (ctx) => {
       check,
       ok: false,
       severity: "error",
-      message: `${ctx.baseUrl} is not reachable: ${answer.error}; nothing can be sent`,
+      message: `${address} is not reachable: ${answer.error}; nothing can be sent`,
       fix: local
         ? `start the emulator (npx evaltrace dev --port ${url.port || "80"}), or set EVALTRACE_BASE_URL to the service's address`
         : "check the address (EVALTRACE_BASE_URL or configure({ baseUrl })), the network, a proxy or firewall on the way",
@@ -59,10 +72,10 @@ export const checkBaseUrl: Check = async (ctx) => {
   }
   if (answer.status === 200 && isEmulatorAnswer(answer.body)) {
     ctx.reach = { kind: "emulator" };
-    findings.push({ check, ok: true, severity: "info", message: `${ctx.baseUrl} answers: the local emulator (evaltrace dev); traces stay on this machine` });
+    findings.push({ check, ok: true, severity: "info", message: `${address} answers: the local emulator (evaltrace dev); traces stay on this machine` });
   } else {
     ctx.reach = { kind: "service", status: answer.status };
-    findings.push({ check, ok: true, severity: "info", message: `${ctx.baseUrl} answers (HTTP ${answer.status} on ${EMULATOR_PROBE_PATH}): the service, not the emulator` });
+    findings.push({ check, ok: true, severity: "info", message: `${address} answers (HTTP ${answer.status} on ${EMULATOR_PROBE_PATH}): not the emulator, so taken for the service` });
   }
   return findings;
 };

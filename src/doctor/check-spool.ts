@@ -1,4 +1,5 @@
 import type { Check } from "./context.js";
+import { UnusableSpoolDirError } from "./spool-inspector.js";
 
 function age(ms: number): string {
   if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
@@ -20,6 +21,7 @@ export const checkSpool: Check = async (ctx) => {
   try {
     found = await ctx.inspectSpool(dir);
   } catch (error) {
+    if (error instanceof UnusableSpoolDirError) return [{ check, ok: false, severity: "error", message: error.message, fix: error.fix }];
     return [{ check, ok: false, severity: "warning", message: `the spool at ${dir} cannot be read: ${(error as Error).message}`, fix: "check that the directory exists and this user may read and write it" }];
   }
   const lock = found.lockedByLivePid !== null && found.lockedByLivePid !== process.pid ? `; locked by process ${found.lockedByLivePid}` : "";

@@ -17,11 +17,15 @@ export interface CheckContext {
   sampleRate: number;
   /** Environment variables set but unusable, or an option that would not resolve. */
   configProblems: string[];
+  /** The base URL variable set to something that is not an http(s) URL: nothing is sent, nothing to probe. */
+  unusableBaseUrl?: { variable: string; value: string };
   spoolDir: string | undefined;
   inspectSpool: SpoolInspector | undefined;
   spoolStaleMillis: number;
   /** Set by the base-url check, read by the key check. */
   reach?: Reach;
+  /** Set by the base-url check: the address it probed (without a trailing `/v1`), read by the key check. */
+  probedBaseUrl?: string;
 }
 
 /** One check: its findings (at least one), never a throw for what it checks. */

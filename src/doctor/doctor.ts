@@ -68,6 +68,8 @@ export async function runDoctor(options: DoctorOptions, inApp: boolean): Promise
   checkOptions(options);
   const { resolved, problems } = settings(inApp);
   const baseUrl = (options.baseUrl ?? resolved?.baseUrl ?? "http://127.0.0.1:4680").replace(/\/+$/, "");
+  // An unusable address in the environment: the report names it, not the default it fell back to.
+  const unusableBaseUrl = options.baseUrl === undefined ? resolved?.unusableBaseUrl : undefined;
   const ctx: CheckContext = {
     cwd: options.cwd ?? process.cwd(),
     inApp,
@@ -78,6 +80,7 @@ export async function runDoctor(options: DoctorOptions, inApp: boolean): Promise
     enabled: resolved?.enabled ?? true,
     sampleRate: resolved?.sampleRate ?? 1,
     configProblems: problems,
+    ...(unusableBaseUrl ? { unusableBaseUrl } : {}),
     spoolDir: options.spoolDir ?? resolved?.spool?.dir ?? (processEnv().EVALTRACE_SPOOL_DIR || undefined),
     inspectSpool: options.inspectSpool ?? defaultSpoolInspector,
     spoolStaleMillis: options.spoolStaleMillis ?? 300_000,
@@ -92,7 +95,7 @@ export async function runDoctor(options: DoctorOptions, inApp: boolean): Promise
     }
   }
   const healthy = findings.every((f) => f.ok || f.severity === "info");
-  return { healthy, findings, cwd: ctx.cwd, baseUrl, inApp, version: VERSION };
+  return { healthy, findings, cwd: ctx.cwd, baseUrl: unusableBaseUrl?.value ?? baseUrl, inApp, version: VERSION };
 }
 
 /**

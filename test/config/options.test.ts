@@ -33,12 +33,13 @@ describe("configure() rejects what it cannot honour, naming it", () => {
 });
 
 describe("environment variables: one warning naming the variable, never a throw", () => {
-  it("a bad EVALTRACE_BASE_URL turns tracing off and says so", () => {
+  it("a bad EVALTRACE_BASE_URL turns tracing off and says so, naming the address meant", () => {
     const o = resolveOptions({}, { EVALTRACE_API_KEY: "k", EVALTRACE_BASE_URL: "localhost:4680" });
     expect(o.enabled).toBe(false);
     expect(o.envProblems).toEqual([
-      'environment variable EVALTRACE_BASE_URL="localhost:4680" is not an http(s) URL; tracing is off until it is fixed or configure({ baseUrl }) is called',
+      'environment variable EVALTRACE_BASE_URL="localhost:4680" is not an http(s) URL; tracing is off until it is fixed or configure({ baseUrl }) is called: set EVALTRACE_BASE_URL=http://localhost:4680 (with http:// or https://), or unset it for the default',
     ]);
+    expect(o.unusableBaseUrl).toEqual({ variable: "EVALTRACE_BASE_URL", value: "localhost:4680" });
   });
 
   it("a bad EVALTRACE_SAMPLE_RATE keeps every trace and says so", () => {
@@ -92,5 +93,18 @@ describe("stats()", () => {
     expect(stats().enabled).toBe(true);
     configure({ apiKey: "k", baseUrl: "http://127.0.0.1:1", registerExitHooks: false, enabled: false, logLevel: "silent" });
     expect(stats().enabled).toBe(false);
+  });
+});
+
+describe("a base URL ending in /v1 (issue 48)", () => {
+  it("warns once per address that evaltrace adds /v1 itself, naming the address to set; an address without it is silent", () => {
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error() {} };
+    resolveOptions({ baseUrl: "http://127.0.0.1:4999/v1/", logger }, {});
+    resolveOptions({ baseUrl: "http://127.0.0.1:4999/v1", logger }, {});
+    resolveOptions({ baseUrl: "http://127.0.0.1:4999/api", logger }, {});
+    expect(warnings).toEqual([
+      "the base URL http://127.0.0.1:4999/v1 ends in /v1, but evaltrace adds /v1/... to every path itself (requests would go to http://127.0.0.1:4999/v1/v1/traces): set it to http://127.0.0.1:4999",
+    ]);
   });
 });

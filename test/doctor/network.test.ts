@@ -86,11 +86,11 @@ describe("doctor(): the base URL and the key, against the emulator in strict mod
     await new Promise<void>((resolve) => silent.close(() => resolve()));
   });
 
-  it("an address that is not the emulator (404 on /_dev/version): base-url says the service, and a 404 on GET /v1/metrics is a warning that the key could not be verified", async () => {
+  it("an address that is not the emulator (404 on /_dev/version): base-url says not the emulator, so taken for the service, and a 404 on GET /v1/metrics is a warning that the key could not be verified", async () => {
     const other = createHttpServer((_req, res) => res.writeHead(404, { "content-type": "application/json" }).end('{"success":false,"error":"not found"}'));
     await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
     const report = await doctor({ baseUrl: `http://127.0.0.1:${(other.address() as AddressInfo).port}`, apiKey: dev.projectKey });
-    expect(of(report, "base-url")[0]).toMatchObject({ ok: true, message: expect.stringContaining("the service, not the emulator") });
+    expect(of(report, "base-url")[0]).toMatchObject({ ok: true, message: expect.stringContaining("not the emulator, so taken for the service") });
     expect(of(report, "api-key")[0]).toMatchObject({ ok: false, severity: "warning", message: expect.stringContaining("HTTP 404 (not found)") });
     await new Promise<void>((resolve) => other.close(() => resolve()));
   });

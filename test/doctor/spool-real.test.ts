@@ -37,11 +37,11 @@ describe("doctor(): the spool check reads a real spool directory with inspectSpo
     expect(finding?.fix).toMatch(/no process is delivering it/);
   });
 
-  it("a path that exists but is not a directory: not ok, cannot be read", async () => {
+  it("a path that exists but is not a directory: an error, a file and not a directory, spooling off", async () => {
     const base = mkdtempSync(join(tmpdir(), "et-doc-spool-"));
     const file = join(base, "a-file");
     mkdirSync(base, { recursive: true });
     writeFileSync(file, "x");
-    expect(await spoolFindings(file)).toEqual([expect.objectContaining({ ok: false, message: expect.stringContaining("cannot be read") })]);
+    expect(await spoolFindings(file)).toEqual([expect.objectContaining({ ok: false, severity: "error", message: `the spool path ${file} is a file, not a directory: spooling will be off` })]);
   });
 });
