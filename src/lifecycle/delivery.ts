@@ -5,6 +5,7 @@ import type { SdkStats } from "../runtime/runtime.js";
 import { allRuntimes } from "../runtime/registry.js";
 import { currentRuntime } from "../runtime/configure.js";
 import { currentObservedSpan } from "../tracing/context.js";
+import { checkTimeoutArg, checkWaitUntilArg } from "./timeout-arg.js";
 
 const nothing = (): FlushResult => ({ ok: true, delivered: 0, notDelivered: [], pending: [], timedOut: false });
 
@@ -13,9 +14,11 @@ const nothing = (): FlushResult => ({ ok: true, delivered: 0, notDelivered: [], 
  * resolves when all of it was delivered or given up (listed in the result), or when
  * `timeoutMillis` passed. Keeps the process alive while it waits. Never rejects.
  * @param timeoutMillis @default the `flushTimeoutMillis` option (30 s)
+ * @throws TypeError when `timeoutMillis` is not a number >= 0.
  */
-export async function flush(timeoutMillis?: number): Promise<FlushResult> {
-  return merged(allRuntimes().map((rt) => rt.flush(timeoutMillis)));
+export function flush(timeoutMillis?: number): Promise<FlushResult> {
+  checkTimeoutArg("flush", timeoutMillis);
+  return merged(() => allRuntimes().map((rt) => rt.flush(timeoutMillis)));
 }
 
 /**
@@ -23,13 +26,16 @@ export async function flush(timeoutMillis?: number): Promise<FlushResult> {
  * still running are then sent with their open spans marked), delivers everything, and closes
  * the connections. The result lists every trace not delivered. Idempotent; never rejects.
  * @param timeoutMillis @default the `shutdownTimeoutMillis` option (5 s)
+ * @throws TypeError when `timeoutMillis` is not a number >= 0.
  */
-export async function shutdown(timeoutMillis?: number): Promise<FlushResult> {
-  return merged(allRuntimes().map((rt) => rt.shutdown(timeoutMillis)));
+export function shutdown(timeoutMillis?: number): Promise<FlushResult> {
+  checkTimeoutArg("shutdown", timeoutMillis);
+  return merged(() => allRuntimes().map((rt) => rt.shutdown(timeoutMillis)));
 }
 
 /** One result for several runtimes (the current one and any a `configure()` replaced). */
-async function merged(results: Promise<FlushResult>[]): Promise<FlushResult> {
+async function merged(start: Promise<FlushResult>[] | (() => Promise<FlushResult>[])): Promise<FlushResult> {
+  const results = typeof start === "function" ? start() : start;
   if (results.length === 1) return results[0]!;
   const all = await Promise.all(results);
   const out = nothing();
@@ -91,11 +97,14 @@ export type WaitUntil = (promise: Promise<unknown>) => void;
  * `@vercel/functions`) and the handler can return at once; without one, await the result before
  * the function is frozen. Never rejects.
  * @param timeoutMillis @default the `flushTimeoutMillis` option (30 s), for the wait and the flush together
+ * @throws TypeError when `waitUntil` is not a function or `timeoutMillis` not a number >= 0.
  *
  * @example
  * export default { async fetch(req, env, ctx) { const res = await handle(req); deliver(ctx.waitUntil.bind(ctx)); return res; } };
  */
 export function deliver(waitUntil?: WaitUntil, timeoutMillis?: number): Promise<FlushResult> {
+  checkWaitUntilArg(waitUntil);
+  checkTimeoutArg("deliver", timeoutMillis);
   const runtimes = allRuntimes();
   if (runtimes.length === 0) return Promise.resolve(nothing());
   const budget = timeoutMillis ?? runtimes[0]!.options.flushTimeoutMillis;

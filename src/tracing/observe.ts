@@ -62,6 +62,11 @@ export function observe(a?: ObserveOptions | AnyFunction, b?: AnyFunction): unkn
     }
     return wrap(snapshotObserveOptions({}), a);
   }
+  if (a === null || (a === undefined && arguments.length > 0)) {
+    // observe(maybeFn) with a function that is not there: a decorator would be returned, and the
+    // mistake would show only when it is called, as something else.
+    throw new TypeError(`evaltrace: observe() got ${a === null ? "null" : "undefined"}; pass the function to wrap (observe(fn) or observe(options, fn)), or use @observe(options) on a class method`);
+  }
   const options = snapshotObserveOptions(a ?? {});
   if (b !== undefined) {
     if (typeof b !== "function") throw new TypeError(`evaltrace: observe(options, fn) needs a function; got ${b === null ? "null" : typeof b}`);
@@ -75,11 +80,16 @@ function decorator(options: ObserveOptionsSnapshot): ObserveDecorator {
     if (key !== null && typeof key === "object" && "kind" in key) {
       // Standard decorator: (method, context).
       const ctx = key as ClassMethodDecoratorContext;
+      if (ctx.kind !== "method") throw new TypeError(`evaltrace: @observe decorates methods only; ${String(ctx.name)} is a ${String(ctx.kind)}`);
       return wrap(options, target as AnyFunction, String(ctx.name));
+    }
+    if (typeof target === "function" && key === undefined) {
+      // observe(options)(fn): the decorator called as a wrapper.
+      throw new TypeError("evaltrace: observe(options) returns a decorator for class methods (@observe(options)); to wrap a function, write observe(options, fn)");
     }
     // Legacy decorator: (prototype, propertyKey, descriptor).
     if (!descriptor || typeof descriptor.value !== "function") {
-      throw new TypeError("evaltrace: @observe decorates methods only");
+      throw new TypeError(`evaltrace: @observe decorates methods only${key !== undefined ? `; ${String(key)} is not a method` : ""}`);
     }
     descriptor.value = wrap(options, descriptor.value as AnyFunction, String(key));
     return descriptor;
