@@ -5,6 +5,8 @@ import { clientOf, connectionOf, connectionUsage, unreachable } from "./connecti
 import { EXIT } from "./exit-codes.js";
 import { InputError, readGoldens, readPrompt } from "./files.js";
 import { progressBar } from "./progress.js";
+import { INTERPOLATION_TYPES, type InterpolationType } from "../prompts/interpolate.js";
+import { jinjaProblem, placeholderMismatch, templatesOf } from "../prompts/template-check.js";
 
 const connection = connectionUsage(20);
 
@@ -19,6 +21,9 @@ ${connection}`;
 export const pushPromptUsage = `  push-prompt --alias A FILE      Push a prompt commit: FILE is .json (a push body or a list of
                                   messages) or text
          --branch B          branch to commit to (default main)
+         --interpolation-type T
+                             MUSTACHE, MUSTACHE_WITH_SPACE, FSTRING (the service's default),
+                             DOLLAR_BRACKETS or JINJA: how the template marks its variables
 ${connection}`;
 
 /** Usage of both push commands. */
@@ -92,12 +97,33 @@ export function pushDataset(args: string[]): Promise<number> {
 /** `evaltrace push-prompt`. */
 export function pushPrompt(args: string[]): Promise<number> {
   return run("push-prompt", async (sentTo) => {
-    const parsed = parseCommand("push-prompt", args, { ...common, branch: { type: "string" } }, `Usage: evaltrace push-prompt --alias A FILE [options]\n\n${pushPromptUsage}`);
+    const parsed = parseCommand(
+      "push-prompt",
+      args,
+      { ...common, branch: { type: "string" }, "interpolation-type": { type: "string" } },
+      `Usage: evaltrace push-prompt --alias A FILE [options]\n\n${pushPromptUsage}`,
+    );
     if (!parsed.ok) return parsed.code;
     const { values, positionals } = parsed;
     if (!values.alias) return usageError("push-prompt", "--alias is required; see evaltrace push-prompt --help");
     if (positionals.length !== 1) return usageError("push-prompt", `give exactly one FILE; got ${positionals.length}`);
-    const prompt = { ...readPrompt(positionals[0]!), alias: values.alias, ...(values.branch ? { branch: values.branch } : {}) } as PromptPush;
+    const file = positionals[0]!;
+    const flagType = values["interpolation-type"]?.toUpperCase();
+    if (flagType !== undefined && !INTERPOLATION_TYPES.includes(flagType as InterpolationType)) {
+      return usageError("push-prompt", `--interpolation-type must be one of ${INTERPOLATION_TYPES.join(", ")}; got ${values["interpolation-type"]}`);
+    }
+    const body = readPrompt(file);
+    if (flagType !== undefined && body.interpolationType !== undefined && body.interpolationType !== flagType) {
+      return usageError("push-prompt", `${file} sets "interpolationType": ${JSON.stringify(body.interpolationType)} and --interpolation-type says ${flagType}: give one`);
+    }
+    const prompt = {
+      ...body,
+      ...(flagType !== undefined ? { interpolationType: flagType } : {}),
+      alias: values.alias,
+      ...(values.branch ? { branch: values.branch } : {}),
+    } as PromptPush;
+    const templateError = checkTemplates(file, prompt);
+    if (templateError !== undefined) return usageError("push-prompt", templateError);
     const connection = connectionOf("push-prompt", values);
     if (typeof connection === "number") return connection;
     sentTo(connection.baseUrl);
@@ -110,4 +136,28 @@ export function pushPrompt(args: string[]): Promise<number> {
       await client.close();
     }
   });
+}
+
+/**
+ * The template checks before a push: a JINJA template that does not parse is an input error;
+ * placeholders written for another interpolation type are one warning on stderr (the push goes
+ * on: the text may mean its braces literally).
+ */
+function checkTemplates(file: string, prompt: PromptPush): string | undefined {
+  const type = (prompt.interpolationType ?? "FSTRING") as InterpolationType;
+  const templates = templatesOf(prompt as { text?: unknown; messages?: unknown });
+  if (type === "JINJA") {
+    let problem: string | undefined;
+    try {
+      problem = jinjaProblem(templates);
+    } catch (err) {
+      // Without the engine the template cannot be checked here: said, not fatal.
+      process.stderr.write(`evaltrace push-prompt: warning: the JINJA template was not checked: ${(err as Error).message}\n`);
+      return undefined;
+    }
+    return problem === undefined ? undefined : `${file}: ${problem}`;
+  }
+  const mismatch = placeholderMismatch(type, templates);
+  if (mismatch !== undefined) process.stderr.write(`evaltrace push-prompt: warning: ${file}: ${mismatch}\n`);
+  return undefined;
 }

@@ -169,6 +169,20 @@ function parse(template: string): Program {
 }
 
 /**
+ * Checks that a JINJA template parses: the engine's message when it does not, undefined when it
+ * does. Throws a plain `Error` naming the fix when `@huggingface/jinja` is not installed.
+ */
+export function jinjaSyntaxError(template: string): string | undefined {
+  try {
+    parse(template);
+    return undefined;
+  } catch (err) {
+    if (err instanceof PromptInterpolationError) return err.message;
+    throw err;
+  }
+}
+
+/**
  * Renders a JINJA template through `@huggingface/jinja` (a JavaScript implementation of Jinja:
  * statements, loops, filters, tests, macros), with undefined variables an error. A variable
  * given as `undefined` counts as not given. Throws a plain `Error` (not a

@@ -77,7 +77,7 @@ export function makePrompt(fields: PromptFields): Prompt {
   const { interpolationType } = copy;
   if (copy.text !== null) {
     const text = copy.text;
-    const prompt: TextPrompt = { ...copy, text, messages: null, type: "TEXT", interpolate: (variables = {}) => interpolateText(interpolationType, text, variables) };
+    const prompt: TextPrompt = { ...copy, text, messages: null, type: "TEXT", interpolate: (variables = {}) => naming(copy, () => interpolateText(interpolationType, text, variables)) };
     return deepFreeze(prompt);
   }
   const messages = copy.messages;
@@ -86,9 +86,20 @@ export function makePrompt(fields: PromptFields): Prompt {
     text: null,
     messages,
     type: "LIST",
-    interpolate: (variables = {}) => interpolateMessages(interpolationType, messages, variables),
+    interpolate: (variables = {}) => naming(copy, () => interpolateMessages(interpolationType, messages, variables)),
   };
   return deepFreeze(prompt);
+}
+
+/** Runs a render; an interpolation error names the prompt (alias, and version or commit) first. */
+function naming<T>(fields: PromptFields, render: () => T): T {
+  try {
+    return render();
+  } catch (err) {
+    if (!(err instanceof PromptInterpolationError)) throw err;
+    const which = fields.version ? ` version ${fields.version}` : fields.hash ? ` commit ${fields.hash}` : "";
+    throw new PromptInterpolationError(`prompt "${fields.alias}"${which}: ${err.message}`, err.variables);
+  }
 }
 
 /** Renders each message's content; all missing variables of all messages are named at once. */
