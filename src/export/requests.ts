@@ -55,6 +55,16 @@ export class Requests {
     this.slots.onFreed(fn);
   }
 
+  /** Why nothing answers at the base URL, while nothing ever did and the last connection was refused. */
+  get nothingAnswers(): string | undefined {
+    return this.transport.nothingAnswers;
+  }
+
+  /** See {@link KeyedTransport.whenNeverReached}: nothing ever answered, and nothing listens. */
+  whenNeverReached(): { promise: Promise<string>; cancel: () => void } {
+    return this.transport.whenNeverReached();
+  }
+
   /** Closes the transport: what is in flight is cut off, nothing retries after it. */
   close(): Promise<void> {
     return this.transport.close();

@@ -100,7 +100,7 @@ export class Settlement {
    * queued (at once, and again each time a drain looks anew). Keeps the process alive while it
    * waits (its caller awaits it). Never rejects.
    */
-  async flush(timeoutMillis: number, drain: boolean, sendNow: () => void): Promise<FlushResult> {
+  async flush(timeoutMillis: number, drain: boolean, sendNow: () => void, unreachable?: { promise: Promise<string>; cancel: () => void }): Promise<FlushResult> {
     // An array, not a set: a flush of many traces (a serverless handler's, a benchmark's) pays
     // no hashing for them; only a draining flush, which adds what finishes meanwhile, keeps a set.
     const records = [...this.unsettled.keys()];
@@ -121,6 +121,12 @@ export class Settlement {
       // A timer cannot wait longer (Node would fire it at once): beyond it, wait that long.
       else timer = this.clock.setTimeout(expire, Math.min(timeoutMillis, 2_147_483_647), true);
     });
+    // Nothing has ever answered at the address and nothing listens there: retries cannot
+    // succeed soon, so the flush does not wait them out (they go on in the background).
+    let nothingAnswers: string | undefined;
+    const gaveUp = unreachable?.promise.then((reason) => {
+      nothingAnswers = reason;
+    });
     try {
       for (;;) {
         // Every busy record is waited for (all of them are in `records`): one that is settled
@@ -134,9 +140,9 @@ export class Settlement {
           if (entry.left === 0) resolve();
           else this.flushes.add(entry);
         });
-        await Promise.race([Promise.all([settledAll, ...tracked]), timeout]);
+        await Promise.race([Promise.all([settledAll, ...tracked]), timeout, ...(gaveUp ? [gaveUp] : [])]);
         this.flushes.delete(entry);
-        if (timedOut || !drain) break;
+        if (timedOut || nothingAnswers !== undefined || !drain) break;
         seen ??= new Set(records);
         for (const r of this.unsettled.keys()) {
           if (seen.has(r)) continue;
@@ -147,6 +153,7 @@ export class Settlement {
         sendNow();
       }
     } finally {
+      unreachable?.cancel();
       this.flushing--;
       this.flushes.delete(entry);
       if (timer !== undefined) this.clock.clearTimeout(timer);
@@ -157,6 +164,11 @@ export class Settlement {
     const pending = all.filter((r) => !isSettled(r)).map((r) => r.uuid);
     const delivered = all.length - notDelivered.length - pending.length - spooled;
     const result: FlushResult = { ok: notDelivered.length === 0 && pending.length === 0 && spooled === 0, delivered, notDelivered, pending, timedOut };
+    if (nothingAnswers !== undefined && pending.length > 0) {
+      // Said once, when they are given up (at exit) or delivered: not here as well.
+      result.nothingAnswers = nothingAnswers;
+      return result;
+    }
     if (!result.ok) {
       this.logger.warn(
         `flush: ${delivered} trace(s) delivered, ${notDelivered.length} given up, ${pending.length} still pending${spooled > 0 ? `, ${spooled} in the disk spool` : ""}${timedOut ? ` after ${timeoutMillis} ms` : ""}`,

@@ -190,7 +190,8 @@ export class TraceExporter implements TraceSink {
    */
   flush(timeoutMillis = this.options.flushTimeoutMillis, drain = false): Promise<FlushResult> {
     const spool = this.spool;
-    if (spool === undefined) return this.settlement.flush(timeoutMillis, drain, this.sendNow);
+    // Without a spool, a flush does not wait out retries to an address where nothing ever answered.
+    if (spool === undefined) return this.settlement.flush(timeoutMillis, drain, this.sendNow, this.requests.whenNeverReached());
     // With a spool: what it holds is replayed too, within what is left of the time.
     const started = this.clock.now();
     return this.settlement.flush(timeoutMillis, drain, this.sendNow).then(async (result) => {
@@ -234,6 +235,11 @@ export class TraceExporter implements TraceSink {
       return this.settlement.closeOut(result, left);
     })();
     return this.shutdownResult;
+  }
+
+  /** Why nothing answers at the base URL (nothing ever did, and a connection was refused), else undefined. */
+  get nothingAnswers(): string | undefined {
+    return this.requests.nothingAnswers;
   }
 
   /** True once shut down: nothing more is accepted or sent. */

@@ -69,6 +69,13 @@ export interface FlushResult {
    * nor given up, and make `ok` false. Absent without a spool.
    */
   spooled?: number;
+  /**
+   * Set when the flush stopped waiting because nothing has answered at the base URL in this
+   * process and nothing listens there (the connection was refused, or no such host): why. The
+   * traces in `pending` are retried in the background while the process runs; at exit they are
+   * given up with one line naming the address and the fix.
+   */
+  nothingAnswers?: string;
 }
 
 /** Outcome of an offline evaluation request. */

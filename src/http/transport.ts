@@ -76,6 +76,11 @@ export class Transport {
   private warnedHeaders = false;
   private closed = false;
   private readonly recovery: RecoveryGate;
+  /** Nothing has answered yet, and the last attempt could not connect: why (else undefined). */
+  private neverReached: string | undefined;
+  private answeredOnce = false;
+  private attemptsInFlight = 0;
+  private readonly neverReachedWaiters = new Set<(reason: string) => void>();
 
   constructor(options: TransportOptions) {
     this.options = options;
@@ -106,8 +111,10 @@ export class Transport {
       let delay: number | undefined;
       let reason: string;
       let connectFailed = false;
+      this.attemptsInFlight++;
       try {
         const res = await this.attempt(method, path, body, idempotencyKey);
+        this.reached();
         this.checkWarningHeaders(res.headers);
         const parsed = parseBody(res.text);
         if (res.status >= 200 && res.status < 300) {
@@ -127,11 +134,15 @@ export class Transport {
       } catch (err) {
         reason = describeError(err);
         connectFailed = isConnectFailure(err);
-        failure = { ok: false, message: `request to ${o.baseUrl}${path} failed: ${reason}`, attempts, ...(connectFailed ? { unreachable: true as const } : {}) };
+        const hint = connectFailed && !this.answeredOnce ? `; nothing answers there: ${nothingAnswersFix(o.baseUrl)}` : "";
+        failure = { ok: false, message: `request to ${o.baseUrl}${path} failed: ${reason}${hint}`, attempts, ...(connectFailed ? { unreachable: true as const } : {}) };
         asked = false;
+        if (connectFailed && !this.answeredOnce) this.neverReached = reason;
       } finally {
+        this.attemptsInFlight--;
         if (probe) this.recovery.probeDone();
       }
+      if (connectFailed && this.neverReached !== undefined) this.tellNeverReached();
       if (this.closed) return { ...failure, message: `${failure.message} (not retried: the SDK was shut down)` };
       if (early) {
         // A failed early attempt (a probe, or woken by another request's answer) costs no retry:
@@ -150,6 +161,42 @@ export class Transport {
       probe = woke === "probe";
       early = woke === "probe" || woke === "recovered";
     }
+  }
+
+  /**
+   * Resolves with the reason once nothing has ever answered at the base URL and a connection
+   * could not be made (nothing listens, no such host): at once when that is the state now and
+   * no attempt is under way, else at the next such failure. A flush need not wait out retries
+   * that cannot succeed soon; they go on in the background. Never resolves once anything
+   * answered. `cancel` lets go of the wait.
+   */
+  whenNeverReached(): { promise: Promise<string>; cancel: () => void } {
+    let waiter: ((reason: string) => void) | undefined;
+    const promise = new Promise<string>((resolve) => {
+      if (this.neverReached !== undefined && this.attemptsInFlight === 0) return resolve(this.neverReached);
+      waiter = resolve;
+      this.neverReachedWaiters.add(resolve);
+    });
+    return { promise, cancel: () => waiter && this.neverReachedWaiters.delete(waiter) };
+  }
+
+  /** Why nothing answers at the base URL, while nothing ever did and the last attempt could not connect. */
+  get nothingAnswers(): string | undefined {
+    return this.neverReached;
+  }
+
+  private reached(): void {
+    this.answeredOnce = true;
+    this.neverReached = undefined;
+    this.neverReachedWaiters.clear();
+  }
+
+  private tellNeverReached(): void {
+    const reason = this.neverReached;
+    if (reason === undefined) return;
+    const waiters = [...this.neverReachedWaiters];
+    this.neverReachedWaiters.clear();
+    for (const w of waiters) w(reason);
   }
 
   /**
@@ -276,4 +323,17 @@ export function errorMessage(status: number, body: unknown): string {
   }
   if (typeof body === "string" && body) return `HTTP ${status}: ${body.slice(0, 200)}`;
   return `HTTP ${status}`;
+}
+
+/** What to do when nothing answers at `baseUrl`: start the emulator there, or fix the address. */
+export function nothingAnswersFix(baseUrl: string): string {
+  let local = false;
+  try {
+    local = ["localhost", "127.0.0.1", "[::1]"].includes(new URL(baseUrl).hostname);
+  } catch {
+    // An address that does not parse: the generic fix.
+  }
+  return local
+    ? `start the emulator (npx evaltrace dev), or set EVALTRACE_BASE_URL to the service's address`
+    : "check EVALTRACE_BASE_URL (or configure({ baseUrl })) and the network";
 }

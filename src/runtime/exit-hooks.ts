@@ -1,3 +1,4 @@
+import { nothingAnswersFix } from "../http/transport.js";
 import type { Registry } from "./registry.js";
 import { allRuntimes } from "./registry.js";
 
@@ -75,8 +76,11 @@ export function installExitHooks(reg: Registry): void {
       const current = reg.current;
       if (left === 0 || !current) return;
       const { baseUrl, shutdownTimeoutMillis } = current.options;
+      const nothingAnswers = current.nothingAnswers;
       const why =
-        ending === "ranDry"
+        ending === "ranDry" && nothingAnswers !== undefined
+          ? `nothing answers at ${baseUrl} (${nothingAnswers}): ${nothingAnswersFix(baseUrl)}.`
+          : ending === "ranDry"
           ? `the flush on the way out did not finish within shutdownTimeoutMillis (${shutdownTimeoutMillis} ms; the service at ${baseUrl} did not take them in time). Check that the service is reachable (stats() and the warnings above say what failed) or raise shutdownTimeoutMillis.`
           : ending === "uncaught"
             ? "the process ended on an uncaught exception, and nothing can be sent after it. Await flush() in your error handling before the process ends."

@@ -186,6 +186,11 @@ export class Runtime {
     return this.exporter.isStopped;
   }
 
+  /** Why nothing answers at the base URL (nothing ever did, and a connection was refused), else undefined. */
+  get nothingAnswers(): string | undefined {
+    return this.exporter.nothingAnswers;
+  }
+
   /** Traces held now (running, or not yet delivered). */
   get openTraces(): number {
     return this.assembler.openTraces;

@@ -10,7 +10,7 @@ import { closedAddress } from "../helpers/closed-address.js";
 
 const dir = mkdtempSync(join(tmpdir(), "evaltrace-cli-unreachable-"));
 const prompt = join(dir, "prompt.txt");
-writeFileSync(prompt, "Answer {{question}}");
+writeFileSync(prompt, "Answer {question}");
 const csv = join(dir, "goldens.csv");
 writeFileSync(csv, "input\nq\n");
 const evalModule = join(dir, "run.mjs");

@@ -65,7 +65,7 @@ describe("fault injection", () => {
     expect(stats()!.openTraces).toBe(0); // nothing held once delivered
   });
 
-  it("keeps the app's calls unaffected while the service is down; caps the queue, counts drops, flush reports", async () => {
+  it("keeps the app's calls unaffected while nothing listens; caps the queue, counts drops, flush reports them pending, shutdown gives them up", async () => {
     const clock = new InstantClock();
     // A port nobody listens on: every connection is refused.
     const logger = configureForTest("http://127.0.0.1:9", "svc_local_proj_down", {
@@ -79,9 +79,16 @@ describe("fault injection", () => {
     const s = stats()!;
     expect(s.queued).toBeLessThanOrEqual(50);
     expect(s.tracesDropped).toBe(450);
+    // Nothing ever answered there and nothing listens: the flush does not wait out the retries
+    // (issue 48); they are given up at shutdown.
     const result = await flush(3_600_000);
     expect(result.ok).toBe(false);
-    expect(result.notDelivered).toHaveLength(50);
+    expect(result.nothingAnswers).toMatch(/ECONNREFUSED/);
+    expect(result.pending).toHaveLength(50);
+    const final = await shutdown(3_600_000);
+    expect(final.ok).toBe(false);
+    expect(final.pending.length + final.notDelivered.length).toBe(50);
+    await new Promise((resolve) => setImmediate(resolve));
     expect(stats()).toMatchObject({ tracesFailed: 50, tracesDropped: 450, openTraces: 0, queued: 0 });
     expect(logger.lines.some((l) => l.includes("450 trace(s) dropped") || l.includes("100 trace(s) dropped"))).toBe(true);
     expect(logger.lines.some((l) => l.startsWith("error:") && l.includes("not delivered"))).toBe(true);
