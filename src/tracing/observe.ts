@@ -51,7 +51,8 @@ const MAX_STREAM_ITEMS = 1000;
 export function observe<F extends AnyFunction>(fn: F): F;
 export function observe<F extends AnyFunction>(options: ObserveOptions, fn: F): F;
 export function observe(options?: ObserveOptions): ObserveDecorator;
-export function observe(a?: ObserveOptions | AnyFunction, b?: AnyFunction): unknown {
+export function observe(...args: [a?: ObserveOptions | AnyFunction, b?: AnyFunction]): unknown {
+  const [a, b] = args;
   if (typeof a === "function") {
     if (b !== undefined) {
       throw new TypeError(
@@ -62,7 +63,7 @@ export function observe(a?: ObserveOptions | AnyFunction, b?: AnyFunction): unkn
     }
     return wrap(snapshotObserveOptions({}), a);
   }
-  if (a === null || (a === undefined && arguments.length > 0)) {
+  if (a === null || (a === undefined && args.length > 0)) {
     // observe(maybeFn) with a function that is not there: a decorator would be returned, and the
     // mistake would show only when it is called, as something else.
     throw new TypeError(`evaltrace: observe() got ${a === null ? "null" : "undefined"}; pass the function to wrap (observe(fn) or observe(options, fn)), or use @observe(options) on a class method`);
