@@ -53,7 +53,12 @@ export class ForeignReader implements ForeignSpanSource {
 
   /** Whether a convention reads `span` as it stands, before it ended (its start attributes). */
   claims(span: object): boolean {
-    return interpret(this.finished(span as ReadableSpan, undefined)) !== undefined;
+    return this.claimedType(span) !== undefined;
+  }
+
+  /** What a convention reads `span` as, as it stands, before it ended (its start attributes). */
+  claimedType(span: object): SpanType | undefined {
+    return interpret(this.finished(span as ReadableSpan, undefined))?.type;
   }
 
   /** A span kept as `type` when it ended, read then by its convention (`mapped`, from its records `logs`), from now on its data. */
