@@ -51,6 +51,18 @@ describe("deliver() and a model call's span its instrumentation never ends", () 
     expect(nothingLeftOpen()).toBe(true);
   });
 
+  it("a GenAI span that recorded only an exception event (status unset) and was never ended: stored by deliver() ERRORED with the exception's message", async () => {
+    const span = trace.getTracer("some-instrumentation").startSpan("chat gpt-4o-mini", {
+      attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini", "gen_ai.input.messages": JSON.stringify([{ role: "user", parts: [{ type: "text", content: "exception only" }] }]) },
+    });
+    span.recordException(new Error("429 Too Many Requests"));
+    expect(await deliver(undefined, 1000)).toMatchObject({ ok: true });
+    const [t] = withInput("exception only");
+    expect(t, "stored by deliver()").toBeDefined();
+    expect(t!.spans[0]).toMatchObject({ type: "llm", status: "ERRORED", error: expect.stringContaining("429 Too Many Requests"), metadata: { [UNFINISHED_SPAN_KEY]: true } });
+    expect(nothingLeftOpen()).toBe(true);
+  });
+
   it("a span no convention reads, left open (a long-lived request), is not sent by deliver() and stays open", async () => {
     const before = stats().openTraces;
     const span = trace.getTracer("app").startSpan("GET /events");
