@@ -53,7 +53,12 @@ export class ForeignReader implements ForeignSpanSource {
 
   /** Whether a convention reads `span` as it stands, before it ended (its start attributes). */
   claims(span: object): boolean {
-    return interpret(this.finished(span as ReadableSpan, undefined)) !== undefined;
+    return this.claimedType(span) !== undefined;
+  }
+
+  /** What a convention reads `span` as, as it stands, before it ended (its start attributes). */
+  claimedType(span: object): SpanType | undefined {
+    return interpret(this.finished(span as ReadableSpan, undefined))?.type;
   }
 
   /** A span kept as `type` when it ended, read then by its convention (`mapped`, from its records `logs`), from now on its data. */
@@ -108,7 +113,7 @@ class ForeignSpan implements SpanData, ForeignSpanSource {
     this.logs = undefined;
     const type = this.type;
     // Parsed from attributes of any size: bounded like a captured value.
-    if (this.input !== undefined) this.input = shapeValue(type, toJsonValue(this.input));
+    if (this.input !== undefined) this.input = shapeInput(type, toJsonValue(this.input));
     if (this.output !== undefined) this.output = shapeValue(type, toJsonValue(this.output), true);
     const evaluation = this.reader.evaluation;
     if (evaluation && type === "llm") Object.assign(this.fields, evaluationFields(evaluation, this.input, this.output));
@@ -131,6 +136,30 @@ class ForeignSpan implements SpanData, ForeignSpanSource {
 }
 
 const NO_FIELDS: { [key: string]: JsonValue } = Object.freeze({});
+
+type Obj = { [key: string]: JsonValue };
+const isObj = (v: JsonValue | undefined): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * A span's input for the wire ({@link shapeValue}), and for an llm span's messages the links of
+ * a tool call to its result the conventions read (an assistant's `tool_calls` with their ids, a
+ * tool message's `tool_call_id`: semconv/messages.ts), which `{role, content}` alone would lose.
+ */
+function shapeInput(type: SpanType, input: JsonValue): JsonValue {
+  const shaped = shapeValue(type, input);
+  if (type !== "llm" || !Array.isArray(shaped) || !Array.isArray(input)) return shaped;
+  // shapeValue reads a list holding one message list as that list.
+  const source = input.length === 1 && Array.isArray(input[0]) && shaped.length !== 1 ? input[0] : input;
+  if (source.length !== shaped.length) return shaped;
+  return shaped.map((m, i) => {
+    const from = source[i];
+    if (!isObj(m) || !isObj(from)) return m;
+    const linked: Obj = { ...m };
+    if (Array.isArray(from.tool_calls) && from.tool_calls.length > 0) linked.tool_calls = from.tool_calls;
+    if (typeof from.tool_call_id === "string" && from.tool_call_id !== "") linked.tool_call_id = from.tool_call_id;
+    return linked;
+  });
+}
 
 /**
  * The online-evaluation fields of a foreign llm span, checked like those of our own spans, from

@@ -3,6 +3,7 @@ import type { FlushResult } from "../export/types.js";
 import { servesRemoteCaller } from "../traces/joined-remotely.js";
 import type { TraceAssembler } from "../traces/trace-assembler.js";
 import { isRunning, type TraceView } from "../traces/trace-view.js";
+import { isUnendedForeignCall } from "../traces/unended-call.js";
 import { settleUnreadStreams, whenStreamsSettled } from "./unread-streams.js";
 
 /**
@@ -40,7 +41,8 @@ export interface DrainParts {
  * 2. A stream nobody reads in a trace that goes now (or that is its trace's root) is cut short,
  *    its call ended ERRORED "never read by the app" / "not read to its end by the app"
  *    (docs/streams.md), so that it is never sent as merely unfinished.
- * 3. Spans still open in the traces that go now are sent as they stand, marked unfinished.
+ * 3. Spans still open in the traces that go now are sent as they stand, marked unfinished (at
+ *    `deliver`, a trace whose root is a model call another instrumentation never ended goes too).
  * 4. Everything finished is delivered within what is left of the budget.
  * Never rejects. At `exit` it runs to its delivery without awaiting anything (the loop is dry).
  */
@@ -67,9 +69,10 @@ function sendNow(parts: DrainParts, request: DrainRequest, started: number, wait
   if (request.reason === "deliver") {
     // Work left running after its handler returned (its root ended), and the caller's own
     // trace, go as they stand: the instance may be frozen next. A trace whose root still runs
-    // is another request being served: it delivers itself.
+    // is another request being served: it delivers itself; unless that root is a model call of
+    // another instrumentation that it never ended (a rejected call, in some): it goes too.
     const caller = request.caller;
-    const going = (waited ?? []).filter((rec) => (!isRunning(rec) && !servesRemoteCaller(rec)) || rec.traceId === caller);
+    const going = (waited ?? []).filter((rec) => (!isRunning(rec) && !servesRemoteCaller(rec)) || rec.traceId === caller || isUnendedForeignCall(rec));
     const ids = new Set(going.map((rec) => rec.traceId));
     settleUnreadStreams((traceId) => ids.has(traceId));
     assembler.forceEndAll("deliver", going);

@@ -26,6 +26,29 @@ const eventRoles: Record<string, string> = {
 };
 
 /**
+ * Keys of a content event's body that mean something else in a message: the event → body key →
+ * message key. `gen_ai.tool.message`'s `id` is the id of the call it answers (the OpenAI
+ * instrumentation of opentelemetry-js-contrib emits it so), a tool message's `tool_call_id`.
+ */
+const eventBodyKeys: Record<string, Record<string, string>> = {
+  "gen_ai.tool.message": { id: "tool_call_id" },
+};
+
+/** A content event's body as a message of `role`, its keys renamed per {@link eventBodyKeys}. */
+function eventMessage(name: string, role: string, body: { [key: string]: JsonValue }): { [key: string]: JsonValue } {
+  const message: { [key: string]: JsonValue } = { role, ...body };
+  const renames = eventBodyKeys[name];
+  if (renames === undefined) return message;
+  for (const from in renames) {
+    const to = renames[from]!;
+    if (!Object.hasOwn(body, from) || message[to] !== undefined) continue;
+    message[to] = body[from]!;
+    delete message[from];
+  }
+  return message;
+}
+
+/**
  * Content records that carry whole message lists as attributes, as the current GenAI conventions
  * have it: the record's name → the keys that hold the input and the output messages.
  */
@@ -68,7 +91,7 @@ function inputFromEvents(span: FinishedSpan): Conversation | undefined {
     const role = eventRoles[e.name];
     if (!role) continue;
     const body = e.body && typeof e.body === "object" && !Array.isArray(e.body) ? e.body : { content: e.body ?? "" };
-    list.push({ role, ...body });
+    list.push(eventMessage(e.name, role, body));
   }
   return readConversation(list);
 }

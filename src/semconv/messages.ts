@@ -308,6 +308,34 @@ export function readLegacyMessages(items: Record<string, AttributeValue>[]): Con
   return readFlatMessages(items, legacyGenAiKeys);
 }
 
+/** Whether a conversation lacks a link: a tool call with no id, or a tool message with no `tool_call_id`. */
+export function lacksLinks(conversation: Conversation): boolean {
+  return conversation.messages.some((m) => (m.role === "tool" && m.tool_call_id === undefined) || m.tool_calls?.some((c) => c.id === undefined) === true);
+}
+
+/**
+ * `conversation` with the links it lacks (tool calls' ids, tool messages' `tool_call_id`) taken
+ * from `source`, the same messages read from elsewhere (OpenInference's LangChain instrumentation
+ * flattens messages without their ids, and keeps them in `input.value`): message by message,
+ * only where both have the same roles and the same number of tool calls.
+ */
+export function withLinksFrom(conversation: Conversation, source: Conversation | undefined): Conversation {
+  const from = source?.messages;
+  if (from === undefined || from.length !== conversation.messages.length) return conversation;
+  if (from.some((m, i) => m.role !== conversation.messages[i]!.role)) return conversation;
+  conversation.messages.forEach((m, i) => {
+    const other = from[i]!;
+    if (m.tool_call_id === undefined && other.tool_call_id !== undefined) m.tool_call_id = other.tool_call_id;
+    const calls = m.tool_calls;
+    if (calls === undefined || other.tool_calls?.length !== calls.length) return;
+    calls.forEach((c, k) => {
+      const id = other.tool_calls![k]!.id;
+      if (c.id === undefined && id !== undefined && other.tool_calls![k]!.name === c.name) m.tool_calls![k] = { id, ...c };
+    });
+  });
+  return conversation;
+}
+
 /** The text of an llm's output messages: their contents joined. */
 export function outputText(conversation: Conversation | undefined): string | undefined {
   if (!conversation) return undefined;

@@ -1,7 +1,7 @@
 import type { AttributeValue } from "@opentelemetry/api";
 import type { SpanType } from "../protocol/types.js";
 import type { JsonValue } from "../spans/json-value.js";
-import { type Conversation, outputText, readConversation, readIndexedMessages, toolsCalled } from "./messages.js";
+import { type Conversation, lacksLinks, outputText, readConversation, readIndexedMessages, toolsCalled, withLinksFrom } from "./messages.js";
 import type { Convention, FinishedSpan } from "./types.js";
 import { indexed, indexedLists, json, str, typedValue } from "./values.js";
 
@@ -77,7 +77,9 @@ export const openInference: Convention = {
   input(span, type) {
     const a = span.attributes;
     if (type === "llm") {
-      const fromMessages = llmLists(span).input || readConversation(typedValue(a, "input"));
+      const flat = llmLists(span).input;
+      // Flattened messages without their links (the LangChain instrumentation's): from input.value.
+      const fromMessages = flat ? (lacksLinks(flat) ? withLinksFrom(flat, readConversation(typedValue(a, "input"))) : flat) : readConversation(typedValue(a, "input"));
       if (fromMessages) return fromMessages.messages as unknown as JsonValue;
       const texts = embeddedTexts(span);
       if (texts.length > 0) return texts.join("\n");

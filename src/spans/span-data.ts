@@ -105,6 +105,8 @@ export interface ForeignSpanSource {
   spanData(span: object): SpanData;
   /** Whether a convention reads `span`, as it stands, as one of ours (an llm call that never ended, say). */
   claims?(span: object): boolean;
+  /** What a convention reads `span` as, as it stands (its start attributes); undefined: none claims it. */
+  claimedType?(span: object): SpanType | undefined;
 }
 
 const FOREIGN = Symbol.for("evaltrace.foreignSpan");
@@ -135,6 +137,16 @@ export function foreignSpanClaimed(span: object): boolean {
     return source?.claims?.(span) === true;
   } catch {
     return false;
+  }
+}
+
+/** What a convention reads a span of another instrumentation that has not ended as, as it stands; undefined: none, or not such a span. */
+export function foreignSpanClaimedAs(span: object): SpanType | undefined {
+  const source = (span as { [FOREIGN]?: ForeignSpanSource })[FOREIGN];
+  try {
+    return source?.claimedType?.(span);
+  } catch {
+    return undefined;
   }
 }
 

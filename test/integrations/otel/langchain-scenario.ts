@@ -50,3 +50,37 @@ export function expectLangChainLlm(t: StoredTrace): void {
   expect(JSON.stringify(t.spans)).not.toContain('"lc":1');
   expect(refused).toBeDefined();
 }
+
+/**
+ * A tool-call round trip through a LangChain chat model, in an observe() agent named `name`: the
+ * model (tools bound) calls lookup_order (the fake names the call `call_1`), the app answers with
+ * a ToolMessage, and the model is asked again with the whole conversation.
+ */
+export async function langChainToolRoundTrip(fakeUrl: string, name: string): Promise<void> {
+  const { ChatOpenAI } = requireCjs("@langchain/openai");
+  const { HumanMessage, ToolMessage } = requireCjs("@langchain/core/messages");
+  const model = new ChatOpenAI({ model: "gpt-4o-mini", apiKey: "sk-test", configuration: { baseURL: fakeUrl }, maxRetries: 0 });
+  const withTools = model.bindTools([
+    { type: "function", function: { name: "lookup_order", description: "Finds an order", parameters: { type: "object", properties: { orderId: { type: "string" } }, required: ["orderId"] } } },
+  ]);
+  const agent = observe({ type: "agent", name }, async () => {
+    const messages: unknown[] = [new HumanMessage("Where is order A-1001? use lookup_order")];
+    const call = await withTools.invoke(messages);
+    const toolCall = call.tool_calls[0];
+    messages.push(call, new ToolMessage({ tool_call_id: toolCall.id, content: "order A-1001 shipped" }));
+    return (await withTools.invoke(messages)).content;
+  });
+  expect(await agent()).toBe("Orders ship in 2 days.");
+}
+
+/** The second model call of {@link langChainToolRoundTrip}: the assistant's call and the tool's result linked by the call's id. */
+export function expectToolCallIdsKept(t: StoredTrace): void {
+  const answer = llmSpans(t)[1];
+  expect(answer, "the second model call").toBeDefined();
+  const input = answer!.input as { role: string; content: string; tool_calls?: unknown; tool_call_id?: unknown }[];
+  expect(input.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+  expect({ calls: input[1]!.tool_calls, answers: input[2]!.tool_call_id }).toEqual({
+    calls: [{ id: "call_1", name: "lookup_order", arguments: { orderId: "A-1001" } }],
+    answers: "call_1",
+  });
+}

@@ -30,6 +30,11 @@ export function expectOpenAiTree(t: StoredTrace, agent: string, integration: str
   expect(answerInput.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
   expect(answerInput[1]!.content).toContain("lookup_order");
   expect(answerInput[2]!.content).toBe("order A-1001 shipped");
+  // The call's id links the assistant's call to its result (issue 42: lost through each of them).
+  expect({ calls: (answerInput[1] as { tool_calls?: unknown }).tool_calls, answers: (answerInput[2] as { tool_call_id?: unknown }).tool_call_id }).toEqual({
+    calls: [{ id: "call_1", name: "lookup_order", arguments: { orderId: "A-1001" } }],
+    answers: "call_1",
+  });
   expect(answer).toMatchObject({ output: "Orders ship in 2 days." });
   if (refused!.status === "ERRORED") expect(String(refused!.error)).toMatch(/400/);
   else expect(refused!.metadata).toMatchObject({ "evaltrace.unfinished": true });

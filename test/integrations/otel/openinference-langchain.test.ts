@@ -2,7 +2,7 @@ import { LangChainInstrumentation } from "@arizeai/openinference-instrumentation
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { flush, observe } from "../../../src/index.js";
 import { nothingLeftOpen, outline, requireCjs, startBridge, traceNamed } from "./bridge.js";
-import { expectLangChainLlm, langChainScenario } from "./langchain-scenario.js";
+import { expectLangChainLlm, expectToolCallIdsKept, langChainScenario, langChainToolRoundTrip } from "./langchain-scenario.js";
 
 // The real @arizeai/openinference-instrumentation-langchain, instrumenting LangChain's callback
 // manager as its README says.
@@ -56,5 +56,10 @@ describe("OpenInference LangChain instrumentation", () => {
     expect(outline(t)).toEqual(["agent oi-rag", "  retriever Docs"]);
     const docs = ["Orders about shipping ship in 2 days.", "Returns take 30 days."];
     expect(t.spans.find((s) => s.type === "retriever")).toMatchObject({ input: "shipping", output: docs, retrievalContext: docs });
+  });
+  it("a tool call round trip: the assistant's tool_calls keep call_1 and the tool message its tool_call_id call_1", async () => {
+    await langChainToolRoundTrip(bridge.fake.url, "oi-lc-tools");
+    expect(await flush()).toMatchObject({ ok: true });
+    expectToolCallIdsKept(traceNamed(bridge.dev, "oi-lc-tools"));
   });
 });
