@@ -11,6 +11,8 @@ function el(tag, attrs, children) {
     var v = attrs[k];
     if (v === undefined || v === null || v === false) continue;
     if (k === "text") e.textContent = v;
+    // Through CSSOM: the CSP refuses style attributes (no 'unsafe-inline').
+    else if (k === "style") e.style.cssText = v;
     else if (k.slice(0, 2) === "on") e[k] = v;
     else e.setAttribute(k, v);
   }
