@@ -53,9 +53,10 @@ beforeAll(async () => {
   const wideMeta = Object.fromEntries(Array.from({ length: SPANS }, (_, k) => [`key${k}`, k]));
   await post("/v1/traces", trace("json", T0 + 2, { baseSpans: [{ ...span("json-0", 0), output: `${"[".repeat(SPANS)}1${"]".repeat(SPANS)}`, metadata: wideMeta }] }));
   // A thread without evaluations; its second turn failed, with a long output.
-  const turn = (k: number, extra: Record<string, unknown>) => trace(`quiet-${k}`, T0 + 10 + k, { threadId: "quiet", input: `question ${k}`, baseSpans: [span(`quiet-${k}-s`, k)], ...extra });
+  const turn = (k: number, extra: Record<string, unknown>, failed = false) =>
+    trace(`quiet-${k}`, T0 + 10 + k, { threadId: "quiet", input: `question ${k}`, baseSpans: [{ ...span(`quiet-${k}-s`, k), ...(failed ? { status: "ERRORED", error: "tool failed" } : {}) }], ...extra });
   await post("/v1/traces", turn(0, { output: "fine" }));
-  await post("/v1/traces", turn(1, { status: "ERRORED", error: "tool failed", output: "partial answer ".repeat(100) }));
+  await post("/v1/traces", turn(1, { status: "ERRORED", output: "partial answer ".repeat(100) }, true));
   // 20 traces with 200,000 tags each, the newest: all on the landing page.
   for (let i = 0; i < 20; i++) await post("/v1/traces", trace(`tagged-${i}`, T0 + 100 + i, { tags: Array.from({ length: TAGS }, (_, k) => `tag-${i}-${k}`), baseSpans: [span(`tagged-${i}-s`, i)] }));
   // A 36,000-line prompt: one line edited, then every line rewritten.
