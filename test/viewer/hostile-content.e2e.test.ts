@@ -115,7 +115,7 @@ describe.skipIf(!available)("the viewer against hostile trace content (issue 47)
     await expect.poll(() => page.locator("#span-panel h2").textContent(), { timeout: 30_000 }).toContain(`s${SPANS - 1}`);
     expect(await page.locator("#waterfall .row").count()).toBe(500);
     expect(await page.locator("#waterfall .row").last().getAttribute("data-depth")).toBe("499");
-    const indent = await page.locator("#waterfall .row .label").last().evaluate((e) => Number.parseFloat(getComputedStyle(e).paddingLeft));
+    const indent = await page.locator("#waterfall .row .label").last().evaluate((e) => Number.parseFloat((e as unknown as { style: { paddingLeft: string } }).style.paddingLeft));
     expect(indent).toBeLessThanOrEqual(6 + 40 * 16);
     expect(await page.locator(".empty").count()).toBe(0);
     await page.close();
@@ -174,7 +174,7 @@ describe.skipIf(!available)("viewer bugs (issue 47, point 6)", () => {
     await page.goto(`${dev.url}/#/threads/quiet`);
     const failed = page.locator(".bubble.failed");
     await failed.waitFor({ timeout: 15_000 });
-    expect(await page.locator("#view").evaluate((e) => [...e.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent))).toEqual([]);
+    expect(await page.locator("#view").evaluate((e) => [...e.childNodes].filter((n) => n.nodeType === 3 /* text */).map((n) => n.textContent))).toEqual([]);
     expect(await page.locator("#view").textContent()).not.toContain("null");
     await failed.locator("button.more").click();
     expect(await failed.locator(".long").getAttribute("class")).not.toContain("folded");
