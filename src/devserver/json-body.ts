@@ -3,7 +3,6 @@ import { StringDecoder } from "node:string_decoder";
 import { HttpError } from "./http-error.js";
 import { parseJsonSliced } from "./sliced-json.js";
 import { TimeSlicer } from "./time-slicer.js";
-import { rejectProtoKeys } from "./proto-keys.js";
 import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "./json-chars.js";
 
 /**
@@ -80,7 +79,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
 
 /**
  * The JSON body of a write; an empty body reads as `{}`. 415 for another content type, 400 for
- * malformed JSON, nesting deeper than {@link MAX_JSON_DEPTH} or a `__proto__` key. Parsed in slices of event-loop time.
+ * malformed JSON or nesting deeper than {@link MAX_JSON_DEPTH}. Parsed in slices of event-loop time.
  */
 export async function readJson(req: IncomingMessage, limit: number, slicer = new TimeSlicer()): Promise<unknown> {
   const raw = await readBody(req, limit);
@@ -90,14 +89,11 @@ export async function readJson(req: IncomingMessage, limit: number, slicer = new
   if ((await jsonDepth(raw, MAX_JSON_DEPTH, slicer)) > MAX_JSON_DEPTH) {
     throw new HttpError(400, `malformed JSON body: arrays and objects are nested more than ${MAX_JSON_DEPTH} deep`);
   }
-  let body: unknown;
   try {
-    body = await parseJsonSliced(raw, slicer);
+    return await parseJsonSliced(raw, slicer);
   } catch (err) {
     throw new HttpError(400, `malformed JSON body: ${(err as Error).message}`);
   }
-  await rejectProtoKeys(body, slicer);
-  return body;
 }
 
 /** A percent-decoded path segment; 400 for malformed encoding (`%`, `%zz`, a lone surrogate). */

@@ -65,7 +65,7 @@ beforeAll(async () => {
   await post("/v2/prompts", { alias: "big", text: first.replace("line 18000 of", "EDITED line 18000 of") });
   await post("/v2/prompts", { alias: "big", text: lines(PROMPT_LINES, (i) => `rewritten ${i}`) });
   // Another origin (localhost, another port): same-site, not same-origin.
-  attacker = createServer((req, res) => {
+  attacker = createServer((_req, res) => {
     const target = new URL(dev.url);
     res.writeHead(200, { "content-type": "text/html" });
     res.end(`<!doctype html><iframe id="f" src="http://127.0.0.1:${target.port}/"></iframe>

@@ -1,5 +1,5 @@
 /** The viewer's threads: the list, and one thread as a conversation with its evaluations (browser JavaScript). */
-export const scriptThreads = String.raw`
+export const scriptThreads = `
 var el = V.el;
 function renderThreads() {
   return V.json("/_dev/view/threads").then(function (threads) {

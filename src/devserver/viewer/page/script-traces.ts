@@ -4,7 +4,7 @@ import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "../../../protoco
  * The viewer's trace list (server-side search, filters and paging; live updates re-read only
  * the page shown) and trace view (totals, waterfall, span panel), as browser JavaScript.
  */
-export const scriptTraces = String.raw`
+export const scriptTraces = `
 var el = V.el;
 var FILTERS = ["q", "status", "type", "user", "thread", "tag", "environment", "evals", "from", "to"];
 var facets = null;
