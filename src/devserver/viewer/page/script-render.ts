@@ -57,10 +57,11 @@ V.tree = function (v, depth) {
   if (depth < 2) { d.open = true; fill(); } else d.addEventListener("toggle", function () { if (d.open) fill(); });
   return d;
 };
-// Tags as pills: the first max, then how many more (a trace may carry 200,000).
-V.tags = function (tags, max) {
+// Tags as pills: the first max, then how many more of count (a trace may carry 200,000; the list sends 20 and tagCount).
+V.tags = function (tags, max, count) {
   var out = tags.slice(0, max).map(function (g) { return el("span", { "class": "pill tag", text: g }); });
-  if (tags.length > max) out.push(el("span", { "class": "pill grey", "data-more-tags": String(tags.length - max), text: "+" + V.num(tags.length - max) + " more" }));
+  var more = Math.max(count || 0, tags.length) - Math.min(max, tags.length);
+  if (more > 0) out.push(el("span", { "class": "pill grey", "data-more-tags": String(more), text: "+" + V.num(more) + " more" }));
   return out;
 };
 // A string holding a JSON object or list (as base spans often send) is shown as a tree.

@@ -68,7 +68,7 @@ function traceRow(t, query) {
     el("td", {}, [V.evalPill(t.evals)]),
     el("td", { "class": "clip" }, [t.threadId ? el("a", { href: V.link(["threads", t.threadId]), text: t.threadId, onclick: function (e) { e.stopPropagation(); } }) : null]),
     el("td", { "class": "clip", title: t.userId || "", text: t.userId || "" }),
-    el("td", { "class": "clip" }, V.tags(t.tags, 8))
+    el("td", { "class": "clip" }, V.tags(t.tags, 8, t.tagCount))
   ]);
 }
 
