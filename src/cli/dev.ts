@@ -31,6 +31,7 @@ const startErrors: Record<string, (o: { port: number; host: string; data: string
   ENOENT: (o) => `cannot use --data ${o.data}: its directory does not exist`,
   EISDIR: (o) => `cannot use --data ${o.data}: it is a directory; name a file in it`,
   ENOTDIR: (o) => `cannot use --data ${o.data}: a part of the path is not a directory`,
+  ELOOP: (o) => `cannot use --data ${o.data}: it is a symbolic link, which is not followed; name the file itself`,
 };
 
 /** The one line that explains why the emulator did not start. */
@@ -41,6 +42,8 @@ function startFailure(err: unknown, o: { port: number; host: string; data: strin
   const known = e.code === undefined ? undefined : startErrors[e.code];
   if (known) return known({ ...o, message });
   if (err instanceof TypeError) return message.replace(/^startDevServer: /, "");
+  // The emulator's own refusals of an unsafe data file (a symbolic link, a directory others can write) say so already.
+  if (message.startsWith("cannot use --data ")) return message;
   // Anything else while a data file is named comes from reading it (a damaged journal).
   if (o.data) return `cannot use --data ${o.data}: ${message.replace(`${o.data}: `, "")} (move it aside to start empty)`;
   return message;

@@ -10,7 +10,7 @@ const rulePath = (path: string) => path.replace(/\[\d+\]/g, "[]");
  * against `lenientShape` (what the live service accepts), ignoring unknown fields. Each unknown
  * field name and each value that only the lenient shape accepts is noted for the request log.
  * Unknown fields are found with own-property checks, so `constructor` or `toString` are unknown
- * fields like any other.
+ * fields like any other; `__proto__` is rejected in lenient mode too.
  */
 export function checkFields(value: unknown, strictShape: Shape, lenientShape: Shape, path: string, ctx: Pick<RouteContext, "strict" | "note">): asserts value is Record<string, unknown> {
   if (!isPlainObject(value)) throw new SchemaError(`${path} must be an object`);
@@ -28,7 +28,9 @@ export function checkFields(value: unknown, strictShape: Shape, lenientShape: Sh
       }
       continue;
     }
-    if (ctx.strict) throw badRequest(`unknown field ${path}.${key}`);
+    // `__proto__` in either mode: routes copy a record's fields by assignment, where that key
+    // would set the prototype of the copy (hidden, unchecked fields that lists show).
+    if (ctx.strict || key === "__proto__") throw badRequest(`unknown field ${path}.${key}`);
     ctx.note(`ignored unknown field ${rulePath(path)}.${key} (strict mode rejects it)`);
     if (known === value) {
       known = {};

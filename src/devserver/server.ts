@@ -8,6 +8,7 @@ import { BackgroundJudging, failPending } from "./judging/background.js";
 import { judgeEndpoint } from "./judging/setup.js";
 import { checkLimits, type IdempotencyLimits, IdempotencyStore, REPLAYED_HEADER } from "./idempotency.js";
 import { createKey } from "./keys.js";
+import { escapeControls } from "./log-escape.js";
 import { errorOutcome, type Outcome } from "./outcome.js";
 import { Commits } from "./store/commit.js";
 import { Journal } from "./store/journal.js";
@@ -17,6 +18,7 @@ import { TraceOrder } from "./store/trace-order.js";
 import { WriteLock } from "./store/write-lock.js";
 import { ViewerApi } from "./viewer/api.js";
 import { ViewerEvents } from "./viewer/events.js";
+import { SECURITY_HEADERS } from "./viewer/security-headers.js";
 import { ViewerSite } from "./viewer/site.js";
 
 /** Options of {@link startDevServer}. */
@@ -92,7 +94,7 @@ export interface DevServerOptions {
   requestTimeoutMillis?: number;
   /** Idle time after which a kept-alive connection is closed. @default 5000 */
   keepAliveTimeoutMillis?: number;
-  /** Receives one line per request (`POST /v1/traces 200 3 ms`). */
+  /** Receives one line per request (`POST /v1/traces 200 3 ms`); control characters of request data come escaped (`\u001b`). */
   log?: (line: string) => void;
   /** Largest request body, in bytes; larger ones get 413. @default 33554432 (32 MiB) */
   maxBodyBytes?: number;
@@ -184,7 +186,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const plan = options.plan ?? "free";
   if (plan !== "free" && plan !== "team") throw new TypeError(`startDevServer: plan must be "free" or "team"; got ${JSON.stringify(plan)}`);
   const apiKeyHeader = options.apiKeyHeader ?? "SERVICE_API_KEY";
-  const log = options.log ?? (() => {});
+  const rawLog = options.log ?? (() => {});
+  // Request data reaches the log (paths, unknown field names, ids): no raw control characters.
+  const log = (line: string) => rawLog(escapeControls(line));
   const limits = checkLimits(options.idempotency, "startDevServer: idempotency");
   const strict = options.strict ?? strictFromEnv();
   const maxTraces = positive("maxTraces", options.maxTraces, options.dataFile ? Number.POSITIVE_INFINITY : DEFAULT_MAX_TRACES);
@@ -276,7 +280,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       outcome = errorOutcome(err, path);
     }
     if (!res.destroyed) {
-      res.writeHead(outcome.status, { ...authHeaders, "content-type": "application/json", ...outcome.headers, "content-length": Buffer.byteLength(outcome.text) });
+      res.writeHead(outcome.status, { ...SECURITY_HEADERS, ...authHeaders, "content-type": "application/json", ...outcome.headers, "content-length": Buffer.byteLength(outcome.text) });
       res.end(outcome.text);
     }
     // Traces a read brought into memory are let go, unless a write (which may hold some) is running.
@@ -296,7 +300,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     },
     (req, res) => {
       handle(req, res).catch((err: unknown) => {
-        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+        if (!res.headersSent) res.writeHead(500, { ...SECURITY_HEADERS, "content-type": "application/json" });
         res.end(JSON.stringify({ success: false, error: `internal error: ${String(err)}` }));
       });
     },

@@ -12,7 +12,7 @@ const fractional: Check = (v, p) => {
 };
 const lenientShape: Shape = { ...strictShape, input: opt(t.any), tokens: opt(fractional) };
 
-/** The plain way: copy the known fields, check them, then try every strict field the lenient shape has. */
+/** The plain way: copy the known fields (`__proto__` never one), check them, then try every strict field the lenient shape has. */
 function plainCheckFields(value: unknown, strict: boolean, note: (line: string) => void): void {
   if (!isPlainObject(value)) throw new SchemaError("b must be an object");
   const shape = strict ? strictShape : lenientShape;
@@ -22,7 +22,8 @@ function plainCheckFields(value: unknown, strict: boolean, note: (line: string) 
       known[key] = value[key];
       continue;
     }
-    if (strict) throw new SchemaError(`unknown field b.${key}`);
+    // `__proto__` is refused in lenient mode too (issue 47: it would become the prototype of a copy).
+    if (strict || key === "__proto__") throw new SchemaError(`unknown field b.${key}`);
     note(`ignored unknown field b.${key} (strict mode rejects it)`);
   }
   checkObject(known, shape, "b");

@@ -1,6 +1,7 @@
-import { closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, truncateSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, truncateSync, writeSync } from "node:fs";
 import { promisify } from "node:util";
 import { dirname } from "node:path";
+import { APPEND_FLAGS, checkDataFile, openPrivate, READ_FLAGS, readNoFollow, REWRITE_FLAGS } from "./data-file.js";
 import { DEFAULT_HELD_LIMITS, type HeldLimits, LazyTraces, type TraceSource } from "./lazy-traces.js";
 import { writeJsonSliced } from "../sliced-json.js";
 import {
@@ -153,8 +154,8 @@ export class Journal implements TraceSource {
     private readonly file: string,
     private readonly compactFactor: number,
   ) {
-    this.fd = openSync(file, "a");
-    this.readFd = openSync(file, "r");
+    this.fd = openPrivate(file, APPEND_FLAGS);
+    this.readFd = openPrivate(file, READ_FLAGS);
     this.bytes = fstatSync(this.fd).size;
   }
 
@@ -179,7 +180,8 @@ export class Journal implements TraceSource {
 
   /** Opens (or creates) the journal at `file` and loads the state it holds. */
   static open(file: string, compactFactor = 3, held: HeldLimits = DEFAULT_HELD_LIMITS): Loaded {
-    const bytes = existsSync(file) ? readFileSync(file) : Buffer.alloc(0);
+    checkDataFile(file);
+    const bytes = existsSync(file) ? readNoFollow(file) : Buffer.alloc(0);
     const firstEnd = bytes.indexOf(NEWLINE);
     const first = bytes.toString("utf8", 0, firstEnd === -1 ? bytes.length : firstEnd);
     const former = first.trim() !== "" && !first.startsWith('{"t":"');
@@ -313,7 +315,7 @@ export class Journal implements TraceSource {
   /** Opens the file a rewrite goes to (renamed over the journal when done) and resets the sizes. */
   private beginRewrite(state: State, order: string[]): { tmp: string; fd: number; steps: ReturnType<Journal["writeLive"]> } {
     const tmp = `${this.file}.compact-${process.pid}`;
-    const fd = openSync(tmp, "w");
+    const fd = openPrivate(tmp, REWRITE_FLAGS);
     this.sizeOf.clear();
     this.liveBytes = 0;
     return { tmp, fd, steps: this.writeLive(fd, state, order) };
@@ -345,8 +347,8 @@ export class Journal implements TraceSource {
     syncDir(dirname(this.file));
     closeSync(this.fd);
     closeSync(this.readFd);
-    this.fd = openSync(this.file, "a");
-    this.readFd = openSync(this.file, "r");
+    this.fd = openPrivate(this.file, APPEND_FLAGS);
+    this.readFd = openPrivate(this.file, READ_FLAGS);
     this.bytes = written.bytes;
     this.places = new Map();
     this.traceBytes = 0;

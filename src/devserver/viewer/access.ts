@@ -4,7 +4,12 @@ import { HttpError } from "../http-error.js";
 /** Name of the viewer's session cookie. */
 export const SESSION_COOKIE = "evaltrace_dev_session";
 
-const equal = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+/** Constant-time equality of the UTF-8 bytes; strings of unequal byte lengths (non-ASCII input) are unequal, not an error. */
+function equal(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
 
 function cookie(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? "").split(";")) {

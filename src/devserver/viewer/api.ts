@@ -169,7 +169,7 @@ export class ViewerApi {
         const uuid = page.uuids[i]!;
         scanned++;
         const hit = this.rowOf(uuid);
-        if (hit && tests.every((t) => t(hit.row, hit.haystack))) rows.push(hit.row);
+        if (hit && tests.every((t) => t(hit.row, hit.haystack))) rows.push(listRow(hit.row));
         if (rows.length === limit) {
           // Stopped inside this page: the next page starts after this trace.
           const rest = i + 1 < page.uuids.length ? this.order.page(i + 1, cursor) : page;
@@ -242,4 +242,12 @@ export class ViewerApi {
     this.facetCache = { version, value };
     return value;
   }
+}
+
+/** Tags a row of the list carries at most: a trace may have 200,000, and a page of 50 such rows would be tens of megabytes. */
+export const LIST_TAGS = 20;
+
+/** A row as the list sends it: at most {@link LIST_TAGS} tags, and then how many there are in `tagCount`. */
+function listRow(row: TraceRow): TraceRow {
+  return row.tags.length <= LIST_TAGS ? row : { ...row, tags: row.tags.slice(0, LIST_TAGS), tagCount: row.tags.length };
 }

@@ -1,3 +1,4 @@
+import { SECURITY_HEADERS } from "./security-headers.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 /** What a write changed, as the viewer hears it. */
@@ -34,7 +35,7 @@ export class ViewerEvents {
 
   /** Starts an event stream on `res`; it ends when the client goes away or {@link close} runs. */
   attach(req: IncomingMessage, res: ServerResponse, now: { version: number; traces: number }): void {
-    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
+    res.writeHead(200, { ...SECURITY_HEADERS, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
     res.write(`retry: 2000\nevent: hello\ndata: ${JSON.stringify(now)}\n\n`);
     this.clients.add(res);
     req.socket.setTimeout(0);

@@ -9,6 +9,7 @@ import type { State } from "../store/store.js";
 import type { TraceOrder } from "../store/trace-order.js";
 import { TimeSlicer } from "../time-slicer.js";
 import { ReadAccess } from "./access.js";
+import { checkSameOrigin } from "./cross-site.js";
 import type { ViewerApi } from "./api.js";
 import type { ViewerEvents } from "./events.js";
 import { viewerHtml } from "./page/html.js";
@@ -39,7 +40,8 @@ export interface ViewerSiteOptions {
 
 /**
  * The read site: the viewer page, its data (`/_dev/view/*`), its live updates (`/_dev/events`)
- * and the read API (`/_dev/<what>`). Every request passes the Host check (DNS rebinding) and,
+ * and the read API (`/_dev/<what>`). Every request passes the Host check (DNS rebinding), the
+ * cross-site check (another site's page may not read, nor time a read) and,
  * when reads are protected, needs the project key or the viewer session; `/?login=<token>`
  * spends the one-time login link for that session.
  */
@@ -67,6 +69,7 @@ export class ViewerSite {
     if (path === EVENTS_PATH) {
       // The viewer's live updates: a stream that stays open, after the same checks as any read.
       this.o.checkHost(req.headers.host);
+      checkSameOrigin(req.headers, false);
       this.checkAccess(req, note);
       this.o.events.attach(req, res, { version: this.o.commits.version, traces: this.o.order.size });
       this.o.log(`GET ${EVENTS_PATH} 200 (live updates; ${this.o.events.size} open)`);
@@ -79,6 +82,7 @@ export class ViewerSite {
   private async read(req: IncomingMessage, path: string, query: URLSearchParams, note: (line: string) => void): Promise<Outcome> {
     const { state, order, commits } = this.o;
     this.o.checkHost(req.headers.host);
+    checkSameOrigin(req.headers, path === "/" || path === "/index.html");
     const login = query.get("login");
     if (path === "/" && login !== null && this.o.protectReads) {
       return { status: 302, text: "", headers: { "set-cookie": this.access.login(login), location: "/", "content-type": "text/plain" }, applied: false };

@@ -26,6 +26,8 @@ export interface TraceRow {
   threadId: string | null;
   userId: string | null;
   tags: string[];
+  /** In the list, when the trace has more tags than `tags` holds: how many it has. */
+  tagCount?: number;
   environment: string | null;
   /** Span types present. */
   types: string[];

@@ -58,7 +58,7 @@ export function lockFile(token: string): string {
 /** Creates this process's lock (O_EXCL: fails if it exists). */
 export async function takeLock(disk: Disk, dir: string, token: string, now: number): Promise<void> {
   const info: LockInfo = { pid: disk.pid, host: disk.hostname, token, at: now };
-  await disk.fs.writeFile(disk.join(dir, lockFile(token)), JSON.stringify(info), { flag: "wx" });
+  await disk.fs.writeFile(disk.join(dir, lockFile(token)), JSON.stringify(info), { flag: "wx", mode: 0o600 });
 }
 
 /** Reads a lock; undefined when there is none or it cannot be read as one. */

@@ -218,7 +218,8 @@ export class Spool {
     }
     this.disk = disk;
     try {
-      await disk.fs.mkdir(this.settings.dir, { recursive: true });
+      await disk.fs.mkdir(this.settings.dir, { recursive: true, mode: 0o700 });
+      await checkPrivateDir(disk, this.settings.dir);
       await takeLock(disk, this.settings.dir, this.token, this.clock.now());
       liveTokens.add(this.token);
       this.lastScan = this.clock.now();
@@ -349,7 +350,7 @@ export class Spool {
     const time = this.clock.now().toString(36).padStart(9, "0");
     const name = { time, seq: (this.seq++ % 36 ** 6).toString(36).padStart(6, "0"), origin: this.token, owner: this.token };
     const file = segmentFile(name);
-    const handle = await disk.fs.open(this.path(file), "a");
+    const handle = await disk.fs.open(this.path(file), "a", SEGMENT_MODE);
     const seg: Segment = { name, file, bytes: 0, traces: 0, handle, replayedTo: 0, dropped: false };
     this.segments.push(seg);
     return seg;
@@ -365,6 +366,22 @@ export class Spool {
     } finally {
       await handle.close();
     }
+  }
+}
+
+/** Mode of segment and lock files: they hold whole trace bodies and the API key they are replayed with. */
+const SEGMENT_MODE = 0o600;
+
+/**
+ * Refuses a spool directory other users can write (group or world, sticky or not): a segment
+ * planted there would be claimed as an orphan and replayed to the service with this app's key.
+ * Not on Windows, whose modes say nothing of that.
+ */
+async function checkPrivateDir(disk: Disk, dir: string): Promise<void> {
+  if ((globalThis as { process?: { platform?: string } }).process?.platform === "win32") return;
+  const mode = (await disk.fs.stat(dir)).mode;
+  if ((mode & 0o022) !== 0) {
+    throw new Error(`other users can write the spool directory (mode ${(mode & 0o7777).toString(8)}); a segment planted there would be replayed with this app's key (chmod go-w, or use another directory)`);
   }
 }
 

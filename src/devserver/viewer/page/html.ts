@@ -16,6 +16,20 @@ const nav: readonly [view: string, label: string][] = [
   ["metrics", "Metrics"],
 ];
 
+/** The page's one script (inline: the page is one file); the CSP allows it by its hash. */
+export const viewerScript = `
+(function () {
+${scriptCore}
+${scriptRender}
+${scriptTraces}
+${scriptThreads}
+${scriptCompare}
+${scriptPages}
+V.live();
+V.render();
+})();
+`;
+
 /**
  * The trace viewer the emulator serves at its root: one self-contained page (no build step, no
  * UI framework) over the viewer's read API (`/_dev/view/...`, `/_dev/...`). Every view has a
@@ -38,18 +52,7 @@ export const viewerHtml = `<!doctype html>
   <span id="status">connecting…</span>
 </header>
 <main id="view"></main>
-<script>
-(function () {
-${scriptCore}
-${scriptRender}
-${scriptTraces}
-${scriptThreads}
-${scriptCompare}
-${scriptPages}
-V.live();
-V.render();
-})();
-</script>
+<script>${viewerScript}</script>
 </body>
 </html>
 `;

@@ -11,6 +11,8 @@ function el(tag, attrs, children) {
     var v = attrs[k];
     if (v === undefined || v === null || v === false) continue;
     if (k === "text") e.textContent = v;
+    // Through CSSOM: the CSP refuses style attributes (no 'unsafe-inline').
+    else if (k === "style") e.style.cssText = v;
     else if (k.slice(0, 2) === "on") e[k] = v;
     else e.setAttribute(k, v);
   }
@@ -81,7 +83,10 @@ V.copyButton = function (getText, label) {
   } });
 };
 V.main = function () { return document.getElementById("view"); };
-V.show = function (nodes) { var m = V.main(); m.replaceChildren.apply(m, nodes); };
+// Absent parts (null) are left out: replaceChildren would show them as the text "null".
+V.show = function (nodes) { var m = V.main(); m.replaceChildren.apply(m, nodes.filter(function (n) { return n !== null && n !== undefined && n !== false; })); };
+// Whether a click landed on a control of its own (a link, a button, a JSON tree's summary) rather than on the row or bubble around it.
+V.onControl = function (ev) { var t = ev.target; return !!(t && t.closest && t.closest("a, button, summary, input, select")); };
 V.fail = function (err) { V.show([el("div", { "class": "empty", text: "Could not load: " + (err && err.message || err) })]); };
 
 // Keyboard: j/k move the cursor over the current list (rows marked data-nav), enter opens it,

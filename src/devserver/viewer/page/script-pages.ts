@@ -19,18 +19,34 @@ function promptText(content) {
   if (Array.isArray(content.messages)) return content.messages.map(function (m) { return "[" + m.role + "] " + V.contentText(m.content); }).join("\n");
   return JSON.stringify(content, null, 2);
 }
-// A line diff (longest common subsequence): enough for prompts.
+// A line diff: the common head and tail, then a longest common subsequence of the lines between
+// (in a flat table) when it has at most DIFF_CELLS cells; beyond that (a 36,000-line prompt
+// rewritten) the middle is shown as removed then added, with a note. Lines are drawn a page at a time.
+var DIFF_CELLS = 4000000, DIFF_PAGE = 1000;
 function diff(a, b) {
-  var x = a.split("\n"), y = b.split("\n"), n = x.length, m = y.length, L = [];
-  for (var i = 0; i <= n; i++) { L.push(new Array(m + 1).fill(0)); }
-  for (i = n - 1; i >= 0; i--) for (var j = m - 1; j >= 0; j--) L[i][j] = x[i] === y[j] ? L[i + 1][j + 1] + 1 : Math.max(L[i + 1][j], L[i][j + 1]);
-  var out = []; i = 0; j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && x[i] === y[j]) { out.push(el("div", { text: "  " + x[i] })); i++; j++; }
-    else if (j < m && (i === n || L[i][j + 1] >= L[i + 1][j])) { out.push(el("div", { "class": "add", text: "+ " + y[j] })); j++; }
-    else { out.push(el("div", { "class": "del", text: "- " + x[i] })); i++; }
+  var x = a.split("\n"), y = b.split("\n"), lines = [], note = null, i, j;
+  var head = 0, tail = 0;
+  while (head < x.length && head < y.length && x[head] === y[head]) head++;
+  while (tail < x.length - head && tail < y.length - head && x[x.length - 1 - tail] === y[y.length - 1 - tail]) tail++;
+  var xs = x.slice(head, x.length - tail), ys = y.slice(head, y.length - tail), n = xs.length, m = ys.length, w = m + 1;
+  for (i = 0; i < head; i++) lines.push([null, "  " + x[i]]);
+  if ((n + 1) * (m + 1) > DIFF_CELLS) {
+    note = el("div", { "class": "muted small", id: "diff-too-large", text: "The changed part is too large for a line-by-line diff (" + V.num(n) + " lines against " + V.num(m) + "): shown as removed, then added." });
+    xs.forEach(function (l) { lines.push(["del", "- " + l]); });
+    ys.forEach(function (l) { lines.push(["add", "+ " + l]); });
+  } else {
+    var L = new Int32Array((n + 1) * w);
+    for (i = n - 1; i >= 0; i--) for (j = m - 1; j >= 0; j--) L[i * w + j] = xs[i] === ys[j] ? L[(i + 1) * w + j + 1] + 1 : Math.max(L[(i + 1) * w + j], L[i * w + j + 1]);
+    i = 0; j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && xs[i] === ys[j]) { lines.push([null, "  " + xs[i]]); i++; j++; }
+      else if (j < m && (i === n || L[i * w + j + 1] >= L[(i + 1) * w + j])) { lines.push(["add", "+ " + ys[j]]); j++; }
+      else { lines.push(["del", "- " + xs[i]]); i++; }
+    }
   }
-  return el("div", { "class": "diff mono" }, out);
+  for (i = x.length - tail; i < x.length; i++) lines.push([null, "  " + x[i]]);
+  var box = V.paged(el("div", { "class": "diff mono" }), lines.length, function (k) { return el("div", { "class": lines[k][0], text: lines[k][1] }); }, DIFF_PAGE, "lines");
+  return note ? el("div", {}, [note, box]) : box;
 }
 function renderPrompt(alias, query) {
   return V.json("/_dev/prompts").then(function (prompts) {
@@ -43,7 +59,7 @@ function renderPrompt(alias, query) {
       var c = p.commits[h], parent = c.parent ? p.commits[c.parent] : null;
       return el("div", { "class": "box", "data-commit": h }, [
         el("div", {}, [el("b", { "class": "mono", text: h }), el("span", { "class": "muted small", text: "  " + V.time(c.createdAt) + (c.parent ? " · parent " + c.parent : " · first commit") }), V.copyButton(function () { return promptText(c.content); })]),
-        parent ? diff(promptText(parent.content), promptText(c.content)) : el("pre", { text: promptText(c.content) }),
+        parent ? diff(promptText(parent.content), promptText(c.content)) : V.text(promptText(c.content)),
         el("details", { "class": "j" }, [el("summary", { text: "commit content" }), V.tree(c.content)])
       ]);
     });

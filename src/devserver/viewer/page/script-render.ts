@@ -18,6 +18,23 @@ V.text = function (s) {
   box.appendChild(btn);
   return box;
 };
+// Appends make(0..count-1) to parent a page of size at a time, behind a "show more" button: a
+// list of any length (spans, keys, tags, diff lines) costs one page until more is asked for.
+V.paged = function (parent, count, make, size, label) {
+  var shown = 0;
+  var btn = el("button", { "class": "more", "data-show-more": label, onclick: function (ev) { ev.stopPropagation(); page(); } });
+  var page = function () {
+    var end = Math.min(count, shown + size), frag = document.createDocumentFragment();
+    for (; shown < end; shown++) frag.appendChild(make(shown));
+    parent.insertBefore(frag, btn.parentNode === parent ? btn : null);
+    if (shown >= count) { btn.remove(); return; }
+    btn.textContent = "show more (" + V.num(count - shown) + " more " + label + ")";
+    if (btn.parentNode !== parent) parent.appendChild(btn);
+  };
+  page();
+  return parent;
+};
+V.TREE_PAGE = 100;
 V.tree = function (v, depth) {
   depth = depth || 0;
   if (v === null || typeof v !== "object") {
@@ -25,15 +42,27 @@ V.tree = function (v, depth) {
     if (typeof v === "string" && (v.length > 120 || v.indexOf("\n") >= 0)) return V.text(v);
     return el("span", { "class": "mono " + cls, text: typeof v === "string" ? JSON.stringify(v) : String(v) });
   }
-  var keys = Array.isArray(v) ? v.map(function (_, i) { return i; }) : Object.keys(v);
-  if (keys.length === 0) return el("span", { "class": "mono", text: Array.isArray(v) ? "[]" : "{}" });
+  var isArray = Array.isArray(v), keys = isArray ? null : Object.keys(v), n = isArray ? v.length : keys.length;
+  if (n === 0) return el("span", { "class": "mono", text: isArray ? "[]" : "{}" });
   var d = el("details", { "class": "j" });
-  if (depth < 2) d.open = true;
-  d.appendChild(el("summary", { text: Array.isArray(v) ? "[" + keys.length + " items]" : "{" + keys.slice(0, 4).join(", ") + (keys.length > 4 ? ", …" : "") + "}" }));
-  keys.forEach(function (k) {
-    d.appendChild(el("div", {}, [el("span", { "class": "mono jk", text: k + ": " }), V.tree(v[k], depth + 1)]));
-  });
+  d.appendChild(el("summary", { text: isArray ? "[" + n + " items]" : "{" + keys.slice(0, 4).join(", ") + (n > 4 ? ", …" : "") + "}" }));
+  var filled = false;
+  var fill = function () {
+    if (filled) return;
+    filled = true;
+    V.paged(d, n, function (i) { var k = isArray ? i : keys[i]; return el("div", {}, [el("span", { "class": "mono jk", text: k + ": " }), V.tree(v[k], depth + 1)]); }, V.TREE_PAGE, isArray ? "items" : "keys");
+  };
+  // Members are drawn when a level is first opened (the top two are open): a value nested
+  // 100,000 deep or 100,000 wide costs only what is looked at, and nothing recurses past it.
+  if (depth < 2) { d.open = true; fill(); } else d.addEventListener("toggle", function () { if (d.open) fill(); });
   return d;
+};
+// Tags as pills: the first max, then how many more of count (a trace may carry 200,000; the list sends 20 and tagCount).
+V.tags = function (tags, max, count) {
+  var out = tags.slice(0, max).map(function (g) { return el("span", { "class": "pill tag", text: g }); });
+  var more = Math.max(count || 0, tags.length) - Math.min(max, tags.length);
+  if (more > 0) out.push(el("span", { "class": "pill grey", "data-more-tags": String(more), text: "+" + V.num(more) + " more" }));
+  return out;
 };
 // A string holding a JSON object or list (as base spans often send) is shown as a tree.
 V.value = function (v) {

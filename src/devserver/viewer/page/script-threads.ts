@@ -1,5 +1,5 @@
 /** The viewer's threads: the list, and one thread as a conversation with its evaluations (browser JavaScript). */
-export const scriptThreads = String.raw`
+export const scriptThreads = `
 var el = V.el;
 function renderThreads() {
   return V.json("/_dev/view/threads").then(function (threads) {
@@ -22,10 +22,10 @@ function renderThread(id) {
       var link = el("a", { "class": "turn-link", href: V.link(["traces", turn.uuid]), text: "turn " + (i + 1) + " · " + V.time(turn.startTime) + " · trace →" });
       if (turn.input !== undefined) items.push(el("div", { "class": "bubble user", "data-turn": String(i) }, [V.value(turn.input)]));
       if (turn.status === "ERRORED") {
-        items.push(el("div", { "class": "bubble failed", "data-turn": String(i), "data-nav": "open", onclick: function () { location.hash = V.link(["traces", turn.uuid]); } }, [
+        items.push(el("div", { "class": "bubble failed", "data-turn": String(i), "data-nav": "open", onclick: function (e) { if (!V.onControl(e)) location.hash = V.link(["traces", turn.uuid]); } }, [
           el("b", { text: "✗ this turn failed" }), el("pre", { text: turn.error || "the trace is marked ERRORED" }), turn.output !== undefined ? V.value(turn.output) : null, link]));
       } else {
-        items.push(el("div", { "class": "bubble assistant", "data-turn": String(i), "data-nav": "open", onclick: function (e) { if (e.target.tagName !== "A" && e.target.tagName !== "BUTTON") location.hash = V.link(["traces", turn.uuid]); } }, [
+        items.push(el("div", { "class": "bubble assistant", "data-turn": String(i), "data-nav": "open", onclick: function (e) { if (!V.onControl(e)) location.hash = V.link(["traces", turn.uuid]); } }, [
           turn.output !== undefined ? V.value(turn.output) : el("span", { "class": "muted", text: "(no output)" }), link]));
       }
     });

@@ -4,7 +4,7 @@ import { TIME_TO_FIRST_TOKEN_KEY, TOKENS_PER_SECOND_KEY } from "../../../protoco
  * The viewer's trace list (server-side search, filters and paging; live updates re-read only
  * the page shown) and trace view (totals, waterfall, span panel), as browser JavaScript.
  */
-export const scriptTraces = String.raw`
+export const scriptTraces = `
 var el = V.el;
 var FILTERS = ["q", "status", "type", "user", "thread", "tag", "environment", "evals", "from", "to"];
 var facets = null;
@@ -68,7 +68,7 @@ function traceRow(t, query) {
     el("td", {}, [V.evalPill(t.evals)]),
     el("td", { "class": "clip" }, [t.threadId ? el("a", { href: V.link(["threads", t.threadId]), text: t.threadId, onclick: function (e) { e.stopPropagation(); } }) : null]),
     el("td", { "class": "clip", title: t.userId || "", text: t.userId || "" }),
-    el("td", { "class": "clip" }, t.tags.map(function (g) { return el("span", { "class": "pill tag", text: g }); }))
+    el("td", { "class": "clip" }, V.tags(t.tags, 8, t.tagCount))
   ]);
 }
 
@@ -104,17 +104,32 @@ function renderList(query) {
   return loadFacets.then(draw);
 }
 
+// The spans in waterfall order (depth first, siblings by start) with their depth. Iterative: a
+// chain of any depth (100,000 spans, each the child of the last) cannot overflow the stack. A
+// span no root reaches (a cycle of parents, a span its own parent) is listed at depth 0 after.
 function tree(spans) {
-  var byParent = Object.create(null), ids = Object.create(null);
-  spans.forEach(function (s) { ids[s.uuid] = true; });
+  var byParent = Object.create(null), ids = Object.create(null), at = Object.create(null), seen = Object.create(null);
+  spans.forEach(function (s) { ids[s.uuid] = true; at[s.uuid] = V.micros(s.startTime); });
   spans.forEach(function (s) { var p = s.parentUuid && ids[s.parentUuid] ? s.parentUuid : ""; (byParent[p] = byParent[p] || []).push(s); });
-  var out = [];
-  (function walk(parent, depth) {
-    (byParent[parent] || []).sort(function (a, b) { return V.micros(a.startTime) - V.micros(b.startTime); }).forEach(function (s) {
-      out.push({ span: s, depth: depth });
-      walk(s.uuid, depth + 1);
-    });
-  })("", 0);
+  var out = [], stack = [];
+  var push = function (parent, depth) {
+    var kids = byParent[parent];
+    if (!kids) return;
+    kids.sort(function (a, b) { return at[a.uuid] - at[b.uuid]; });
+    for (var i = kids.length - 1; i >= 0; i--) stack.push({ span: kids[i], depth: depth });
+  };
+  var drain = function () {
+    while (stack.length) {
+      var top = stack.pop();
+      if (seen[top.span.uuid]) continue;
+      seen[top.span.uuid] = true;
+      out.push(top);
+      push(top.span.uuid, top.depth + 1);
+    }
+  };
+  push("", 0);
+  drain();
+  spans.forEach(function (s) { if (!seen[s.uuid]) { stack.push({ span: s, depth: 0 }); drain(); } });
   return out;
 }
 
@@ -173,32 +188,41 @@ function renderTrace(uuid, spanUuid) {
   });
 }
 
+// The waterfall draws this many rows at a time ("show more"); indentation stops growing at MAX_INDENT.
+var WATERFALL_PAGE = 500, MAX_INDENT = 40;
 function drawTrace(trace, row, spanUuid) {
   var start = V.micros(trace.startTime), end = V.micros(trace.endTime);
-  trace.spans.forEach(function (s) { start = Math.min(start, V.micros(s.startTime)); end = Math.max(end, V.micros(s.endTime)); });
+  var bySpan = Object.create(null);
+  trace.spans.forEach(function (s) { bySpan[s.uuid] = s; start = Math.min(start, V.micros(s.startTime)); end = Math.max(end, V.micros(s.endTime)); });
   var total = Math.max(end - start, 1);
-  var selected = trace.spans.filter(function (s) { return s.uuid === spanUuid; })[0];
-  var rows = tree(trace.spans).map(function (r) {
+  var current = spanUuid && bySpan[spanUuid] ? spanUuid : undefined;
+  var order = tree(trace.spans);
+  var spanRow = function (r) {
     var s = r.span, errored = s.status === "ERRORED";
-    var left = (V.micros(s.startTime) - start) / total * 100;
-    var width = Math.max((V.micros(s.endTime) - V.micros(s.startTime)) / total * 100, 0.3);
-    return el("div", { "class": "row" + (selected === s ? " selected" : ""), "data-span": s.uuid, "data-depth": String(r.depth), "data-type": s.type,
-      "data-errored": String(errored), "data-nav": "select", onclick: function () { history.replaceState(null, "", V.link(["traces", trace.uuid, s.uuid])); drawTrace(trace, row, s.uuid); } }, [
-      el("div", { "class": "label", style: "padding-left:" + (6 + r.depth * 16) + "px" }, [
+    var from = V.micros(s.startTime), to = V.micros(s.endTime);
+    var left = (from - start) / total * 100;
+    var width = Math.max((to - from) / total * 100, 0.3);
+    return el("div", { "class": "row" + (current === s.uuid ? " selected" : ""), "data-span": s.uuid, "data-depth": String(r.depth), "data-type": s.type,
+      "data-errored": String(errored), "data-nav": "select", onclick: function () { select(s.uuid); } }, [
+      el("div", { "class": "label", style: "padding-left:" + (6 + Math.min(r.depth, MAX_INDENT) * 16) + "px" }, [
+        r.depth > MAX_INDENT ? el("span", { "class": "muted small", text: "↳" + r.depth + " " }) : null,
         el("span", { "class": "type t-" + s.type, text: s.type }), document.createTextNode(s.name),
         errored ? el("span", { "class": "err-mark", title: s.error || "error", text: "!" }) : null]),
       el("div", { "class": "track" }, [el("div", { "class": "bar b-" + s.type + (errored ? " error" : ""), style: "left:" + left + "%;width:" + width + "%" })]),
-      el("div", { "class": "dur", text: V.dur((V.micros(s.endTime) - V.micros(s.startTime)) / 1000) })
+      el("div", { "class": "dur", text: V.dur((to - from) / 1000) })
     ]);
-  });
+  };
+  var waterfall = V.paged(el("div", { "class": "waterfall", id: "waterfall" }), order.length, function (i) { return spanRow(order[i]); }, WATERFALL_PAGE, "spans");
   var r = row || { inputTokens: 0, outputTokens: 0, costUsd: null, status: trace.status };
   var traceJobs = (trace.jobs || []).filter(function (j) { return j.targetId === trace.uuid; });
+  var back = el("a", { href: "#/traces", "data-back": current ? V.link(["traces", trace.uuid]) : "#/traces", text: "← traces" });
   var head = el("div", {}, [
-    el("div", { "class": "small" }, [el("a", { href: "#/traces", "data-back": "#/traces", text: "← traces" })]),
+    el("div", { "class": "small" }, [back]),
     el("h2", {}, [document.createTextNode(trace.name || trace.uuid), " ", V.statusPill(r.status), V.copyButton(function () { return trace.uuid; }, "copy id")]),
-    el("div", { "class": "muted small" }, [trace.uuid + " · " + V.time(trace.startTime),
+    V.paged(el("div", { "class": "muted small", id: "trace-meta" }, [trace.uuid + " · " + V.time(trace.startTime),
       trace.threadId ? el("span", {}, [" · thread ", el("a", { href: V.link(["threads", trace.threadId]), text: trace.threadId })]) : null,
-      trace.userId ? " · user " + trace.userId : null, trace.environment ? " · " + trace.environment : null].concat((trace.tags || []).map(function (g) { return el("span", { "class": "pill tag", text: g }); }))),
+      trace.userId ? " · user " + trace.userId : null, trace.environment ? " · " + trace.environment : null]),
+      (trace.tags || []).length, function (i) { return el("span", { "class": "pill tag", text: trace.tags[i] }); }, 50, "tags"),
     el("div", { "class": "totals", id: "trace-totals" }, [
       el("div", {}, [el("b", { text: V.dur((end - start) / 1000) }), el("span", { text: "latency" })]),
       el("div", {}, [el("b", { text: String(trace.spans.length) }), el("span", { text: "spans" })]),
@@ -207,15 +231,22 @@ function drawTrace(trace, row, spanUuid) {
     ]),
     V.badges(traceJobs)
   ]);
-  var left = el("div", {}, [el("div", { "class": "waterfall", id: "waterfall" }, rows),
-    el("div", { "class": "box", id: "trace-fields" }, [el("h3", { text: "Trace" }), V.kv(trace, ["input", "output", "metadata", "metricCollection", "llmTestCase"])])]);
-  var right = selected ? spanPanel(trace, selected) : el("div", { "class": "panel muted", text: "Select a span (click, or j/k)." });
-  V.show([head, el("div", { "class": "split" }, [left, right])]);
-  if (selected) {
-    var back = document.querySelector("[data-back]");
+  var panel = function () { return current ? spanPanel(trace, bySpan[current]) : el("div", { "class": "panel muted", text: "Select a span (click, or j/k)." }); };
+  var slot = el("div", { id: "span-slot" }, [panel()]);
+  // Selecting a span redraws only the panel and two rows' marks, not the waterfall.
+  function select(uuid) {
+    current = uuid;
+    history.replaceState(null, "", V.link(["traces", trace.uuid, uuid]));
+    waterfall.querySelectorAll(".row.selected").forEach(function (e) { e.classList.remove("selected"); });
+    var picked = waterfall.querySelector('[data-span="' + CSS.escape(uuid) + '"]');
+    if (picked) picked.classList.add("selected");
+    slot.replaceChildren(panel());
     back.setAttribute("data-back", V.link(["traces", trace.uuid]));
   }
-  V.onChange = function (ev) { if (ev.changed.indexOf(trace.uuid) >= 0) renderTrace(trace.uuid, spanUuid); };
+  var left = el("div", {}, [waterfall,
+    el("div", { "class": "box", id: "trace-fields" }, [el("h3", { text: "Trace" }), V.kv(trace, ["input", "output", "metadata", "metricCollection", "llmTestCase"])])]);
+  V.show([head, el("div", { "class": "split" }, [left, slot])]);
+  V.onChange = function (ev) { if (ev.changed.indexOf(trace.uuid) >= 0) renderTrace(trace.uuid, current); };
 }
 
 V.views.push({ name: "traces", render: function (parts, query) {

@@ -28,6 +28,7 @@ tr.item { cursor:pointer; } tr.item:hover { background:var(--panel); } tr.item.c
 .pager { display:flex; gap:8px; align-items:center; margin-top:8px; }
 .totals { display:flex; flex-wrap:wrap; gap:18px; margin:6px 0 10px; }
 .totals div b { display:block; font-size:15px; } .totals div span { color:var(--muted); font-size:11px; }
+#span-slot { display:contents; }
 .split { display:grid; grid-template-columns:minmax(420px, 1fr) minmax(380px, 520px); gap:16px; align-items:start; }
 .row { display:grid; grid-template-columns:300px 1fr 70px; align-items:center; height:24px; cursor:pointer; border-radius:4px; }
 .row:hover { background:var(--panel); } .row.selected { background:var(--panel2); outline:1px solid var(--accent); }
