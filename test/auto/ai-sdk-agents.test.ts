@@ -59,7 +59,7 @@ function agentTrace(marker: string): StoredSpan[] {
 describe.skipIf(onBun)("zero-code AI SDK 6 agents", () => {
   it.each(["esm", "cjs"] as const)("%s: ToolLoopAgent.generate with a tool: one agent span, an llm span per model call (the tool call, then the answer), the tool span, all SUCCESS", async (format) => {
     const marker = `agent-generate-${format}`;
-    const f = await runApp(format, agentApp(format, marker, "const r = await agent.generate({ prompt: `Where is order A-1001? (${marker}) use lookup_order` }); console.log(r.text, r.steps.length);"));
+    const f = await runApp(format, agentApp(format, marker, "const r = await agent.generate({ prompt: 'Where is order A-1001? (' + marker + ') use lookup_order' }); console.log(r.text, r.steps.length);"));
     expect(f.stderr, f.stderr).toBe("");
     expect(f.code).toBe(0);
     expect(f.stdout.trim()).toBe(`${FAKE_REPLY} 2`);
@@ -75,7 +75,7 @@ describe.skipIf(onBun)("zero-code AI SDK 6 agents", () => {
 
   it("ToolLoopAgent.stream with a tool, read to its end: one agent span, two llm spans, the tool span, SUCCESS with the whole reply", async () => {
     const marker = "agent-stream";
-    const f = await runApp("esm", agentApp("esm", marker, "const r = await agent.stream({ prompt: `Where is order A-1001? (${marker}) use lookup_order` }); let text = ''; for await (const t of r.textStream) text += t; console.log(text);"));
+    const f = await runApp("esm", agentApp("esm", marker, "const r = await agent.stream({ prompt: 'Where is order A-1001? (' + marker + ') use lookup_order' }); let text = ''; for await (const t of r.textStream) text += t; console.log(text);"));
     expect(f.stderr, f.stderr).toBe("");
     expect(f.code).toBe(0);
     expect(f.stdout.trim()).toBe(FAKE_REPLY);
@@ -149,7 +149,7 @@ await shutdown();`;
 
   it("an agent whose telemetry the app turned off (isEnabled: false) records nothing, and its reply is unchanged", async () => {
     const marker = "agent-off";
-    const body = "const off = new ai.ToolLoopAgent({ id: 'support', model, experimental_telemetry: { isEnabled: false } }); console.log((await off.generate({ prompt: `Hi (${marker})` })).text);";
+    const body = "const off = new ai.ToolLoopAgent({ id: 'support', model, experimental_telemetry: { isEnabled: false } }); console.log((await off.generate({ prompt: 'Hi (' + marker + ')' })).text);";
     const f = await runApp("esm", agentApp("esm", marker, body));
     expect(f.stderr, f.stderr).toBe("");
     expect(f.stdout.trim()).toBe(FAKE_REPLY);
