@@ -92,11 +92,17 @@ function patchedMethod(original: Method, kind: keyof typeof AGENT_METHODS, hook:
   const fn: Method = function (this: unknown, ...args: unknown[]) {
     const options = args[0];
     if (!hook.on() || !isObject(options)) return original.apply(this, args);
-    const settings = settingsOf(this);
-    if (turnedOff(settings, options)) return original.apply(this, args);
-    // First: the tracer the telemetry gets is made on first use, with the span processor that
-    // puts our spans in OpenTelemetry's context, where the SDK's spans find their parent.
-    const call = withAgentTelemetry(settings, options, hook);
+    let settings: Options = {};
+    let call: Options | undefined;
+    try {
+      settings = settingsOf(this);
+      // First: the tracer the telemetry gets is made on first use, with the span processor that
+      // puts our spans in OpenTelemetry's context, where the SDK's spans find their parent.
+      if (!turnedOff(settings, options)) call = withAgentTelemetry(settings, options, hook);
+    } catch {
+      // Settings or options we cannot read (a getter that throws): the call runs as the app wrote it.
+    }
+    if (call === undefined) return original.apply(this, args);
     const span = openAgentSpan(this, settings, options);
     if (!span) return original.apply(this, args);
     const rest = args.slice(1);
