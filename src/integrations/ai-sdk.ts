@@ -1,5 +1,6 @@
 import { context, type Span, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { ManualSpan } from "../tracing/manual-span.js";
 import { type SpanWatch, watchSpans } from "./span-watch.js";
 import { holdUnread, releaseUnread, type SendsNow, type UnreadStream } from "../runtime/unread-streams.js";
 import { parentSpanIdOf } from "../spans/span-data.js";
@@ -63,6 +64,8 @@ class StreamCall implements SpanWatch, UnreadStream {
     private readonly signal: AbortSignal | undefined,
     /** Whether the app lets outputs be recorded (`recordOutputs`). */
     private readonly recordOutputs: boolean,
+    /** A span of ours around the call (an agent's), ended with it. */
+    private readonly outer?: ManualSpan,
   ) {
     if (signal && typeof signal.addEventListener === "function") {
       this.onSignal = () => this.aborted(signal.reason);
@@ -83,9 +86,16 @@ class StreamCall implements SpanWatch, UnreadStream {
     holdUnread(this);
   }
 
-  /** Nothing more to watch (the call threw). */
-  dispose(): void {
+  /** Nothing more to watch (the call threw: `err`). */
+  dispose(err?: unknown): void {
     this.release();
+    if (err !== undefined) this.outer?.fail(err);
+  }
+
+  /** The SDK finished the call (`onFinish`): the span around it ends with the reply. */
+  finished(event: unknown): void {
+    const text = (event as { text?: unknown } | undefined)?.text;
+    this.outer?.end(typeof text === "string" ? text : this.text);
   }
 
   started(span: Span): void {
@@ -176,13 +186,14 @@ class StreamCall implements SpanWatch, UnreadStream {
       const text = role === "model" ? this.text.slice(this.starts.get(span) ?? 0) : role === "call" && span.name.startsWith("ai.") ? this.text : "";
       if (text) setOutput(span, text);
     }
-    if (endNow) this.endOpen();
-    else setTimeout(() => this.endOpen(), 0).unref?.();
+    if (endNow) this.endOpen(why);
+    else setTimeout(() => this.endOpen(why), 0).unref?.();
   }
 
-  private endOpen(): void {
+  private endOpen(why: string): void {
     // Children first, so that no span ends after its parent.
     for (const span of [...this.spans].reverse()) if (span.isRecording()) span.end();
+    this.outer?.fail(new Error(why), this.recordOutputs && this.text ? this.text : undefined);
   }
 
   /** Settled: the stream was read to its end or cut short. */
@@ -221,27 +232,39 @@ function telemetryOf(options: Options): { isEnabled?: unknown; recordOutputs?: u
 /**
  * Runs `streamText(options)` (`run`) watched: its spans, its text, its abort and how the app
  * reads the result decide how its spans end ({@link StreamCall}). A call with telemetry turned
- * off, or a result without the streams we know, runs as it is.
+ * off, or a result without the streams we know, runs as it is. `outer`, a span of ours around the
+ * call (an agent's, whose `stream()` resolves to the result: `run` may return a promise of it),
+ * ends with it; `finishKey` names the option of the SDK's end callback it rides on.
  */
-export function streamTextWatched<R>(options: Options, run: (options: Options) => R): R {
+export function streamTextWatched<R>(options: Options, run: (options: Options) => R, outer?: ManualSpan, finishKey?: string): R {
   const telemetry = telemetryOf(options);
   if (telemetry?.isEnabled === false) return run(options);
   const signal = typeof AbortSignal !== "undefined" && options.abortSignal instanceof AbortSignal ? options.abortSignal : undefined;
-  const call = new StreamCall(signal, telemetry?.recordOutputs !== false);
+  const call = new StreamCall(signal, telemetry?.recordOutputs !== false, outer);
   const watched: Options = {
     ...options,
     onChunk: both((event) => call.chunk((event as { chunk?: unknown } | undefined)?.chunk), options.onChunk),
     onAbort: both((event) => call.aborted((event as { reason?: unknown } | undefined)?.reason ?? signal?.reason), options.onAbort),
   };
+  if (finishKey) watched[finishKey] = both((event) => call.finished(event), options[finishKey]);
   let result: R;
   try {
-    result = context.with(watchSpans(context.active(), call), () => run(watched));
+    result = context.with(watchSpans(outer?.context ?? context.active(), call), () => run(watched));
   } catch (err) {
-    call.dispose();
+    call.dispose(err);
     throw err;
   }
-  // Every stream of the result (textStream, fullStream, the response helpers) is a branch of
-  // its base stream, made by teeStream(): watched there.
+  if (result instanceof Promise) {
+    result.then(
+      (resolved: unknown) => watchResult(call, resolved),
+      (err: unknown) => call.dispose(err),
+    );
+  } else watchResult(call, result);
+  return result;
+}
+
+/** Every stream of the result (textStream, fullStream, the response helpers) is a branch of its base stream, made by teeStream(): watched there. */
+function watchResult(call: StreamCall, result: unknown): void {
   const tee = result !== null && typeof result === "object" ? (result as { teeStream?: unknown }).teeStream : undefined;
   try {
     if (typeof tee === "function") call.watchReads(result as object, tee as (this: unknown) => unknown);
@@ -250,7 +273,6 @@ export function streamTextWatched<R>(options: Options, run: (options: Options) =
     // A result we cannot add to: not watched.
     call.dispose();
   }
-  return result;
 }
 
 /**

@@ -216,6 +216,41 @@ export function aiSdkScenarios(run: () => AiSdkRun): void {
     expect(aborted).toBe(1);
   });
 
+  it("a ToolLoopAgent's generate (model calls made inside the package, past its exports): one agent span named by its id, with its model calls as llm spans and its tool call under it", async () => {
+    const { ai, dev, z } = run();
+    const marker = "agent-generate";
+    const lookup_order = ai.tool({ description: "Finds an order", inputSchema: z.object({ orderId: z.string() }), execute: async ({ orderId }: { orderId: string }) => ({ orderId, status: "shipped" }) });
+    const agent = new ai.ToolLoopAgent({ id: "support", model: run().chat(), tools: { lookup_order } });
+    const result = await agent.generate({ prompt: `Where is order A-1001? use lookup_order (${marker})` });
+    expect(result.text).toBe(FAKE_REPLY);
+    const t = await storedTrace(dev, marker);
+    expect(rootOf(t)).toMatchObject({ type: "agent", name: "support", status: "SUCCESS", output: FAKE_REPLY, availableTools: ["lookup_order"] });
+    expect(llmSpans(t).map((s) => s.status)).toEqual(["SUCCESS", "SUCCESS"]);
+    expect(t.spans.filter((s) => s.type === "tool").map((s) => s.name)).toEqual(["lookup_order"]);
+    expect(unfinished(t)).toEqual([]);
+  });
+
+  it("a ToolLoopAgent's stream aborted by its AbortController: the agent span and its model call are ERRORED (aborted) with the text streamed before it, nothing left unfinished", async () => {
+    const { ai, dev } = run();
+    const marker = "agent-aborted";
+    const agent = new ai.ToolLoopAgent({ id: "support", model: run().chat(), headers: { "x-fake-stream-delay-ms": "40" } });
+    const abort = new AbortController();
+    const result = await agent.stream({ prompt: `When? (${marker})`, abortSignal: abort.signal });
+    const { read } = await readUntil(result.textStream, (pieces) => {
+      if (pieces === 2) abort.abort();
+      return false;
+    });
+    const t = await storedTrace(dev, marker);
+    const root = rootOf(t);
+    expect(root).toMatchObject({ type: "agent", name: "support", status: "ERRORED", error: expect.stringContaining("aborted") });
+    expect(String(root.output).startsWith(read)).toBe(true);
+    expect(root.output).not.toBe(FAKE_REPLY);
+    const [llm] = llmSpans(t);
+    expect(llm).toMatchObject({ status: "ERRORED", error: expect.stringContaining("aborted") });
+    expect(String(llm!.output).startsWith(read)).toBe(true);
+    expect(unfinished(t)).toEqual([]);
+  });
+
   it("embed and embedMany: one llm span each, with the model and the token usage the provider reported", async () => {
     const { ai, dev } = run();
     const one = await ai.embed({ model: run().embedding(), value: "embed-one orders" });

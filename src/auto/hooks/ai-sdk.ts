@@ -2,6 +2,7 @@ import type { Tracer } from "@opentelemetry/api";
 import type * as OtelTraceBase from "@opentelemetry/sdk-trace-base";
 import { EvaltraceSpanProcessor } from "../../bridge/span-processor.js";
 import { streamTextWatched, unwatched } from "../../integrations/ai-sdk.js";
+import { instrumentAiSdkAgents } from "../../integrations/ai-sdk-agent.js";
 import { consoleLogger } from "../../logger.js";
 import { processWide } from "../../process-wide.js";
 import { currentRuntime } from "../../runtime/configure.js";
@@ -61,17 +62,23 @@ function tracer(): Tracer | undefined {
 function withTelemetry(options: unknown): unknown {
   if (!isOn("ai") || options === null || typeof options !== "object" || Array.isArray(options)) return options;
   try {
-    const telemetry = (options as { experimental_telemetry?: unknown }).experimental_telemetry;
-    if (telemetry !== undefined && (telemetry === null || typeof telemetry !== "object")) return options;
-    const set = telemetry as { isEnabled?: unknown } | undefined;
-    if (set?.isEnabled !== undefined) return options;
-    const ours = tracer();
-    if (ours === undefined) return options;
-    return { ...options, experimental_telemetry: { ...set, isEnabled: true, tracer: ours } };
+    const own = (options as { experimental_telemetry?: unknown }).experimental_telemetry;
+    const telemetry = telemetryOn(own);
+    return telemetry === own ? options : { ...options, experimental_telemetry: telemetry };
   } catch {
     // Options we cannot copy (a getter that throws) go to the SDK as they are.
     return options;
   }
+}
+
+/** `experimental_telemetry` turned on with our tracer where the app left `isEnabled` unset; else as it was. */
+function telemetryOn(telemetry: unknown): unknown {
+  if (telemetry !== undefined && (telemetry === null || typeof telemetry !== "object")) return telemetry;
+  const set = telemetry as { isEnabled?: unknown } | undefined;
+  if (set?.isEnabled !== undefined) return telemetry;
+  const ours = tracer();
+  if (ours === undefined) return telemetry;
+  return { ...set, isEnabled: true, tracer: ours };
 }
 
 function patched(original: Fn, name: (typeof traced)[number]): Fn {
@@ -96,7 +103,10 @@ function patched(original: Fn, name: (typeof traced)[number]): Fn {
  * are traced through the `EvaltraceSpanProcessor` mapping (on AI SDK 7, whose telemetry is its
  * registered integrations, `@ai-sdk/otel`'s spans are). A `streamText` is watched until the app
  * has read it to its end, so that one aborted, cut short or never read ends ERRORED, saying so,
- * with the text streamed so far (integrations/ai-sdk.ts). The ESM namespace gets the patched
+ * with the text streamed so far (integrations/ai-sdk.ts). The SDK's agents (`ToolLoopAgent`)
+ * call generateText and streamText from inside the package, past the exports: their `generate`
+ * and `stream` are wrapped on the class (integrations/ai-sdk-agent.ts), each call an agent span
+ * whose model calls get the same telemetry. The ESM namespace gets the patched
  * functions; the CommonJS exports (read-only getters) are served through a proxy of themselves.
  */
 export const aiSdkHook: LibraryHook = {
@@ -104,6 +114,7 @@ export const aiSdkHook: LibraryHook = {
   packageName: "ai",
   versions: [">=4"],
   onLoad(exports) {
+    instrumentAiSdkAgents(exports, { on: () => isOn("ai"), withTelemetry: telemetryOn });
     const replacements: Record<string, Fn> = {};
     for (const name of traced) {
       const original = exports[name];
