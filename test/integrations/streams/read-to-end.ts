@@ -39,6 +39,6 @@ export function expectEndedWithOutput(llm: StoredSpan[], usages: SeenUsage[], to
   expect(llm.map((s) => ({ status: s.status, forced: forced(s) }))).toEqual(usages.map(() => ({ status: "SUCCESS", forced: false })));
   expect(llm.map((s) => [s.inputTokenCount, s.outputTokenCount])).toEqual(usages.map((u) => [u.input, u.output]));
   for (const s of llm) expect(typeof s.output === "string" && s.output.length > 0).toBe(true);
-  expect((llm[0]!.toolsCalled ?? []).map((c) => c.name)).toContain(toolName);
+  expect(((llm[0]!.toolsCalled ?? []) as { name: string }[]).map((c) => c.name)).toContain(toolName);
   expect(logLines.filter((l) => !l.startsWith("debug"))).toEqual([]);
 }
