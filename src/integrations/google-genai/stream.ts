@@ -2,6 +2,7 @@ import { type Context, context } from "@opentelemetry/api";
 import type { ManualSpan } from "../../tracing/manual-span.js";
 import { isObject, tapIterator } from "../kit/model-call.js";
 import { abortedWhy, HeldStream, STOPPED_READING } from "../kit/stream-ending.js";
+import { lookalike, proxyWith } from "../kit/lookalike.js";
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -52,27 +53,8 @@ export function tapGenerator(gen: Record<string, unknown>, span: ManualSpan, end
     failed: (err) => (ends.signal?.aborted ? held.cutShort(abortedWhy(ends.signal.reason)) : held.settle(() => span.fail(err))),
     abandoned: () => ended(true),
   });
-  const steps: Record<PropertyKey, unknown> = { next: like(gen.next, tapped.next as Fn) };
-  if (tapped.return) steps.return = like(gen.return, tapped.return as Fn);
-  if (tapped.throw) steps.throw = like(gen.throw, tapped.throw as Fn);
-  return new Proxy(gen, {
-    get(target, key) {
-      return Object.hasOwn(steps, key) ? steps[key] : Reflect.get(target, key, target);
-    },
-  });
-}
-
-/** `tapped` as a function that reads as `original` (its name, length, and whether it has a prototype). */
-function like(original: unknown, tapped: Fn): Fn {
-  const f: Fn =
-    typeof original === "function" && Object.hasOwn(original, "prototype")
-      ? function (this: unknown, ...args: unknown[]) {
-          return tapped(...args);
-        }
-      : (...args: unknown[]) => tapped(...args);
-  if (typeof original === "function") {
-    Object.defineProperty(f, "name", { value: original.name, configurable: true });
-    Object.defineProperty(f, "length", { value: original.length, configurable: true });
-  }
-  return f;
+  const steps: Record<PropertyKey, unknown> = { next: lookalike(gen.next, tapped.next as Fn) };
+  if (tapped.return) steps.return = lookalike(gen.return, tapped.return as Fn);
+  if (tapped.throw) steps.throw = lookalike(gen.throw, tapped.throw as Fn);
+  return proxyWith(gen, steps);
 }
