@@ -6,6 +6,8 @@ import { messageText } from "../spans/message-text.js";
 import type { ReadableToolCall } from "../semconv/messages.js";
 import { type CallResult, callLine, cutCall, finishCall, isObject, type Message, type ModelWrapOptions, quietly, tapIterator, toolCall } from "./kit/model-call.js";
 import { abortedWhy, HeldStream, STOPPED_READING } from "./kit/stream-ending.js";
+import { watchApiPromise } from "./kit/api-promise-watch.js";
+import { whenIterated } from "./kit/iterated-once.js";
 import { reportUnexpectedClient, reportWrapFailure } from "./kit/unexpected-client.js";
 
 /** Options of {@link wrapAnthropic}. */
@@ -155,63 +157,49 @@ function patchedCreate(client: object, resource: object, original: Fn, name: str
   };
 }
 
-type ApiPromise = {
-  _responseProps?: () => Promise<unknown>;
-  parseResponse?: Fn;
-  parsedPromise?: unknown;
-  asResponse?: Fn;
-};
-
 /**
- * Watches the SDK's own promise without touching what the app reads from it: a failed request
- * through the response promise, the parsed reply through the parse step the SDK runs when the app
- * awaits it, and a raw `.asResponse()` read through a clone of the body.
+ * Watches the call without touching what the app reads from it (see `kit/api-promise-watch.ts`):
+ * a failed request, the parsed reply wherever the SDK parses it (the app's promise, or a helper's:
+ * `messages.stream()`, a tool runner, a message thread), a stream when it is read, and a raw
+ * `.asResponse()` read through a clone of the body.
  */
 function observe(result: unknown, streamed: boolean, span: ManualSpan, options: WrapAnthropicOptions, input: Message[], signal: AbortSignal | undefined): void {
-  const finish = (r: CallResult) => finishCall(span, options, input, r);
-  const seen = (value: unknown) => {
+  let over = false;
+  const finish = (r: CallResult) => {
+    if (over) return;
+    over = true;
+    finishCall(span, options, input, r);
+  };
+  const fail = (err: unknown) => {
+    if (over) return;
+    over = true;
+    span.fail(err);
+  };
+  let seen = false;
+  const see = (value: unknown) => {
+    if (seen || over) return;
+    seen = true;
     if (streamed && isObject(value) && typeof value[Symbol.asyncIterator] === "function") tapStream(value, span, finish, signal);
     else finish(fromMessage(value));
   };
-  const p = result as ApiPromise;
-  if (!p || typeof p !== "object" || typeof p._responseProps !== "function" || typeof p.parseResponse !== "function") {
-    // Not the APIPromise we know: observe it as a promise.
-    void Promise.resolve(result).then(seen, (err: unknown) => span.fail(err));
-    return;
-  }
-  p._responseProps().then(undefined, (err: unknown) => span.fail(err));
-  const parse = p.parseResponse;
-  p.parseResponse = function parseResponse(this: unknown, ...args: unknown[]) {
-    const parsed = parse.apply(this, args);
-    void Promise.resolve(parsed).then(
-      (value) => quietly(() => seen(value)),
-      (err: unknown) => span.fail(err),
-    );
-    return parsed;
+  const raw = (response: unknown) => {
+    if (seen || over) return;
+    seen = true;
+    // Read raw by the app: a non-streamed body is read from a clone; a stream's is the app's.
+    if (streamed) finish({ output: "", toolCalls: [], metadata: { note: "stream read raw by the app (asResponse)" } });
+    else if (!(response instanceof Response)) finish({ output: "", toolCalls: [], metadata: {} });
+    else
+      response
+        .clone()
+        .json()
+        .then(
+          (body: unknown) => finish(fromMessage(body)),
+          () => finish({ output: "", toolCalls: [], metadata: {} }),
+        );
   };
-  const asResponse = p.asResponse;
-  if (typeof asResponse === "function") {
-    p.asResponse = function (this: unknown, ...args: unknown[]) {
-      const parsing = p.parsedPromise !== undefined;
-      const response = asResponse.apply(this, args) as Promise<Response>;
-      if (parsing) return response;
-      return response.then((r) => {
-        // Read raw by the app: a non-streamed body is read from a clone; a stream's is the app's.
-        quietly(() => {
-          if (p.parsedPromise !== undefined) return;
-          if (streamed) finish({ output: "", toolCalls: [], metadata: { note: "stream read raw by the app (asResponse)" } });
-          else
-            r.clone()
-              .json()
-              .then(
-                (body: unknown) => finish(fromMessage(body)),
-                () => finish({ output: "", toolCalls: [], metadata: {} }),
-              );
-        });
-        return r;
-      });
-    };
-  }
+  if (watchApiPromise(result, { see, fail, raw })) return;
+  // Not the APIPromise we know: observe it as a promise.
+  void Promise.resolve(result).then(see, fail);
 }
 
 /** The text of a content block list, tool use as call lines; collects tool calls. */
@@ -310,9 +298,9 @@ function fromMessage(value: unknown): CallResult {
 type Controlled = { controller?: { signal?: AbortSignal } };
 
 /**
- * Taps the SDK's `Stream` in place (its own `iterator`, which `for await`, `tee()`,
- * `toReadableStream()` and `messages.stream()` all read through: a tee()d stream is recorded
- * once): the events fold into the reply; the span ends at `message_stop`'s end of stream, or
+ * Taps the SDK's `Stream` when it is first read (through its class, `kit/iterated-once.ts`:
+ * `for await`, `tee()`, `toReadableStream()` and every helper that reads it: a tee()d stream is
+ * recorded once): the events fold into the reply; the span ends at `message_stop`'s end of stream, or
  * ERRORED when the stream fails, or when it does not reach `message_stop`: aborted (its
  * controller, the request's `signal`: `aborted: <reason>`), left by the app (`break`), ended
  * early, or never read by the time `deliver()` sends it. Cut short, the span keeps what had
@@ -376,23 +364,9 @@ function tapStream(stream: Record<PropertyKey, unknown>, span: ManualSpan, finis
     failed: (err: unknown) => held.settle(() => span.fail(err)),
     abandoned: () => ended(true),
   };
-  const own = stream.iterator;
-  if (typeof own === "function" && Object.hasOwn(stream, "iterator")) {
-    // Every way of reading the SDK's Stream calls its iterator.
-    // Replaced as it is (an own, enumerable field of the Stream).
-    Object.defineProperty(stream, "iterator", {
-      configurable: true,
-      writable: true,
-      value: function (this: unknown, ...args: unknown[]) {
-        return tapIterator((own as (...a: unknown[]) => AsyncIterator<unknown>).apply(this, args), tap);
-      },
-    });
-    return;
-  }
-  const iterate = stream[Symbol.asyncIterator] as () => AsyncIterator<unknown>;
-  define(stream, Symbol.asyncIterator, function (this: unknown) {
-    return tapIterator(iterate.call(this), tap);
-  });
+  // Every way of reading the SDK's Stream (`for await`, `tee()`, `toReadableStream()`, the
+  // helpers' own loops) asks its class for the iterator: seen there, the stream is left as it is.
+  whenIterated(stream, (it) => tapIterator(it, tap));
 }
 
 function parseJson(text: string): unknown {

@@ -2,6 +2,7 @@ import { context } from "@opentelemetry/api";
 import type { ReadableMessage } from "../../semconv/messages.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { finishCall, incomplete, isObject, type ModelWrapOptions, quietly, tapIterator } from "../kit/model-call.js";
+import { lookalike, proxyWith } from "../kit/lookalike.js";
 import { operationOf, type Started } from "./operations.js";
 import { callResult, type Reply } from "./reply.js";
 
@@ -54,56 +55,61 @@ function fail(call: Call, err: unknown): void {
 }
 
 /**
- * Taps the output's event stream in place (its own object, its async iterator replaced by one
- * that sees every event the app reads): the span ends when the stream ends, with what it folded;
+ * Taps the output's event stream and returns the output the app gets: a Proxy of the SDK's
+ * output whose stream member is a Proxy of the SDK's stream, its async iterator tapped on its
+ * first read (the SDK's stream is an object of its own iterator: it is left as it is, and both
+ * Proxies read as the SDK's objects). The span ends when the stream ends, with what it folded;
  * ERRORED when the stream fails, ends before the message's end (aborted), or when the app stops
  * reading before that end (`break`).
  */
-function tapStream(call: Call, output: Record<string, unknown>, member: string, folder: NonNullable<Started["stream"]>["folder"]): void {
+function tapStream(call: Call, output: Record<string, unknown>, member: string, folder: NonNullable<Started["stream"]>["folder"]): unknown {
   const stream = output[member];
   if (!isObject(stream) || typeof stream[Symbol.asyncIterator] !== "function") {
     finish(call, { parts: [], metadata: { note: "no event stream in the output" } }, output);
-    return;
+    return output;
   }
-  const iterate = stream[Symbol.asyncIterator] as () => AsyncIterator<unknown>;
+  const iterate = stream[Symbol.asyncIterator] as (this: unknown) => AsyncIterator<unknown>;
   const fold = folder();
-  Object.defineProperty(stream, Symbol.asyncIterator, {
-    configurable: true,
-    writable: true,
-    value(this: unknown) {
-      return tapIterator(iterate.call(this), {
-        fold: (event) => fold.fold(event),
-        timing: { span: call.span, content: (event) => fold.content(event) },
-        done() {
-          if (fold.complete()) finish(call, fold.reply(), output);
-          else fail(call, incomplete("stream ended before the end of the message (aborted)"));
-        },
-        failed: (err) => fail(call, err),
-        abandoned() {
-          if (fold.complete()) finish(call, fold.reply(), output);
-          else fail(call, incomplete("stream closed by the app before the end of the message"));
-        },
-      });
-    },
+  let read = false;
+  const iterator = lookalike(iterate, () => {
+    const it = iterate.call(stream);
+    if (read) return it;
+    read = true;
+    return tapIterator(it, {
+      fold: (event) => fold.fold(event),
+      timing: { span: call.span, content: (event) => fold.content(event) },
+      done() {
+        if (fold.complete()) finish(call, fold.reply(), output);
+        else fail(call, incomplete("stream ended before the end of the message (aborted)"));
+      },
+      failed: (err) => fail(call, err),
+      abandoned() {
+        if (fold.complete()) finish(call, fold.reply(), output);
+        else fail(call, incomplete("stream closed by the app before the end of the message"));
+      },
+    });
   });
+  return proxyWith(output, { [member]: proxyWith(stream, { [Symbol.asyncIterator]: iterator }) });
 }
 
-/** Reads the command's output: a reply now, or a stream to tap. Never throws. */
-function see(call: Call, output: unknown): void {
+/** Reads the command's output: a reply now, or a stream to tap. Returns what the app gets (the output, or a Proxy of it whose stream is tapped). Never throws. */
+function see(call: Call, output: unknown): unknown {
   try {
     const out = isObject(output) ? output : {};
     const stream = call.started.stream;
-    if (stream) tapStream(call, out, stream.member, stream.folder);
-    else finish(call, call.started.reply ? call.started.reply(out) : { parts: [], metadata: {} }, out);
+    if (stream) return isObject(output) ? tapStream(call, out, stream.member, stream.folder) : output;
+    finish(call, call.started.reply ? call.started.reply(out) : { parts: [], metadata: {} }, out);
   } catch (err) {
     fail(call, err);
   }
+  return output;
 }
 
 /**
  * The instrumented `send(command, options?, callback?)`: the four model operations become llm
  * spans, anything else runs untouched. The promise (or the callback) the app gets is the SDK's
- * own, with the SDK's own output and errors at the same moment; the call runs in the span's
+ * own, with the SDK's own output and errors at the same moment (a streamed operation's output is
+ * a Proxy of the SDK's that reads as it does: see tapStream); the call runs in the span's
  * context, so spans the SDK's middleware makes are its children.
  */
 export function instrumentedSend(original: Fn, options: () => ModelWrapOptions): Fn {
@@ -115,8 +121,12 @@ export function instrumentedSend(original: Fn, options: () => ModelWrapOptions):
       const callback = args[cbAt] as Fn;
       const observed = [...args];
       observed[cbAt] = function (this: unknown, err: unknown, data: unknown) {
-        quietly(() => (err ? fail(call, err) : see(call, data)));
-        return callback.call(this, err, data);
+        let given = data;
+        quietly(() => {
+          if (err) fail(call, err);
+          else given = see(call, data);
+        });
+        return callback.call(this, err, given);
       };
       try {
         return context.with(call.span.context, () => original.apply(this, observed));
@@ -132,9 +142,18 @@ export function instrumentedSend(original: Fn, options: () => ModelWrapOptions):
       fail(call, err);
       throw err;
     }
+    if (call.started.stream && result && typeof (result as Promise<unknown>).then === "function") {
+      // A stream is read through the output the app gets (see tapStream); the promise settles as the SDK's does, with its own error.
+      return (result as Promise<unknown>).then(
+        (output) => see(call, output),
+        (err: unknown) => {
+          fail(call, err);
+          throw err;
+        },
+      );
+    }
     quietly(() => {
       if (result && typeof (result as Promise<unknown>).then === "function") {
-        // Attached before the app's own handlers: a stream is tapped before the app reads it.
         (result as Promise<unknown>).then(
           (output) => see(call, output),
           (err: unknown) => fail(call, err),

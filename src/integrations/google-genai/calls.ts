@@ -50,7 +50,8 @@ function abortSignalOf(params: unknown): AbortSignal | undefined {
 }
 
 /**
- * Runs `call` in `ctx` and returns its own result; when it settles, `finish` gets the reply (or,
+ * Runs `call` in `ctx` and returns its own result (for a stream, a promise that settles as the
+ * SDK's does, of the tapped generator: `stream.ts`); when it settles, `finish` gets the reply (or,
  * for a stream, the chunks the app read, the span ending with the stream) and a rejection fails
  * `span` (`timed`: a stream's time to first token and rate go in its metadata). A stream's
  * generator is stepped in `ctx`, so what the SDK does between chunks (the next
@@ -64,13 +65,27 @@ function traced(span: ManualSpan, ctx: Context, call: () => unknown, streamed: b
     span.fail(err);
     throw err;
   }
+  if (streamed && result && typeof (result as Promise<unknown>).then === "function") {
+    // The generator the app reads is the tapped one (a Proxy of the SDK's that reads as it does);
+    // the promise settles as the SDK's does, with its own error.
+    return (result as Promise<unknown>).then(
+      (value) => {
+        let out = value;
+        quietly(() => {
+          if (isObject(value) && typeof value.next === "function") out = tapGenerator(value, span, ends, ctx, timed);
+          else ends.finish([value]);
+        });
+        return out;
+      },
+      (err: unknown) => {
+        span.fail(err);
+        throw err;
+      },
+    );
+  }
   quietly(() =>
     Promise.resolve(result).then(
-      (value) =>
-        quietly(() => {
-          if (streamed && isObject(value) && typeof value.next === "function") tapGenerator(value, span, ends, ctx, timed);
-          else ends.finish([value]);
-        }),
+      (value) => quietly(() => ends.finish([value])),
       (err: unknown) => span.fail(err),
     ),
   );

@@ -1,8 +1,8 @@
 import { type Context, context } from "@opentelemetry/api";
 import type { ManualSpan } from "../../tracing/manual-span.js";
-import { define } from "./afc.js";
 import { isObject, tapIterator } from "../kit/model-call.js";
 import { abortedWhy, HeldStream, STOPPED_READING } from "../kit/stream-ending.js";
+import { lookalike, proxyWith } from "../kit/lookalike.js";
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -14,15 +14,18 @@ export interface Ends {
 }
 
 /**
- * Taps the SDK's async generator in place (its own `next` / `return` / `throw`, which `for await`
- * reads through, each stepped in `ctx`): the chunks fold into the reply; the span ends when the
+ * Taps the SDK's async generator and returns the generator the app gets: a Proxy of it whose
+ * `next` / `return` / `throw` (which `for await` reads through) are the tapped ones, each stepped
+ * in `ctx`. The SDK's generator is left as it is (its own `next`... are the SDK's: a downlevelled
+ * generator has them as own properties), and the Proxy reads as it does (`util.inspect`, own
+ * properties, prototype). Seen through it,: the chunks fold into the reply; the span ends when the
  * generator is done, or ERRORED when it throws, or when it does not reach its last chunk:
  * aborted (`config.abortSignal`: `aborted: <reason>`), left by the app (`break`), ended without
  * a finish reason, or never read by the time `deliver()` sends it; cut short, it keeps the
  * chunks so far (text, usage). Function responses (an AFC stream's `user` chunk) open a new
  * turn: its end is still to come.
  */
-export function tapGenerator(gen: Record<string, unknown>, span: ManualSpan, ends: Ends, ctx: Context, timed: boolean): void {
+export function tapGenerator(gen: Record<string, unknown>, span: ManualSpan, ends: Ends, ctx: Context, timed: boolean): object {
   const chunks: unknown[] = [];
   let finished = false;
   const step = (method: unknown) => (...args: unknown[]) => context.with(ctx, () => (method as Fn).apply(gen, args));
@@ -50,7 +53,8 @@ export function tapGenerator(gen: Record<string, unknown>, span: ManualSpan, end
     failed: (err) => (ends.signal?.aborted ? held.cutShort(abortedWhy(ends.signal.reason)) : held.settle(() => span.fail(err))),
     abandoned: () => ended(true),
   });
-  define(gen, "next", tapped.next);
-  if (tapped.return) define(gen, "return", tapped.return);
-  if (tapped.throw) define(gen, "throw", tapped.throw);
+  const steps: Record<PropertyKey, unknown> = { next: lookalike(gen.next, tapped.next as Fn) };
+  if (tapped.return) steps.return = lookalike(gen.return, tapped.return as Fn);
+  if (tapped.throw) steps.throw = lookalike(gen.throw, tapped.throw as Fn);
+  return proxyWith(gen, steps);
 }

@@ -2,6 +2,7 @@ import type { FoundToolCall } from "../../semconv/types.js";
 import type { ManualSpan } from "../../tracing/manual-span.js";
 import { callLine, setMetadata, tapIterator, timingsOf } from "../kit/model-call.js";
 import { abortedWhy, HeldStream, STOPPED_READING } from "../kit/stream-ending.js";
+import { whenIterated } from "../kit/iterated-once.js";
 
 /** Usage as the three endpoints report it. */
 export type Usage = { prompt_tokens?: number; completion_tokens?: number; input_tokens?: number; output_tokens?: number };
@@ -58,14 +59,15 @@ export interface StreamEnds {
 type Controlled = { controller?: { signal?: AbortSignal } };
 
 /**
- * Taps the SDK's stream in place: every chunk the app reads is also folded into the call's
+ * Taps the SDK's stream: every chunk the app reads is also folded into the call's
  * result, and the call ends when the stream ends (`end`), fails (`fail`), or does not reach its
  * end (`cut`, with what was read: aborted by its controller or by the request's `signal`, left
- * by the app with `break`, or, at `deliver()`, never read). The stream's own `iterator` is
- * tapped, which `for await`, `tee()` (both branches read one tapped iterator: the call is
- * recorded once) and `toReadableStream()` all go through. The stream object and what it yields
- * are left as they are. With the call's `span`, its timings (time to first token, output tokens
- * per second) go in its metadata.
+ * by the app with `break`, or, at `deliver()`, never read). The stream's first iterator is
+ * tapped where its class makes it (`kit/iterated-once.ts`), which `for await`, `tee()` (both
+ * branches read one tapped iterator: the call is recorded once), `toReadableStream()` and the
+ * helpers' own loops all go through. The stream object and what it yields are left as they are.
+ * With the call's `span`, its timings (time to first token, output tokens per second) go in its
+ * metadata.
  */
 export function tapOpenAIStream(stream: AsyncIterable<unknown>, api: Api, ends: StreamEnds, span: ManualSpan, signal?: AbortSignal): void {
   let output = "";
@@ -122,18 +124,6 @@ export function tapOpenAIStream(stream: AsyncIterable<unknown>, api: Api, ends: 
     timing: { span, content: (item: unknown) => hasContent(api, item) },
     reads: held,
   };
-  const own = (stream as { iterator?: unknown }).iterator;
-  if (typeof own === "function" && Object.hasOwn(stream, "iterator")) {
-    // The SDK's Stream: its iterator is what every way of reading it calls.
-    Object.defineProperty(stream, "iterator", {
-      configurable: true,
-      writable: true,
-      value: function (this: unknown, ...args: unknown[]) {
-        return tapIterator((own as (...a: unknown[]) => AsyncIterator<unknown>).apply(this, args), tap);
-      },
-    });
-    return;
-  }
-  const iterate = stream[Symbol.asyncIterator].bind(stream);
-  Object.defineProperty(stream, Symbol.asyncIterator, { configurable: true, value: () => tapIterator(iterate(), tap) });
+  // Every way of reading the SDK's Stream asks its class for the iterator: seen there, the stream is left as it is.
+  whenIterated(stream, (it) => tapIterator(it, tap));
 }

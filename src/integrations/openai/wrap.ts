@@ -11,7 +11,7 @@ const WRAPPED = Symbol.for("evaltrace.openai.wrapped");
  * Instruments an OpenAI client in place: every call that reaches a model is one llm span
  * (model, messages with tool calls and tool results, output, tool calls as `toolsCalled`, token
  * counts), whichever method made it: `chat.completions.create` / `.parse` / `.stream` /
- * `.runTools`, `responses.create` / `.parse` / `.stream`, `embeddings.create`, streamed or not;
+ * `.runTools`, `responses.create` / `.parse` / `.stream`, `beta.responses.create`, `embeddings.create`, streamed or not;
  * a stream's span ends when the app has consumed it. The client stays the very same object: the
  * methods return the SDK's own promises (`.withResponse()`, `.asResponse()` work, and nothing
  * reads a body the app did not ask for), errors are the SDK's own at the same moment, `#private`
@@ -24,11 +24,13 @@ const WRAPPED = Symbol.for("evaltrace.openai.wrapped");
  */
 export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptions = {}): T {
   try {
-    const c = client as { [WRAPPED]?: boolean; chat?: { completions?: object }; responses?: object; embeddings?: object; withOptions?: unknown };
+    const c = client as { [WRAPPED]?: boolean; chat?: { completions?: object }; responses?: object; embeddings?: object; beta?: { responses?: object }; withOptions?: unknown };
     if (c[WRAPPED]) return client;
     const chat = instrument(c.chat?.completions, "chat", options);
     const responses = instrument(c.responses, "responses", options);
     const embeddings = instrument(c.embeddings, "embeddings", options);
+    // openai 6's beta Responses API has its own resource (its `create` only, streamed or not).
+    instrument(c.beta?.responses, "responses", options);
     if (!chat && !responses && !embeddings) {
       reportUnexpectedClient("wrapOpenAI", "the client has no chat.completions.create, responses.create nor embeddings.create");
       return client;

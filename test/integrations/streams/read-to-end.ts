@@ -1,0 +1,44 @@
+import { expect } from "vitest";
+import type { DevServer } from "../../../src/devserver/index.js";
+import type { StoredSpan } from "../../../src/devserver/store/store.js";
+import { currentTraceUuid, deliver, observe } from "../../../src/index.js";
+
+// Issue 42, class 2: a stream read to its end ends its llm span there, whichever helper of the
+// SDK made and read it. Shared by the per-SDK test files of this folder.
+
+/** What the app saw of one model call: the token counts the SDK gave it. */
+export interface SeenUsage {
+  input: number;
+  output: number;
+}
+
+/**
+ * Runs `fn` (which reads every stream to its end) in a root span, then `deliver()`s as an app's
+ * way out does; returns the trace's llm spans in start order.
+ */
+export async function llmSpansOf(dev: DevServer, fn: () => Promise<void>): Promise<StoredSpan[]> {
+  let uuid = "";
+  await observe({ type: "agent", name: "agent" }, async () => {
+    uuid = currentTraceUuid()!;
+    await fn();
+  })();
+  await deliver(undefined, 5000);
+  const spans = dev.state.traces[uuid]?.spans ?? [];
+  return spans.filter((s) => s.type === "llm").sort((a, b) => String(a.startTime).localeCompare(String(b.startTime)));
+}
+
+/** A span `deliver()` or the way out had to force-end. */
+const forced = (s: StoredSpan) => Boolean((s.metadata as Record<string, unknown> | undefined)?.["evaltrace.unfinished"]);
+
+/**
+ * The llm spans are one per call the app saw, each ended by its stream (SUCCESS, not force-ended)
+ * with an output and the token counts the app saw; the first call's span has the tool call; the
+ * SDK logged nothing.
+ */
+export function expectEndedWithOutput(llm: StoredSpan[], usages: SeenUsage[], toolName: string, logLines: string[]): void {
+  expect(llm.map((s) => ({ status: s.status, forced: forced(s) }))).toEqual(usages.map(() => ({ status: "SUCCESS", forced: false })));
+  expect(llm.map((s) => [s.inputTokenCount, s.outputTokenCount])).toEqual(usages.map((u) => [u.input, u.output]));
+  for (const s of llm) expect(typeof s.output === "string" && s.output.length > 0).toBe(true);
+  expect(((llm[0]!.toolsCalled ?? []) as { name: string }[]).map((c) => c.name)).toContain(toolName);
+  expect(logLines.filter((l) => !l.startsWith("debug"))).toEqual([]);
+}
