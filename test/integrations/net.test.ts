@@ -102,6 +102,19 @@ describe("the net records openai requests no wrapped method saw", () => {
     expect(Object.getOwnPropertyNames(openai)).toEqual(names);
   });
 
+  it("client.post('/responses'), streamed, is one llm span with the text and tokens of its completed response", async () => {
+    const llm = await llmSpans(async () => {
+      const stream = (await openai.post("/responses", { body: { model: "gpt-4o-mini", instructions: "Be brief", input: "When do orders ship?", stream: true }, stream: true })) as AsyncIterable<unknown>;
+      for await (const _ of stream) {
+        // read it all
+      }
+    });
+    expect(llm).toHaveLength(1);
+    expect(byNet(llm[0])).toBe("net");
+    expect(llm[0]).toMatchObject({ status: "SUCCESS", input: [{ role: "system", content: "Be brief" }, ...question], output: "Orders ship in 2 days." });
+    expect(llm[0]!.outputTokenCount).toBeGreaterThan(0);
+  });
+
   it("a request to an endpoint outside the table (a models list) records nothing", async () => {
     const llm = await llmSpans(() => openai.get("/models").catch(() => undefined));
     expect(llm).toHaveLength(0);
@@ -197,5 +210,19 @@ describe("the net records google genai requests no wrapped method saw", () => {
     expect(byNet(llm[0])).toBe("net");
     expect(llm[0]).toMatchObject({ status: "SUCCESS", provider: "Gemini", input: [{ role: "user", content: "When do orders ship?" }], output: "Orders ship in 2 days." });
     expect(llm[0]!.outputTokenCount).toBeGreaterThan(0);
+  });
+
+  it("a :streamGenerateContent request made through apiClient.requestStream is one llm span with the streamed text", async () => {
+    const genai = wrapGoogleGenAI(new GoogleGenAI({ apiKey: "g-test", httpOptions: { baseUrl: fakeGoogle.url } }));
+    const api = (genai.models as unknown as { apiClient: { requestStream(r: object): Promise<AsyncIterable<unknown>> } }).apiClient;
+    const llm = await llmSpans(async () => {
+      const chunks = await api.requestStream({ path: "models/gemini-2.5-flash:streamGenerateContent", httpMethod: "POST", body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "When do orders ship?" }] }] }) });
+      for await (const _ of chunks) {
+        // read it all
+      }
+    });
+    expect(llm).toHaveLength(1);
+    expect(byNet(llm[0])).toBe("net");
+    expect(llm[0]).toMatchObject({ status: "SUCCESS", model: expect.stringMatching(/gemini/), input: [{ role: "user", content: "When do orders ship?" }], output: "Orders ship in 2 days." });
   });
 });

@@ -40,18 +40,24 @@ function whyCut(err: unknown): string {
  * it ends (errored, with the text so far, when it fails or the app aborts it). Never throws.
  */
 export function readResponse(net: NetSpan, response: unknown): void {
-  quietly(() => {
-    const { span, endpoint, input } = net;
-    if (!isResponse(response)) return span.end();
-    if (response.ok === false) return span.fail(new Error(`the request failed with HTTP status ${response.status}`));
+  const { span, endpoint, input } = net;
+  try {
+    if (!isResponse(response)) {
+      span.end();
+      return;
+    }
+    if (response.ok === false) {
+      span.fail(new Error(`the request failed with HTTP status ${response.status}`));
+      return;
+    }
     const copy = response.clone();
     const finish = (r: CallResult) => finishCall(span, {}, input, r);
     const streamed = /text\/event-stream/i.test(response.headers?.get("content-type") ?? "");
     if (streamed && endpoint.stream && isWebStream(copy.body)) {
       const fold = new StreamFold(endpoint.stream, endpoint.reply);
       readSse(copy.body, (data) => quietly(() => fold.add(data)), watchAppBranch(response)).then(
-        () => finish(fold.result()),
-        (err: unknown) => cutCall(span, fold.result(), whyCut(err)),
+        () => quietly(() => finish(fold.result())),
+        (err: unknown) => quietly(() => cutCall(span, fold.result(), whyCut(err))),
       );
       return;
     }
@@ -59,5 +65,9 @@ export function readResponse(net: NetSpan, response: unknown): void {
       (text) => quietly(() => finish(replyResult(endpoint.reply, parse(text)))),
       (err: unknown) => span.fail(err),
     );
-  });
+  } catch {
+    // A response the net cannot read (a body already taken, another fetch's Response): the span
+    // ends with what the request said.
+    quietly(() => span.end());
+  }
 }

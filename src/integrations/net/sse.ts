@@ -16,7 +16,13 @@ export class AppLetGo extends Error {
  * branch is then cancelled at once: a tee cancels its source only when both branches are).
  */
 export async function readSse(body: ReadableStream<Uint8Array>, onEvent: (data: unknown) => void, app: AppBranch): Promise<void> {
-  const reader = body.getReader();
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    reader = body.getReader();
+  } catch (err) {
+    app.stop();
+    throw err;
+  }
   const decoder = new TextDecoder();
   let buffer = "";
   let data: string[] = [];
