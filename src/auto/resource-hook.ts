@@ -21,6 +21,8 @@ export interface ResourceClientHook {
   methods: readonly string[];
   /** The instance-level wrapper (`wrapOpenAI`, `wrapAnthropic`): idempotent, patches the client in place. */
   wrap: (client: object) => unknown;
+  /** Puts the net below the wrappers under the client class (issue 42), when the package loads. */
+  net?: (clientClass: unknown) => void;
 }
 
 /**
@@ -44,6 +46,7 @@ export function resourceClientHook(spec: ResourceClientHook): LibraryHook {
   // once: wrapOnFirstUse leaves a method it already wraps alone.
   const onLoad = (exports: Record<string, unknown>): void => {
     const client = (exports[spec.clientExport] ?? exports.default) as Record<string, unknown> | undefined;
+    spec.net?.(client);
     for (const path of spec.resources) {
       let cls: unknown = client;
       for (const key of path) cls = (cls as Record<string, unknown> | undefined)?.[key];

@@ -4,7 +4,8 @@ import type { ToolCall } from "../protocol/types.js";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
 import { messageText } from "../spans/message-text.js";
 import type { ReadableToolCall } from "../semconv/messages.js";
-import { type CallResult, callLine, cutCall, finishCall, isObject, type Message, type ModelWrapOptions, quietly, tapIterator, toolCall } from "./kit/model-call.js";
+import { type CallResult, callLine, cutCall, finishCall, isObject, type Message, type ModelWrapOptions, owningCall, quietly, tapIterator, toolCall } from "./kit/model-call.js";
+import { netStainlessClient } from "./net/index.js";
 import { abortedWhy, HeldStream, STOPPED_READING } from "./kit/stream-ending.js";
 import { watchApiPromise } from "./kit/api-promise-watch.js";
 import { whenIterated } from "./kit/iterated-once.js";
@@ -60,6 +61,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     // The beta surface has the same shape; it shares the options.
     const beta = (client as { beta?: { messages?: unknown } }).beta;
     if (isObject(beta) && isObject(beta.messages)) wrapResource(client, beta.messages, "anthropic.beta.messages", state);
+    netStainlessClient("anthropic", client);
     const withOptions = (client as { withOptions?: unknown }).withOptions;
     if (typeof withOptions === "function") {
       define(client, "withOptions", function (this: unknown, ...args: unknown[]) {
@@ -146,7 +148,7 @@ function patchedCreate(client: object, resource: object, original: Fn, name: str
     const open = span;
     let result: unknown;
     try {
-      result = context.with(open.context, () => runWithoutSdkSpan(client, () => original.apply(self, args)));
+      result = context.with(owningCall(open.context), () => runWithoutSdkSpan(client, () => original.apply(self, args)));
     } catch (err) {
       open.fail(err);
       throw err;

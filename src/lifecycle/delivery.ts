@@ -1,6 +1,7 @@
 import { type FlushResult, noWorkYet } from "../export/types.js";
 import { resolveOptions } from "../config/options.js";
 import { internalErrorCount } from "../util/internal-errors.js";
+import { netSpanCount } from "../util/net-spans.js";
 import type { SdkStats } from "../runtime/runtime.js";
 import { allRuntimes } from "../runtime/registry.js";
 import { currentRuntime } from "../runtime/configure.js";
@@ -65,6 +66,7 @@ const zero: Omit<SdkStats, "enabled"> = {
   tracesDiscarded: 0,
   spansDiscarded: 0,
   internalErrors: 0,
+  netSpans: 0,
 };
 
 /**
@@ -77,7 +79,7 @@ export function stats(): SdkStats {
     if (rt) return rt.stats();
     // Nothing recorded yet: whether the first span would be, without making a runtime for it.
     const options = resolveOptions({});
-    return { ...zero, internalErrors: internalErrorCount(), enabled: options.enabled && options.apiKey !== undefined };
+    return { ...zero, internalErrors: internalErrorCount(), netSpans: netSpanCount(), enabled: options.enabled && options.apiKey !== undefined };
   } catch {
     return { ...zero, enabled: false };
   }

@@ -1,4 +1,5 @@
 import { internalErrorCount, reportInternalError } from "../util/internal-errors.js";
+import { netSpanCount } from "../util/net-spans.js";
 import type { Attributes, Context, HrTime, Span } from "@opentelemetry/api";
 import type { ReadableSpan, Span as SdkSpan } from "@opentelemetry/sdk-trace-base";
 import type { ResolvedOptions } from "../config/options.js";
@@ -44,6 +45,8 @@ export interface SdkStats extends ExporterStats {
   spansDiscarded: number;
   /** Failures inside evaltrace caught so that the app never saw them (a span processor callback, a zero-code hook ...), for the process: each logged at the 1st, 10th, 100th ... */
   internalErrors: number;
+  /** Model requests that no integration's method-level wrapper saw, recorded as llm spans by the net below them (metadata `evaltrace.recordedBy: "net"`), for the process. */
+  netSpans: number;
 }
 
 /** What `dropTrace` did: see {@link TraceAssembler.drop}. */
@@ -178,6 +181,7 @@ export class Runtime {
       tracesDiscarded: a.tracesDiscarded,
       spansDiscarded: a.spansDiscarded,
       internalErrors: internalErrorCount(),
+      netSpans: netSpanCount(),
     };
   }
 

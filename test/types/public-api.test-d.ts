@@ -100,6 +100,7 @@ describe("flush() and stats()", () => {
     expectTypeOf(flush).returns.resolves.toEqualTypeOf<FlushResult>();
     expectTypeOf(stats).returns.toEqualTypeOf<SdkStats>();
     expectTypeOf<SdkStats["internalErrors"]>().toBeNumber();
+    expectTypeOf<SdkStats["netSpans"]>().toBeNumber();
   });
 });
 

@@ -1,4 +1,5 @@
 import { wrapAnthropic } from "../../integrations/anthropic.js";
+import { netUnderClientClass } from "../net-claim.js";
 import { resourceClientHook } from "../resource-hook.js";
 
 /**
@@ -13,4 +14,5 @@ export const anthropicHook = resourceClientHook({
   resources: [["Messages"], ["Beta", "Messages"]],
   methods: ["create", "stream"],
   wrap: wrapAnthropic,
+  net: (client) => netUnderClientClass("anthropic", "anthropic", client),
 });

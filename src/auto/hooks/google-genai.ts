@@ -1,6 +1,7 @@
 import { wrapGoogleGenAI } from "../../integrations/google-genai/index.js";
 import { callingFramework } from "../frameworks.js";
 import { onFieldsAssigned } from "../first-use.js";
+import { netUnderGenAIModels } from "../net-claim.js";
 import type { LibraryHook } from "../instrumentation.js";
 import { isOn } from "../state.js";
 
@@ -18,6 +19,7 @@ export const googleGenAIHook: LibraryHook = {
     const Models = exports.Models as { prototype?: unknown } | undefined;
     if (typeof Models !== "function") return;
     onFieldsAssigned(Models.prototype, ["generateContent", "generateContentStream"], (models) => {
+      netUnderGenAIModels(models);
       if (!isOn("google-genai") || callingFramework()) return;
       wrapGoogleGenAI({ models });
     });

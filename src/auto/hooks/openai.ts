@@ -1,4 +1,5 @@
 import { wrapOpenAI } from "../../integrations/openai/index.js";
+import { netUnderClientClass } from "../net-claim.js";
 import { resourceClientHook } from "../resource-hook.js";
 
 /** `openai`: every client, on its first call, is instrumented by `wrapOpenAI`. */
@@ -14,4 +15,5 @@ export const openaiHook = resourceClientHook({
   resources: [["Chat", "Completions"], ["Responses"], ["Embeddings"]],
   methods: ["create"],
   wrap: wrapOpenAI,
+  net: (client) => netUnderClientClass("openai", "openai", client),
 });

@@ -1,7 +1,7 @@
 import { context } from "@opentelemetry/api";
 import type { ReadableMessage } from "../../semconv/messages.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
-import { finishCall, incomplete, isObject, type ModelWrapOptions, quietly, tapIterator } from "../kit/model-call.js";
+import { finishCall, incomplete, isObject, type ModelWrapOptions, owningCall, quietly, tapIterator } from "../kit/model-call.js";
 import { lookalike, proxyWith } from "../kit/lookalike.js";
 import { operationOf, type Started } from "./operations.js";
 import { callResult, type Reply } from "./reply.js";
@@ -129,7 +129,7 @@ export function instrumentedSend(original: Fn, options: () => ModelWrapOptions):
         return callback.call(this, err, given);
       };
       try {
-        return context.with(call.span.context, () => original.apply(this, observed));
+        return context.with(owningCall(call.span.context), () => original.apply(this, observed));
       } catch (err) {
         fail(call, err);
         throw err;
@@ -137,7 +137,7 @@ export function instrumentedSend(original: Fn, options: () => ModelWrapOptions):
     }
     let result: unknown;
     try {
-      result = context.with(call.span.context, () => original.apply(this, args));
+      result = context.with(owningCall(call.span.context), () => original.apply(this, args));
     } catch (err) {
       fail(call, err);
       throw err;

@@ -4,7 +4,7 @@ import { fromResponses, inputMessages, modelName } from "./content.js";
 import type { State } from "./options.js";
 import { type Ends, tapGenerator } from "./stream.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
-import { cutCall, finishCall, incomplete, isObject, type Message, quietly } from "../kit/model-call.js";
+import { cutCall, finishCall, incomplete, isObject, type Message, owningCall, quietly } from "../kit/model-call.js";
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -27,7 +27,7 @@ export function modelCall(self: unknown, original: Fn, args: unknown[], streamed
   const open = span;
   const finish = (chunks: unknown[]) => finishCall(open, state.options, input, fromResponses(chunks));
   const cut = (chunks: unknown[], why: string) => cutCall(open, fromResponses(chunks), why);
-  return traced(open, open.context, () => original.apply(self, args), streamed, { finish, cut, signal: abortSignalOf(args[0]) }, true);
+  return traced(open, owningCall(open.context), () => original.apply(self, args), streamed, { finish, cut, signal: abortSignalOf(args[0]) }, true);
 }
 
 /**

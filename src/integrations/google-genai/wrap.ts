@@ -2,6 +2,7 @@ import { afcStep, define, usesAfc } from "./afc.js";
 import { afcCall, modelCall } from "./calls.js";
 import type { State, WrapGoogleGenAIOptions } from "./options.js";
 import { isObject } from "../kit/model-call.js";
+import { netGenAIClient } from "../net/index.js";
 import { reportUnexpectedClient, reportWrapFailure } from "../kit/unexpected-client.js";
 
 /** Where a wrapped `models` module keeps its state (shared by every copy of evaltrace). */
@@ -62,6 +63,7 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
     if (typeof stream === "function") define(models, "generateContentStream", patched(models, stream as Fn, true, state));
     if (typeof request === "function") define(models, "generateContentInternal", afcRequest(models, request as Fn, false, state));
     if (typeof streamRequest === "function") define(models, "generateContentStreamInternal", afcRequest(models, streamRequest as Fn, true, state));
+    netGenAIClient(models.apiClient);
   } catch (err) {
     // A client we cannot read is left as it is.
     reportWrapFailure("wrapGoogleGenAI", err);

@@ -1,4 +1,4 @@
-import { context, type HrTime } from "@opentelemetry/api";
+import { type Context, context, createContextKey, type HrTime } from "@opentelemetry/api";
 import { currentObservedSpan } from "../../tracing/context.js";
 import type { ToolCall } from "../../protocol/types.js";
 import type { ManualSpan } from "../../tracing/manual-span.js";
@@ -14,6 +14,20 @@ import type { ReadWatch } from "./stream-ending.js";
  * What the Anthropic and Google GenAI integrations share: reading tool calls as text, ending an
  * llm span with what a call gave, and tapping a stream in place. Nothing here throws.
  */
+
+// Set by a method-level wrapper in the context it runs the SDK's method in: the model request
+// below is recorded by that wrapper's span, so the net (integrations/net) leaves it alone.
+const OWNED_MODEL_CALL = createContextKey("evaltrace.modelCallOwned");
+
+/** `ctx` marked as the context of a model call that a method-level wrapper records (run the SDK's method in it). */
+export function owningCall(ctx: Context): Context {
+  return ctx.setValue(OWNED_MODEL_CALL, true);
+}
+
+/** Whether a method-level wrapper records the model call made in `ctx` (the current context by default). */
+export function modelCallOwned(ctx: Context = context.active()): boolean {
+  return ctx.getValue(OWNED_MODEL_CALL) === true;
+}
 
 /** A chat message as llm spans carry it: role and text, an assistant's `tool_calls` and a tool result's `tool_call_id` (the link to its call). */
 export type Message = ReadableMessage;

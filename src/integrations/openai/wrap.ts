@@ -1,4 +1,6 @@
 import { context } from "@opentelemetry/api";
+import { owningCall } from "../kit/model-call.js";
+import { netStainlessClient } from "../net/index.js";
 import { reportUnexpectedClient, reportWrapFailure } from "../kit/unexpected-client.js";
 import { observeCall } from "./api-promise.js";
 import { startCall } from "./call.js";
@@ -47,6 +49,7 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
       });
     }
     Object.defineProperty(client, WRAPPED, { value: true });
+    netStainlessClient("openai", client);
   } catch (err) {
     // A client of an unexpected shape stays as it was.
     reportWrapFailure("wrapOpenAI", err);
@@ -65,7 +68,7 @@ function instrument(resource: object | undefined, api: Api, options: WrapOpenAIO
     if (!span) return (original as (...a: unknown[]) => unknown).apply(this, args);
     let result: unknown;
     try {
-      result = context.with(span.span.context, () => (original as (...a: unknown[]) => unknown).apply(this, args));
+      result = context.with(owningCall(span.span.context), () => (original as (...a: unknown[]) => unknown).apply(this, args));
     } catch (err) {
       span.span.fail(err);
       throw err;
