@@ -1,3 +1,4 @@
+import { defaultEmbedderCount } from "../util/default-embedder.js";
 import { internalErrorCount, reportInternalError } from "../util/internal-errors.js";
 import type { Attributes, Context, HrTime, Span } from "@opentelemetry/api";
 import type { ReadableSpan, Span as SdkSpan } from "@opentelemetry/sdk-trace-base";
@@ -44,6 +45,8 @@ export interface SdkStats extends ExporterStats {
   spansDiscarded: number;
   /** Failures inside evaltrace caught so that the app never saw them (a span processor callback, a zero-code hook ...), for the process: each logged at the 1st, 10th, 100th ... */
   internalErrors: number;
+  /** Retriever spans of an integration whose embedding model could not be read, sent with the `default-embedder` placeholder (no warning: the app did nothing wrong), for the process. */
+  retrieverEmbeddersDefaulted: number;
 }
 
 /** What `dropTrace` did: see {@link TraceAssembler.drop}. */
@@ -178,6 +181,7 @@ export class Runtime {
       tracesDiscarded: a.tracesDiscarded,
       spansDiscarded: a.spansDiscarded,
       internalErrors: internalErrorCount(),
+      retrieverEmbeddersDefaulted: defaultEmbedderCount(),
     };
   }
 

@@ -1,5 +1,5 @@
+import type { ReadableMessage } from "../../semconv/messages.js";
 import { isObject } from "../kit/model-call.js";
-import type { InvokeFamily } from "./families.js";
 import { anyText } from "./messages.js";
 import type { Reply, StreamFolder } from "./reply.js";
 
@@ -11,6 +11,16 @@ import type { Reply, StreamFolder } from "./reply.js";
  * model request; these models do not stream.
  */
 
+/** An `InvokeFamily` of `families.ts` (the same shape, named here so that the two files import each other not). */
+interface EmbedFamily {
+  name: string;
+  prefix: string;
+  looksLike(body: Record<string, unknown>): boolean;
+  input(body: Record<string, unknown>): ReadableMessage[];
+  reply(body: unknown): Reply;
+  folder(): StreamFolder;
+}
+
 type Obj = Record<string, unknown>;
 const objOf = (v: unknown): Obj => (isObject(v) ? v : {});
 
@@ -20,7 +30,7 @@ const embedReply = (count: number, inputTokens: unknown): Reply => ({ parts: [{ 
 const noStream = (): StreamFolder => ({ fold: () => undefined, content: () => false, complete: () => true, reply: () => embedReply(0, undefined) });
 
 /** Amazon Titan Embeddings: `{inputText, dimensions?, normalize?}`; replies `{embedding, inputTextTokenCount}`. */
-const titanEmbed: InvokeFamily = {
+const titanEmbed: EmbedFamily = {
   name: "Amazon Titan Embeddings",
   prefix: "amazon.titan-embed",
   // An inputText body without text-generation settings, with an embedding option.
@@ -34,7 +44,7 @@ const titanEmbed: InvokeFamily = {
 };
 
 /** Cohere Embed: `{texts, input_type, truncate?, embedding_types?}`; replies `{embeddings, id, texts, response_type}`. */
-const cohereEmbed: InvokeFamily = {
+const cohereEmbed: EmbedFamily = {
   name: "Cohere Embed",
   prefix: "cohere.embed",
   looksLike: (body) => Array.isArray(body.texts) && typeof body.input_type === "string",
@@ -51,4 +61,7 @@ const cohereEmbed: InvokeFamily = {
 };
 
 /** The embedding families, tried after the text ones. */
-export const EMBED_FAMILIES: readonly InvokeFamily[] = [titanEmbed, cohereEmbed];
+export const EMBED_FAMILIES: readonly EmbedFamily[] = [titanEmbed, cohereEmbed];
+
+/** Whether `family` is one of the embedding families. */
+export const isEmbedFamily = (family: { name: string }): boolean => EMBED_FAMILIES.some((f) => f.name === family.name);

@@ -1,5 +1,5 @@
 import { type Context, context, createContextKey } from "@opentelemetry/api";
-import type { ManualSpan } from "../../tracing/manual-span.js";
+import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 
 /**
  * A framework's embedding call (a LangChain `Embeddings`, a LlamaIndex `BaseEmbedding`) whose
@@ -55,4 +55,67 @@ export function embeddingSpan(name: string, fields: Record<string, unknown>, inp
   taken.set(fields);
   taken.setInput(input);
   return taken;
+}
+
+type Fn = (this: unknown, ...args: unknown[]) => unknown;
+
+/** How a framework's embedder method reads: its span's name, integration and model, its texts, and how many vectors it gave. */
+export interface EmbedderMethod {
+  /** `LangChain`, `LlamaIndex`. */
+  integration: string;
+  /** The span's name for this instance (`OpenAIEmbeddings.embedDocuments`). */
+  name(self: object): string;
+  /** The model the instance names; its class name when it names none (an llm span needs one). */
+  model(self: object): string;
+  /** The texts the call embeds. */
+  texts(args: unknown[]): unknown[];
+  /** How many vectors the call gave. */
+  count(result: unknown): number;
+  /** Whether recording is on now. */
+  on(): boolean;
+}
+
+const textOf = (t: unknown): string => (typeof t === "string" ? t : Array.isArray(t) ? t.map((p) => (p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("") : "");
+
+/**
+ * A framework embedder's method as one llm span (the texts as input, `[n embedding(s)]` as output)
+ * offered to the first model request inside it; a call inside another framework embedding call
+ * (an embedder wrapping another) opens none. What it returns and throws is the original's.
+ */
+export function tracedEmbedderMethod(original: Fn, m: EmbedderMethod): Fn {
+  return function (this: unknown, ...args: unknown[]): unknown {
+    // A LlamaIndex embedder is a function object (a callable TransformComponent).
+    if (this === null || (typeof this !== "object" && typeof this !== "function") || inFrameworkEmbedding() || !m.on()) return original.apply(this, args);
+    let span: ManualSpan | undefined;
+    try {
+      span = openSpan(m.name(this), "llm", { model: m.model(this) }, [{ role: "user", content: m.texts(args).map(textOf).join("\n") }]);
+      span?.setIntegration(m.integration);
+    } catch {
+      span = undefined;
+    }
+    if (!span) return original.apply(this, args);
+    const open = span;
+    let offered: { result: unknown; release(): void };
+    try {
+      offered = offerEmbeddingSpan(open, () => original.apply(this, args));
+    } catch (err) {
+      open.fail(err);
+      throw err;
+    }
+    try {
+      Promise.resolve(offered.result).then(
+        (vectors) => {
+          offered.release();
+          open.end(`[${m.count(vectors)} embedding(s)]`);
+        },
+        (err: unknown) => {
+          offered.release();
+          open.fail(err);
+        },
+      );
+    } catch {
+      // The call's result is the app's as it is.
+    }
+    return offered.result;
+  };
 }
