@@ -8,7 +8,9 @@ import { autoState } from "./state.js";
  * too: its llm spans come from LlamaIndex's own events).
  */
 const owners: readonly { marker: string; library: LibraryName; records?: readonly string[] }[] = [
-  { marker: "/@langchain/", library: "langchain" },
+  // LangChain's callbacks carry no embedding call: its `OpenAIEmbeddings` client is ours to record
+  // (inside the `Embeddings` call's span, which that request takes over: see langchain/embeddings.ts).
+  { marker: "/@langchain/", library: "langchain", records: ["Chat", "Completions", "Responses"] },
   { marker: "/@openai/agents", library: "openai-agents" },
   // LlamaIndex's events carry no embedding call: its `OpenAIEmbedding` client is ours to record.
   { marker: "/@llamaindex/", library: "llamaindex", records: ["Chat", "Completions", "Responses"] },

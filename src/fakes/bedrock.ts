@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { Json } from "./body.js";
 import { converseContent, converseReply, converseStreamEvents, readConverse } from "./bedrock-converse.js";
+import { embedReply } from "./bedrock-embed.js";
 import { invokeFamilyOf, invokeTokens } from "./bedrock-invoke.js";
 import { exceptionMessage, jsonEventMessage, writeEventStream } from "./eventstream.js";
 import { type FakeError, type FakeModelServer, type FakeRequest, sendJson, sseControls, startFakeServer } from "./http.js";
@@ -56,8 +57,10 @@ function route(req: FakeRequest): { modelId: string; action: string } | undefine
  * `/model/{modelId}/invoke` and `/invoke-with-response-stream` (`chunk` events whose `bytes` are
  * the model's own stream events) in the body format of the model's family: Anthropic Claude
  * (`anthropic_version: "bedrock-2023-05-31"`, Messages API shapes), Amazon Nova (`messages-v1`),
- * Amazon Titan Text and Meta Llama (an application inference profile's ARN by its body's shape);
- * other model ids get a `ValidationException`.
+ * Amazon Titan Text and Meta Llama (an application inference profile's ARN by its body's shape),
+ * and the embedding models Amazon Titan Text Embeddings (`amazon.titan-embed-text-*`) and Cohere
+ * Embed (`cohere.embed-*`), not streamed (see `bedrock-embed.ts`); other model ids get a
+ * `ValidationException`.
  *
  * Tool use: when the request offers tools (Converse `toolConfig.tools[].toolSpec`, Claude
  * `tools`), the model calls one unless the conversation ends with tool results or the last user
@@ -98,6 +101,12 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
   }
 
   async function invoke(req: FakeRequest, res: ServerResponse, modelId: string, streamed: boolean): Promise<void> {
+    const embedded = embedReply(modelId, req.body);
+    if (embedded) {
+      if (streamed) return invalid(res, "The model is unsupported for streaming.");
+      if ("invalid" in embedded) return invalid(res, embedded.invalid);
+      return sendJson(res, 200, embedded.body, { "x-amzn-requestid": randomUUID(), "x-amzn-bedrock-input-token-count": String(embedded.inputTokens), "x-amzn-bedrock-output-token-count": "0", "x-amzn-bedrock-invocation-latency": "42" });
+    }
     const family = invokeFamilyOf(modelId, req.body);
     if (!family) return invalid(res, "The provided model identifier is invalid.");
     const read = family.read(req.body);

@@ -65,6 +65,7 @@ const zero: Omit<SdkStats, "enabled"> = {
   openTraces: 0,
   tracesDiscarded: 0,
   spansDiscarded: 0,
+  retrieverEmbeddersDefaulted: 0,
   internalErrors: 0,
   netSpans: 0,
 };

@@ -1,3 +1,4 @@
+import { defaultEmbedderCount } from "../util/default-embedder.js";
 import { internalErrorCount, reportInternalError } from "../util/internal-errors.js";
 import { netSpanCount } from "../util/net-spans.js";
 import type { Attributes, Context, HrTime, Span } from "@opentelemetry/api";
@@ -47,6 +48,8 @@ export interface SdkStats extends ExporterStats {
   internalErrors: number;
   /** Model requests that no integration's method-level wrapper saw, recorded as llm spans by the net below them (metadata `evaltrace.recordedBy: "net"`), for the process. */
   netSpans: number;
+  /** Retriever spans of an integration whose embedding model could not be read, sent with the `default-embedder` placeholder (no warning: the app did nothing wrong), for the process. */
+  retrieverEmbeddersDefaulted: number;
 }
 
 /** What `dropTrace` did: see {@link TraceAssembler.drop}. */
@@ -182,6 +185,7 @@ export class Runtime {
       spansDiscarded: a.spansDiscarded,
       internalErrors: internalErrorCount(),
       netSpans: netSpanCount(),
+      retrieverEmbeddersDefaulted: defaultEmbedderCount(),
     };
   }
 

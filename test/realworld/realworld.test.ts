@@ -13,8 +13,8 @@ import { type Program, programs } from "./programs.js";
 // `--import evaltrace/auto` (children load dist/: build first with `npx tsup`), two programs at a
 // time, and checked:
 // (a) same exit code and stdout, nothing new on stderr; (b) one llm span per model request
-// served (generations, and OpenAI embeddings, which are llm spans too; token counting is not a
-// model request); (c) messages and replies as readable text; (d) token counts as the fakes
+// served (generations, and embeddings of OpenAI, Gemini and Bedrock, which are llm spans too;
+// token counting is not a model request); (c) messages and replies as readable text; (d) token counts as the fakes
 // reported them; (e) the model's tool calls named in toolsCalled; (f) the system prompt or
 // instructions sent present in the llm input; (g) nothing force-ended (the emulator's stored
 // `evaltrace.unfinished` marks) and no orphan spans. What the fakes served is read off the wire

@@ -134,6 +134,8 @@ function anthropicCall(path: string, body: Json, raw: string, sse: boolean): Omi
 
 function googleCall(path: string, body: Json, raw: string, sse: boolean): Omit<ServedCall, "api" | "route" | "status"> {
   const method = /:([A-Za-z]+)$/.exec(path)?.[1];
+  // The Gemini API reports no tokens for an embedding (countTokens is no model request: "other").
+  if (method === "embedContent" || method === "batchEmbedContents") return { kind: "embedding", toolCalls: [] };
   if (method !== "generateContent" && method !== "streamGenerateContent") return { kind: "other", toolCalls: [] };
   const system = textOf(obj(body.systemInstruction).parts ?? body.systemInstruction);
   const chunks = sse ? sseData(raw) : method === "streamGenerateContent" ? arr(parseJson(raw)).map(obj) : [obj(parseJson(raw))];
@@ -179,6 +181,9 @@ function bedrockCall(path: string, body: Json, bytes: Buffer, contentType: strin
       for (const b of arr(obj(obj(reply.output).message).content).map(obj)) if (b.toolUse) toolCalls.push(str(obj(b.toolUse).name) ?? "");
     }
     return { kind: "generation", ...(system ? { system } : {}), inputTokens: num(usage.inputTokens), outputTokens: num(usage.outputTokens), toolCalls };
+  }
+  if (action === "invoke" && /\/model\/(?:[a-z-]+\.)?(?:amazon\.titan-embed|cohere\.embed)/.test(decodeURIComponent(path))) {
+    return { kind: "embedding", inputTokens: num(obj(parseJson(bytes.toString("utf8"))).inputTextTokenCount), toolCalls: [] };
   }
   if (action === "invoke") return anthropicCall("/v1/messages", body, bytes.toString("utf8"), false);
   if (action === "invoke-with-response-stream") {
@@ -261,5 +266,5 @@ export async function startTap(api: ServedCall["api"], upstream: string, addHead
   };
 }
 
-/** A request the program's spans must show as one llm span: a generation, or an OpenAI embedding, that succeeded. */
-export const isModelCall = (c: ServedCall): boolean => c.status < 400 && (c.kind === "generation" || (c.kind === "embedding" && c.api === "openai"));
+/** A request the program's spans must show as one llm span: a generation, or an embedding (OpenAI, Gemini, Bedrock), that succeeded. */
+export const isModelCall = (c: ServedCall): boolean => c.status < 400 && (c.kind === "generation" || c.kind === "embedding");

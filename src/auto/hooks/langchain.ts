@@ -1,3 +1,4 @@
+import { noteRetrieverEmbedders, tracedEmbeddingsClass } from "../../integrations/langchain/embeddings.js";
 import { loadOwnEntry } from "../load.js";
 import type { LibraryHook } from "../instrumentation.js";
 import { isOn } from "../state.js";
@@ -55,17 +56,35 @@ const onManager = (exports: Record<string, unknown>) => {
   if (typeof Manager === "function") patchManager(Manager);
 };
 
+const on = () => isOn("langchain");
+
+/** `@langchain/core/embeddings`: its `Embeddings` class behind the constructor hook that wraps each subclass's calls (they emit no callback). */
+const onEmbeddings = (exports: Record<string, unknown>) => {
+  const Embeddings = exports.Embeddings;
+  if (typeof Embeddings !== "function") return;
+  exports.Embeddings = tracedEmbeddingsClass(Embeddings as abstract new (...args: never[]) => unknown, on);
+};
+
+/** `@langchain/core/vectorstores`: a `VectorStoreRetriever`'s run is told its vector store's embedding model. */
+const onVectorStores = (exports: Record<string, unknown>) => noteRetrieverEmbedders(exports.VectorStoreRetriever);
+
 /**
  * `@langchain/core` (and so LangChain, LangGraph and every integration package built on it): the
- * `EvaltraceCallbackHandler` joins every run, as if the app passed it in `callbacks`.
+ * `EvaltraceCallbackHandler` joins every run, as if the app passed it in `callbacks`; every
+ * `Embeddings` subclass's `embedDocuments` / `embedQuery` (no callback reports them) is an llm
+ * span, and a `VectorStoreRetriever`'s span names its vector store's embedding model.
  */
 export const langchainHook: LibraryHook = {
   library: "langchain",
   packageName: "@langchain/core",
-  esmInclude: [/\/@langchain\/core\/dist\/callbacks\/manager\.js$/],
+  esmInclude: [/\/@langchain\/core\/dist\/(callbacks\/manager|embeddings|vectorstores)\.js$/],
   versions: [">=0.2"],
   files: [
     { path: "@langchain/core/dist/callbacks/manager.cjs", onLoad: onManager },
     { path: "@langchain/core/dist/callbacks/manager.js", onLoad: onManager },
+    { path: "@langchain/core/dist/embeddings.cjs", onLoad: onEmbeddings },
+    { path: "@langchain/core/dist/embeddings.js", onLoad: onEmbeddings },
+    { path: "@langchain/core/dist/vectorstores.cjs", onLoad: onVectorStores },
+    { path: "@langchain/core/dist/vectorstores.js", onLoad: onVectorStores },
   ],
 };

@@ -1,6 +1,7 @@
 import type { ReadableMessage } from "../../semconv/messages.js";
 import { isObject } from "../kit/model-call.js";
 import { converseFolder, converseInput, converseReply } from "./converse.js";
+import { EMBED_FAMILIES } from "./embed-families.js";
 import { anyText, idOf, type Part, type PartsMessage, readableMessages, systemMessage } from "./messages.js";
 import type { Reply, StreamFolder } from "./reply.js";
 
@@ -186,8 +187,8 @@ const llama = textFamily({
   read: (body) => ({ text: body.generation, inputTokens: nullish(body.prompt_token_count), outputTokens: nullish(body.generation_token_count), stopReason: nullish(body.stop_reason) }),
 });
 
-/** The families, tried in order. */
-export const INVOKE_FAMILIES: readonly InvokeFamily[] = [anthropic, nova, titan, llama];
+/** The families, tried in order (the embedding models' before Titan Text: their bodies' shapes are the more specific). */
+export const INVOKE_FAMILIES: readonly InvokeFamily[] = [anthropic, nova, ...EMBED_FAMILIES, titan, llama];
 
 /** A model id's base: an ARN's last segment, without a cross-region inference prefix (`us.`, `eu.`, `global.`...). */
 export function baseModelId(modelId: string): string {

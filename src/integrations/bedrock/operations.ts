@@ -2,6 +2,7 @@ import type { ReadableMessage } from "../../semconv/messages.js";
 import { isObject } from "../kit/model-call.js";
 import { bodyJson, bodyText } from "./body.js";
 import { converseFolder, converseInput, converseReply } from "./converse.js";
+import { isEmbedFamily } from "./embed-families.js";
 import { familyOf, type InvokeFamily } from "./families.js";
 import type { Reply, StreamFolder } from "./reply.js";
 
@@ -21,6 +22,8 @@ export interface Started {
   input: ReadableMessage[];
   /** The model family of an InvokeModel body (`modelFamily` metadata). */
   family?: string;
+  /** Whether the model is an embedding model (its request may take over a framework's embedding span). */
+  embedding?: boolean;
   /** A non-streamed output as a reply. */
   reply?(output: Record<string, unknown>): Reply;
   /** A streamed output: its stream member and a folder for its items. */
@@ -92,6 +95,7 @@ function invoke(streamed: boolean): Operation["start"] {
     const family = familyOf(input.modelId, body);
     const started: Started = { input: family ? family.input(body) : rawInput(input.body) };
     if (family) started.family = family.name;
+    if (family && isEmbedFamily(family)) started.embedding = true;
     if (streamed) started.stream = { member: "body", folder: () => chunkFolder(family) };
     else started.reply = (output) => (family ? family.reply(bodyJson(output.body)) : rawReply(output.body));
     return started;

@@ -1,6 +1,7 @@
 import { context } from "@opentelemetry/api";
 import type { ReadableMessage } from "../../semconv/messages.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
+import { embeddingSpan } from "../kit/embedding-call.js";
 import { finishCall, incomplete, isObject, type ModelWrapOptions, owningCall, quietly, tapIterator } from "../kit/model-call.js";
 import { lookalike, proxyWith } from "../kit/lookalike.js";
 import { operationOf, type Started } from "./operations.js";
@@ -26,7 +27,9 @@ function startCall(command: unknown, options: ModelWrapOptions): Call | undefine
     const raw = (command as { input?: unknown }).input;
     const input = isObject(raw) ? raw : {};
     const started = operation.start(input);
-    const span = openSpan(operation.span, "llm", { model: input.modelId, provider: "Bedrock" }, started.input);
+    const fields = { model: input.modelId, provider: "Bedrock" };
+    // An embedding model's request inside a framework's embedding call takes over its span.
+    const span = started.embedding ? embeddingSpan(operation.span, fields, started.input, () => openSpan(operation.span, "llm", fields, started.input)) : openSpan(operation.span, "llm", fields, started.input);
     if (!span) return undefined;
     span.setIntegration("Bedrock");
     if (options.metricCollection) span.set({ metricCollection: options.metricCollection });

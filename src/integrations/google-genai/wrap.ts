@@ -1,5 +1,6 @@
 import { afcStep, define, usesAfc } from "./afc.js";
 import { afcCall, modelCall } from "./calls.js";
+import { countTokensCall, embedCall } from "./embeddings.js";
 import type { State, WrapGoogleGenAIOptions } from "./options.js";
 import { isObject } from "../kit/model-call.js";
 import { netGenAIClient } from "../net/index.js";
@@ -25,7 +26,10 @@ type Fn = (...args: unknown[]) => unknown;
  * `toolsCalled`, and a tool span per function call a callable tool answered, in the order they ran.
  *
  * The SDK assigns these methods on each `models` object, so the wrapper patches that object (not
- * the class). The promises, responses, generators and errors the app gets are the SDK's own, and
+ * the class). `models.embedContent` is an llm span too (`gemini.embedContent`: the texts, the
+ * embedding count, input tokens when the reply has them); `models.countTokens`, which asks no
+ * model for anything, a base span (`gemini.countTokens`, the total in its output and metadata).
+ * The promises, responses, generators and errors the app gets are the SDK's own, and
  * the reply's `text` getter is never read (it warns on a function-call reply). Wrapping twice is
  * wrapping once (the latest options apply).
  *
@@ -64,11 +68,22 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
     if (typeof request === "function") define(models, "generateContentInternal", afcRequest(models, request as Fn, false, state));
     if (typeof streamRequest === "function") define(models, "generateContentStreamInternal", afcRequest(models, streamRequest as Fn, true, state));
     netGenAIClient(models.apiClient);
+    const embed = models.embedContent;
+    const count = models.countTokens;
+    if (typeof embed === "function") define(models, "embedContent", patchedCall(models, (self, args) => embedCall(self, embed as Fn, args, state)));
+    if (typeof count === "function") define(models, "countTokens", patchedCall(models, (self, args) => countTokensCall(self, count as Fn, args)));
   } catch (err) {
     // A client we cannot read is left as it is.
     reportWrapFailure("wrapGoogleGenAI", err);
   }
   return client;
+}
+
+/** A method whose calls `run` records, with the SDK's `this` (the `models` object when called unbound). */
+function patchedCall(models: object, run: (self: unknown, args: unknown[]) => unknown): Fn {
+  return function (this: unknown, ...args: unknown[]) {
+    return run(this ?? models, args);
+  };
 }
 
 /** The app's call: an llm span, or, with automatic function calling, the run's agent span. */

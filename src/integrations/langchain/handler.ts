@@ -7,6 +7,8 @@ import { field, type ReadableMessage, textOf, toolCallsOf } from "./messages.js"
 import { agentRules, type ChainFacts, controlFlowErrors, isGraph, offeredTools, plumbingRules } from "./runs.js";
 import { readDocuments, readValue } from "./values.js";
 import { callLine, quietly, toolCall } from "../kit/model-call.js";
+import { defaultEmbedder } from "../../util/default-embedder.js";
+import { takeRetrieverEmbedder } from "./embeddings.js";
 
 /** Options of {@link EvaltraceCallbackHandler}. */
 export interface EvaltraceCallbackHandlerOptions {
@@ -36,6 +38,8 @@ interface Run {
   retrieved?: string[];
   /** agent runs: the tools offered to its models or called inside it. */
   tools?: Set<string>;
+  /** retriever runs: the embedder named by the run's metadata. */
+  embedder?: string;
 }
 
 /** Runs open at once beyond which new ones are not recorded (a run LangChain never ends stays). */
@@ -288,7 +292,7 @@ export class EvaltraceCallbackHandler extends BaseCallbackHandler {
       const embedder = metadata?.ls_embedding_provider;
       if (typeof embedder === "string" && embedder) fields.embedder = embedder;
       const parent = parentRunId ? this.runs.get(parentRunId) : undefined;
-      this.open(runId, parentRunId, nameOf(retriever, name, "retriever"), "retriever", fields, readValue(query), { insideGraph: parent?.insideGraph ?? false });
+      this.open(runId, parentRunId, nameOf(retriever, name, "retriever"), "retriever", fields, readValue(query), { insideGraph: parent?.insideGraph ?? false, ...(fields.embedder ? { embedder: fields.embedder as string } : {}) });
     });
   }
 
@@ -305,12 +309,26 @@ export class EvaltraceCallbackHandler extends BaseCallbackHandler {
       this.close(
         runId,
         () => docs,
-        () => (texts.length > 0 ? { retrievalContext: texts } : {}),
+        (r) => ({ embedder: embedderOf(r, runId), ...(texts.length > 0 ? { retrievalContext: texts } : {}) }),
       );
     });
   }
 
   override handleRetrieverError(err: Error, runId: string): void {
-    quietly(() => this.failRun(runId, err));
+    quietly(() => {
+      const run = this.runs.get(runId);
+      if (run?.span) run.span.set({ embedder: embedderOf(run, runId) });
+      this.failRun(runId, err);
+    });
   }
+}
+
+/**
+ * A retriever span's embedder: the run's metadata's, else the model of the vector store's
+ * embeddings (`VectorStoreRetriever.vectorStore.embeddings`, noted as the retriever ran under
+ * `instrument()` or zero-code), else the default embedder, silently (counted in `stats()`).
+ */
+function embedderOf(run: Run, runId: string): string {
+  const noted = takeRetrieverEmbedder(runId);
+  return run.embedder ?? noted ?? defaultEmbedder();
 }

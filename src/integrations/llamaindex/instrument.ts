@@ -117,7 +117,8 @@ export function attachLlamaIndex(settings: LlamaIndexSettings, options: Instrume
   }
   const gate = { on };
   const installed: Installed = {
-    recorder: new LlamaIndexRecorder(recordOptions, () => installed.active && gate.on()),
+    // The embed model of these Settings names a retriever's embedder when the retriever does not.
+    recorder: new LlamaIndexRecorder(recordOptions, () => installed.active && gate.on(), () => field(settings, "embedModel")),
     gate,
     managers: new Set(),
     active: true,

@@ -9,6 +9,7 @@ import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { isObject, quietly, setMetadata } from "../kit/model-call.js";
 import { joinCall, watchLlm } from "./llm-calls.js";
 import { field, type ReadableMessage, readMessages, readReply, toolCallsOf } from "./messages.js";
+import { defaultEmbedder } from "../../util/default-embedder.js";
 import { embedderOf, readNodes, retrieverName } from "./nodes.js";
 import type { EventCaller, LlamaIndexEvent, LlamaIndexListener } from "./types.js";
 
@@ -72,6 +73,8 @@ export class LlamaIndexRecorder {
   constructor(
     options: LlamaIndexRecordOptions,
     private readonly on: () => boolean,
+    /** The `Settings`' embed model (its getter throws when none is set). */
+    private readonly settingsEmbedModel: () => unknown = () => undefined,
   ) {
     this.options = options;
     const listen = (step: (detail: Record<string, unknown>, reason: EventCaller | undefined) => void): LlamaIndexListener => {
@@ -173,8 +176,20 @@ export class LlamaIndexRecorder {
     const id = str(detail.id);
     if (!id) return;
     const query = field(detail.query, "query") ?? detail.query;
-    const embedder = embedderOf(reason?.caller);
-    this.start(id, retrieverName(reason?.caller), "retriever", embedder ? { embedder } : {}, typeof query === "string" ? query : readMessages([{ role: "user", content: query }])[0]?.content);
+    // The index's embed model where it can be read, else the Settings' one, else the default,
+    // silently (counted in stats()).
+    const embedder = embedderOf(reason?.caller) ?? this.settingsEmbedder() ?? defaultEmbedder();
+    this.start(id, retrieverName(reason?.caller), "retriever", { embedder }, typeof query === "string" ? query : readMessages([{ role: "user", content: query }])[0]?.content);
+  }
+
+  /** The model of the Settings' embed model, if one is set and names it. */
+  private settingsEmbedder(): string | undefined {
+    try {
+      const model = field(this.settingsEmbedModel(), "model");
+      return typeof model === "string" && model ? model : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private retrieveEnd(detail: Record<string, unknown>, reason: EventCaller | undefined): void {

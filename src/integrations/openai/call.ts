@@ -2,6 +2,7 @@ import { toolsCalled } from "../../semconv/messages.js";
 import type { Message } from "../../semconv/types.js";
 import { buildTestCase } from "../../spans/test-case.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
+import { embeddingSpan } from "../kit/embedding-call.js";
 import { incomplete } from "../kit/model-call.js";
 import { type Api, chatInput, embeddingInput, readResult, responsesInput } from "./content.js";
 import type { WrapOpenAIOptions } from "./options.js";
@@ -25,7 +26,10 @@ export function startCall(api: Api, params: unknown, requestOptions: unknown, op
   try {
     const p = (params && typeof params === "object" ? params : {}) as Record<string, unknown>;
     const input = api === "chat" ? chatInput(p) : api === "responses" ? responsesInput(p) : embeddingInput(p);
-    const span = openSpan(options.name ?? spanNames[api], "llm", { model: p.model, provider: "OpenAI" }, input);
+    const name = options.name ?? spanNames[api];
+    const fields = { model: p.model, provider: "OpenAI" };
+    // An embedding request inside a framework's embedding call (LangChain) takes over its span.
+    const span = api === "embeddings" ? embeddingSpan(name, fields, input, () => openSpan(name, "llm", fields, input)) : openSpan(name, "llm", fields, input);
     if (!span) return undefined;
     span.setIntegration("OpenAI");
     if (options.metricCollection) span.set({ metricCollection: options.metricCollection });
