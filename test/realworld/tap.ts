@@ -15,7 +15,7 @@ export interface ServedCall {
   status: number;
   /** The client went away before the answer ended (an aborted stream): the rest is what it got. */
   cut?: boolean;
-  /** A generation or an embedding: an llm span each (see `isModelCall`). */
+  /** A generation or an embedding (OpenAI `/embeddings`, Gemini `:embedContent` / `:batchEmbedContents`): an llm span each (see `isModelCall`). */
   kind: "generation" | "embedding" | "other";
   /** The system prompt or instructions the request carried (joined text), if any. */
   system?: string;
@@ -134,6 +134,8 @@ function anthropicCall(path: string, body: Json, raw: string, sse: boolean): Omi
 
 function googleCall(path: string, body: Json, raw: string, sse: boolean): Omit<ServedCall, "api" | "route" | "status"> {
   const method = /:([A-Za-z]+)$/.exec(path)?.[1];
+  // An embedding request is a model request too (the Gemini API reports no token usage for it).
+  if (method === "embedContent" || method === "batchEmbedContents") return { kind: "embedding", toolCalls: [] };
   if (method !== "generateContent" && method !== "streamGenerateContent") return { kind: "other", toolCalls: [] };
   const system = textOf(obj(body.systemInstruction).parts ?? body.systemInstruction);
   const chunks = sse ? sseData(raw) : method === "streamGenerateContent" ? arr(parseJson(raw)).map(obj) : [obj(parseJson(raw))];
@@ -261,5 +263,5 @@ export async function startTap(api: ServedCall["api"], upstream: string, addHead
   };
 }
 
-/** A request the program's spans must show as one llm span: a generation, or an OpenAI embedding, that succeeded. */
-export const isModelCall = (c: ServedCall): boolean => c.status < 400 && (c.kind === "generation" || (c.kind === "embedding" && c.api === "openai"));
+/** A request the program's spans must show as one llm span: a generation, or an OpenAI or Gemini embedding, that succeeded. */
+export const isModelCall = (c: ServedCall): boolean => c.status < 400 && (c.kind === "generation" || (c.kind === "embedding" && (c.api === "openai" || c.api === "google")));
