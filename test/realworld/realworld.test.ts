@@ -15,8 +15,9 @@ import { type Program, programs } from "./programs.js";
 // (a) same exit code and stdout, nothing new on stderr; (b) one llm span per model request
 // served (generations, and OpenAI and Gemini embeddings, which are llm spans too; token counting
 // is not a model request; a program the fakes served nothing fails it: it checked nothing);
-// (c) messages and replies as readable text; (d) token counts as the fakes reported them; (e) the model's tool calls named in toolsCalled; (f) the system prompt or
-// instructions sent present in the llm input; (g) nothing force-ended (the emulator's stored
+// (c) messages and replies as readable text; (d) token counts as the fakes reported them; (e) the
+// model's tool calls named in toolsCalled; (f) the system prompt or instructions sent present in
+// the llm input; (g) nothing force-ended (the emulator's stored
 // `evaltrace.unfinished` marks) and no orphan spans. What the fakes served is read off the wire
 // by a proxy in front of each (tap.ts), so no check depends on a table of what a program does.
 // Both runs get the same environment and preloads (harness.ts): the SDKs' own base-URL
