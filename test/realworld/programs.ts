@@ -55,11 +55,10 @@ export const programs: Program[] = [
   openai("responses-stream", "responses/stream.ts"),
   openai("responses-structured-outputs", "responses/structured-outputs.ts"),
   openai("responses-streaming-tools", "responses/streaming-tools.ts"),
-  // chat.completions.stream with structured output and with a tool; runTools streamed (zod); responses.parse with a tool
+  // chat.completions.stream with structured output and with a tool; runTools streamed; responses.parse with a tool
   openai("parsing-stream"),
   openai("parsing-tools-stream"),
   openai("parsing-run-tools"),
-  openai("tool-call-helpers-zod"),
   openai("responses-structured-outputs-tools", "responses/structured-outputs-tools.ts"),
   // anthropic-sdk-typescript
   anthropic("demo"),
@@ -69,7 +68,6 @@ export const programs: Program[] = [
   anthropic("tools-helpers-zod"),
   // beta.messages.toolRunner with stream: true; structured output streamed; token counting; the SDK's own middleware
   anthropic("tools-helpers-advanced-streaming"),
-  anthropic("tools-helpers-json-schema"),
   anthropic("structured-outputs-streaming"),
   anthropic("count-tokens"),
   // The SDK's own middleware prints each request's URL: the fake's port differs between the runs.
@@ -114,9 +112,8 @@ export const programs: Program[] = [
   langchain("embeddings-openai", "langchain-classic/embeddings/openai"),
   langchain("chat_streaming_stream_method", "langchain-classic/models/chat/chat_streaming_stream_method"),
   langchain("integration_openai_tool_calls", "langchain-classic/models/chat/integration_openai_tool_calls"),
-  // createAgent middleware: model and tool call limits (with a MemorySaver thread), a model choosing the tools
+  // createAgent middleware: model call limits (with a MemorySaver thread), a model choosing the tools
   langchain("createAgent-modelCallLimit", "createAgent/middleware/modelCallLimit"),
-  langchain("createAgent-toolCallLimit", "createAgent/middleware/toolCallLimit"),
   langchain("createAgent-llmToolSelector", "createAgent/middleware/llmToolSelector"),
   // controller.abort() after 3 s (LangChain lets the stream run on)
   langchain("how_to_cancellation", "langchain-classic/guides/expression_language/how_to_cancellation"),
@@ -127,7 +124,6 @@ export const programs: Program[] = [
   agents("agents-as-tools", "agent-patterns/agents-as-tools", "Translate 'good morning' to Spanish\n"),
   agents("streamed", "agent-patterns/streamed"),
   agents("stream-items", "basic/stream-items"),
-  agents("json-schema-output-type", "basic/json-schema-output-type"),
   agents("handoffs", "handoffs/index"),
   // an input and an output guardrail, each an agent with structured output (the fake's sample says "trip")
   agents("guardrails-input", "docs/guardrails/guardrails-input"),
