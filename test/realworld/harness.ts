@@ -227,7 +227,7 @@ export type Check = (typeof CHECKS)[number];
 /** What each check asserts, for the test names and the summary. */
 export const CHECK_TITLES: Record<Check, string> = {
   output: "(a) same exit code and stdout with and without evaltrace/auto, nothing new on stderr",
-  spans: "(b) one llm span per model request the fakes served",
+  spans: "(b) one llm span per model request the fakes served (and the fakes served the program)",
   readable: "(c) llm input a list of {role, content} strings, output text (none only on a call that failed before any)",
   tokens: "(d) token counts equal to what the fakes reported",
   tools: "(e) every tool call the model made is named in toolsCalled",
@@ -277,7 +277,10 @@ function checkOutput(o: Outcome, program: Program): Verdict {
 const llmSpans = (o: Outcome) => o.traces.flatMap((t) => t.spans).filter((s) => s.type === "llm");
 const modelCalls = (o: Outcome) => o.traced.calls.filter(isModelCall);
 
-function checkSpans(o: Outcome): Verdict {
+function checkSpans(o: Outcome, program: Program): Verdict {
+  // A program that never reached the fakes (it stopped before its first request) checks nothing:
+  // only a program that talks to its companion alone may do without them.
+  if (o.traced.calls.length === 0 && !program.companion) return fail("the fakes served no request: the program stopped before it reached a model");
   const served = modelCalls(o).length;
   const spans = llmSpans(o).length;
   return spans === served ? pass : fail(`${spans} llm span(s) for ${served} model request(s) served`);
@@ -344,7 +347,7 @@ function checkClosed(o: Outcome): Verdict {
 export function judge(o: Outcome, program: Program): Record<Check, Verdict> {
   return {
     output: checkOutput(o, program),
-    spans: checkSpans(o),
+    spans: checkSpans(o, program),
     readable: checkReadable(o),
     tokens: checkTokens(o),
     tools: checkTools(o),

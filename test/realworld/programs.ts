@@ -55,12 +55,23 @@ export const programs: Program[] = [
   openai("responses-stream", "responses/stream.ts"),
   openai("responses-structured-outputs", "responses/structured-outputs.ts"),
   openai("responses-streaming-tools", "responses/streaming-tools.ts"),
+  // chat.completions.stream with structured output and with a tool; runTools streamed; responses.parse with a tool
+  openai("parsing-stream"),
+  openai("parsing-tools-stream"),
+  openai("parsing-run-tools"),
+  openai("responses-structured-outputs-tools", "responses/structured-outputs-tools.ts"),
   // anthropic-sdk-typescript
   anthropic("demo"),
   anthropic("streaming"),
   anthropic("tools"),
   anthropic("tools-streaming"),
   anthropic("tools-helpers-zod"),
+  // beta.messages.toolRunner with stream: true; structured output streamed; token counting; the SDK's own middleware
+  anthropic("tools-helpers-advanced-streaming"),
+  anthropic("structured-outputs-streaming"),
+  anthropic("count-tokens"),
+  // The SDK's own middleware prints each request's URL: the fake's port differs between the runs.
+  { ...anthropic("middleware"), normalize: (stdout) => stdout.replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:<port>") },
   // the stream aborted from a 1.5 s timer, mid-stream
   { ...anthropic("cancellation"), paceMs: 1000 },
   // googleapis/js-genai (@google/genai 2), the Gemini Developer API branch of each sample
@@ -70,12 +81,26 @@ export const programs: Program[] = [
   gemini("generate_content_afc_streaming"),
   gemini("chat_afc"),
   gemini("mcp_client"),
+  gemini("chat_afc_streaming"),
+  gemini("generate_content_with_response_schema"),
+  gemini("embed_content"),
+  gemini("count_tokens"),
   // vercel/ai (ai 6 with @ai-sdk/openai)
   aiSdk("generate-text/openai/system-message-a"),
   aiSdk("generate-text/openai/tool-call"),
   aiSdk("generate-text/openai/multi-step"),
   aiSdk("stream-text/openai/multi-step"),
   aiSdk("embed/openai/basic"),
+  aiSdk("embed-many/openai/basic"),
+  // ToolLoopAgent: generate, stream with a tool, structured output generated and streamed
+  aiSdk("agent/openai/generate"),
+  aiSdk("agent/openai/stream-tools"),
+  aiSdk("agent/openai/generate-output-object"),
+  aiSdk("agent/openai/stream-output-object"),
+  aiSdk("stream-text/openai/output-object"),
+  // wrapLanguageModel with a logging middleware, generated and streamed
+  aiSdk("middleware/generate-text-log-middleware-example"),
+  aiSdk("middleware/stream-text-log-middleware"),
   // AbortSignal.timeout(3000), mid-stream
   { ...aiSdk("stream-text/openai/abort"), paceMs: 1200 },
   // langchainjs, LangGraph through langchain's createAgent and a StateGraph
@@ -84,6 +109,12 @@ export const programs: Program[] = [
   langchain("integration_openai_wsa_zod", "langchain-classic/models/chat/integration_openai_wsa_zod"),
   langchain("createAgent-tools", "createAgent/tools"),
   langchain("router-knowledge-base", "multi-agent/router-knowledge-base"),
+  langchain("embeddings-openai", "langchain-classic/embeddings/openai"),
+  langchain("chat_streaming_stream_method", "langchain-classic/models/chat/chat_streaming_stream_method"),
+  langchain("integration_openai_tool_calls", "langchain-classic/models/chat/integration_openai_tool_calls"),
+  // createAgent middleware: model call limits (with a MemorySaver thread), a model choosing the tools
+  langchain("createAgent-modelCallLimit", "createAgent/middleware/modelCallLimit"),
+  langchain("createAgent-llmToolSelector", "createAgent/middleware/llmToolSelector"),
   // controller.abort() after 3 s (LangChain lets the stream run on)
   langchain("how_to_cancellation", "langchain-classic/guides/expression_language/how_to_cancellation"),
   // openai-agents-js (@openai/agents 0.14)
@@ -91,6 +122,13 @@ export const programs: Program[] = [
   agents("stream-text", "basic/stream-text"),
   agents("readme-handoffs", "docs/readme/readme-handoffs"),
   agents("agents-as-tools", "agent-patterns/agents-as-tools", "Translate 'good morning' to Spanish\n"),
+  agents("streamed", "agent-patterns/streamed"),
+  agents("stream-items", "basic/stream-items"),
+  agents("handoffs", "handoffs/index"),
+  // an input and an output guardrail, each an agent with structured output (the fake's sample says "trip")
+  agents("guardrails-input", "docs/guardrails/guardrails-input"),
+  agents("guardrails-output", "docs/guardrails/guardrails-output"),
+  agents("streaming-guardrails", "agent-patterns/streaming-guardrails"),
   // modelcontextprotocol/typescript-sdk (v1.x): a client and the example server it talks to, over Streamable HTTP
   {
     id: "mcp/streamableHttpWithSseFallbackClient",
@@ -111,6 +149,10 @@ export const programs: Program[] = [
   // run-llama/LlamaIndexTS (llamaindex 0.12 with @llamaindex/openai and @llamaindex/workflow)
   llamaindex("vectorIndex", "index/vectorIndex"),
   llamaindex("agent-openai", "agents/agent/openai"),
+  // RAG as an agent tool: a query engine over a vector index (OpenAIEmbedding)
+  llamaindex("agent-query-tool", "agents/agent/query-tool"),
+  llamaindex("tools-exec-stream", "agents/tools/exec-stream"),
+  llamaindex("openai-responses-stream", "models/openai/responses/stream"),
   // mastra (@mastra/core 1, Node 22.13+)
   { id: "mastra/agent-v6-example", file: "mastra/examples/agent-v6/src/example.ts", minNode: "22.13", node22: true },
 ];

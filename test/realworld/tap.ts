@@ -15,7 +15,7 @@ export interface ServedCall {
   status: number;
   /** The client went away before the answer ended (an aborted stream): the rest is what it got. */
   cut?: boolean;
-  /** A generation or an embedding: an llm span each (see `isModelCall`). */
+  /** A generation or an embedding (OpenAI `/embeddings`, Gemini `:embedContent` / `:batchEmbedContents`): an llm span each (see `isModelCall`). */
   kind: "generation" | "embedding" | "other";
   /** The system prompt or instructions the request carried (joined text), if any. */
   system?: string;
