@@ -102,7 +102,7 @@ export async function dev(rest: string[]): Promise<number> {
       `  organization API key: ${server.orgKey} (id ${server.orgKeyId})`,
       `  plan: ${values.plan ?? "free"}; mode: ${server.strict ? "strict" : "lenient (accepts what the live service accepts; --strict to reject)"}`,
       `  judge: ${server.judgeEndpoint ?? "none: evaluations are recorded NOT_JUDGED (--judge-url URL --judge-model NAME to judge with a model)"}`,
-      `  state: ${values.data ? `${values.data} (${traces} traces loaded)` : "in memory"}; traces kept: ${maxTraces ?? (values.data ? "all" : 10000)}, oldest evicted beyond (counted in the log)`,
+      `  state: ${values.data ? `${values.data} (${traces} traces loaded)` : "in memory: the keys above and the traces last until this process ends (--data FILE keeps them)"}; traces kept: ${maxTraces ?? (values.data ? "all" : 10000)}, oldest evicted beyond (counted in the log)`,
       "",
       `  export ${ENV_VARS.baseUrl.name}=${server.url} ${ENV_VARS.apiKey.name}=${server.projectKey}`,
       "",

@@ -57,6 +57,8 @@ export interface ApiOptions {
   strict: boolean;
   /** Name of the authentication header. */
   apiKeyHeader: string;
+  /** No data file: keys (and everything else) last as long as the process. */
+  inMemory: boolean;
   /** Largest request body, in bytes. */
   maxBodyBytes: number;
   /** The answers remembered for writes sent with an `Idempotency-Key`. */
@@ -80,10 +82,10 @@ export class Api {
    * when a later step rejects the request.
    */
   async call(req: IncomingMessage, method: string, path: string, authHeaders: Record<string, string>, note: (line: string) => void, query = new URLSearchParams()): Promise<Outcome> {
-    const { state, clock, strict, apiKeyHeader, lock, commits } = this.o;
+    const { state, clock, strict, apiKeyHeader, lock, commits, inMemory } = this.o;
     const r = findRoute(method, path);
     const now = clock();
-    const auth = authenticate(state, presentedKey(req, apiKeyHeader, strict, note), r.scope, now, apiKeyHeader);
+    const auth = authenticate(state, presentedKey(req, apiKeyHeader, strict, note), r.scope, now, apiKeyHeader, inMemory);
     Object.assign(authHeaders, auth.headers);
     const isWrite = method !== "GET";
     const slicer = new TimeSlicer();

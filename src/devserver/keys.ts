@@ -72,7 +72,7 @@ export interface AuthResult {
  * Authenticates a presented value for an endpoint of `scope` (spec 5): unknown, superseded,
  * deactivated and expired values are rejected with 401; a key of the other scope with 403.
  */
-export function authenticate(state: State, presented: string | undefined, scope: KeyRecord["scope"], now: number, header: string): AuthResult {
+export function authenticate(state: State, presented: string | undefined, scope: KeyRecord["scope"], now: number, header: string, inMemory = false): AuthResult {
   if (!presented) throw new HttpError(401, `missing ${header} header`);
   for (const key of state.keys) settle(key, now);
   const key = state.keys.find((k) => k.value === presented || k.shadowValue === presented);
@@ -80,7 +80,13 @@ export function authenticate(state: State, presented: string | undefined, scope:
     if (state.keys.some((k) => k.retired.includes(presented))) {
       throw new HttpError(401, "this API key value was superseded by a rotation; use the new value");
     }
-    throw new HttpError(401, "unknown API key");
+    // The likeliest cause on an emulator without --data: it restarted and made new keys.
+    throw new HttpError(
+      401,
+      inMemory
+        ? "unknown API key: did the emulator restart? Its keys live as long as its process unless it runs with --data FILE; take the project key from its banner"
+        : "unknown API key: take the project key from the emulator's banner",
+    );
   }
   if (!key.valid) throw new HttpError(401, "this API key is deactivated");
   if (isExpired(key, now)) throw new HttpError(401, `this API key expired at ${new Date(key.expiresAt!).toISOString()}`);

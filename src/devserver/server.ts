@@ -238,6 +238,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     judging,
     strict,
     apiKeyHeader,
+    inMemory: !options.dataFile,
     maxBodyBytes: options.maxBodyBytes ?? 32 * 1024 * 1024,
     idempotency,
     lock,
