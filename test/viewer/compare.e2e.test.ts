@@ -71,4 +71,17 @@ describe.skipIf(!available)("the viewer's test run comparison in headless Chromi
     await expect.poll(() => page.locator("#compare-cases tbody tr").first().getAttribute("data-change"), { timeout: 15_000 }).toBe("regressed");
     await page.close();
   });
+
+  it("the Test runs list shows each run's passed cases of those judged, with the share, and the mean score (issue 48)", async () => {
+    const page = await browser.newPage({ viewport: { width: 1300, height: 800 } });
+    await page.goto(`${dev.url}/#/test-runs`);
+    await page.locator("#test-runs tbody tr").first().waitFor();
+    const rows = await page.locator("#test-runs tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+    // Newest first: tuesday (0.7, 0.9, 0.3) then monday (0.9, 0.8, 0.4); threshold 0.6.
+    expect(rows.map((r) => [r[0], r[3], r[4]])).toEqual([
+      ["tuesday", "2/3 (67%)", "0.63"],
+      ["monday", "2/3 (67%)", "0.70"],
+    ]);
+    await page.close();
+  });
 });

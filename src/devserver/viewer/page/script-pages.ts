@@ -91,6 +91,22 @@ function renderDataset(alias, query) {
     ]);
   });
 }
+// A run's outcome for the list: cases whose every metric passed, of the cases judged, and the
+// mean of the scores given ("not judged" without a judge).
+function runOutcome(run) {
+  var judged = 0, passed = 0, sum = 0, scores = 0;
+  (run.results || []).forEach(function (res) {
+    var ms = res.metricsData || [];
+    if (!ms.length || ms.some(function (m) { return m.success === null || m.success === undefined; })) return;
+    judged++;
+    if (ms.every(function (m) { return m.success === true; })) passed++;
+    ms.forEach(function (m) { if (typeof m.score === "number") { sum += m.score; scores++; } });
+  });
+  return {
+    passed: judged ? passed + "/" + judged + " (" + Math.round(100 * passed / judged) + "%)" : "not judged",
+    mean: scores ? (sum / scores).toFixed(2) : "—"
+  };
+}
 function renderTestRun(id) {
   return V.json("/_dev/test-runs").then(function (runs) {
     var run = runs.filter(function (r) { return r.id === id; })[0];
@@ -128,7 +144,7 @@ V.views.push({ name: "test-runs", render: function (parts, query) {
   if (parts[0] === "compare") return V.renderCompare(query);
   if (parts[0]) return renderTestRun(parts[0]);
   return V.json("/_dev/test-runs").then(function (runs) {
-    listPage("Test runs", "test-runs", ["Run", "Collection", "Cases", "Status", "Created"], runs.slice().reverse().map(function (r) { return openRow(V.link(["test-runs", r.id]), [r.identifier || r.id, r.metricCollection, r.testCases.length, r.status, V.time(r.createdAt)]); }), "No test runs yet (POST /v1/evaluate).");
+    listPage("Test runs", "test-runs", ["Run", "Collection", "Cases", "Passed", "Mean score", "Status", "Created"], runs.slice().reverse().map(function (r) { var o = runOutcome(r); return openRow(V.link(["test-runs", r.id]), [r.identifier || r.id, r.metricCollection, r.testCases.length, o.passed, o.mean, r.status, V.time(r.createdAt)]); }), "No test runs yet (POST /v1/evaluate).");
     if (runs.length > 1) V.main().insertBefore(V.comparePicker(runs, runs[runs.length - 2].id, runs[runs.length - 1].id), V.main().children[1]);
   });
 } });
