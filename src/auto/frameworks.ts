@@ -13,7 +13,9 @@ const owners: readonly { marker: string; library: LibraryName; records?: readonl
   { marker: "/@langchain/", library: "langchain", records: ["Chat", "Completions", "Responses"] },
   { marker: "/@openai/agents", library: "openai-agents" },
   // LlamaIndex's events carry no embedding call: its `OpenAIEmbedding` client is ours to record.
-  { marker: "/@llamaindex/", library: "llamaindex", records: ["Chat", "Completions", "Responses"] },
+  // LlamaIndex's OpenAIResponses emits no llm event (its chat() lacks the wrapLLMEvent that
+  // OpenAI's has): its Responses calls are ours to record (test/realworld llamaindex/openai-responses-stream).
+  { marker: "/@llamaindex/", library: "llamaindex", records: ["Chat", "Completions"] },
 ];
 
 /**

@@ -1,7 +1,7 @@
 import { context } from "@opentelemetry/api";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { embeddingSpan } from "../kit/embedding-call.js";
-import { finishCall, isObject, type Message, quietly, setMetadata } from "../kit/model-call.js";
+import { finishCall, isObject, type Message, owningCall, quietly, setMetadata } from "../kit/model-call.js";
 import { inputMessages, modelName } from "./content.js";
 import type { State } from "./options.js";
 
@@ -28,7 +28,7 @@ function embedTokens(reply: Record<string, unknown>): number | undefined {
 function traced(span: ManualSpan, call: () => unknown, settled: (reply: Record<string, unknown>) => void): unknown {
   let result: unknown;
   try {
-    result = context.with(span.context, call);
+    result = context.with(owningCall(span.context), call);
   } catch (err) {
     span.fail(err);
     throw err;
