@@ -56,8 +56,9 @@ export interface DevServerOptions {
   judgeTimeoutMillis?: number;
   /**
    * File that keeps the state across restarts: an append-only journal, one JSON line per
-   * acknowledged write, fsync'd before the answer, compacted as it grows. A file in the former
-   * whole-state format is read and converted. In memory when absent.
+   * acknowledged write, fsync'd before the answer, compacted as it grows. The API keys are kept
+   * beside it, in `<dataFile>.keys`. A file in the former whole-state format is read and
+   * converted. In memory when absent.
    */
   dataFile?: string;
   /**

@@ -1,7 +1,8 @@
-import { closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, truncateSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, readSync, renameSync, truncateSync, writeSync } from "node:fs";
 import { promisify } from "node:util";
 import { dirname } from "node:path";
-import { APPEND_FLAGS, checkDataFile, openPrivate, READ_FLAGS, readNoFollow, REWRITE_FLAGS } from "./data-file.js";
+import { APPEND_FLAGS, checkDataFile, openPrivate, READ_FLAGS, readNoFollow, REWRITE_FLAGS, syncDir } from "./data-file.js";
+import { KeyFile } from "./key-file.js";
 import { DEFAULT_HELD_LIMITS, type HeldLimits, LazyTraces, type TraceSource } from "./lazy-traces.js";
 import { writeJsonSliced } from "../sliced-json.js";
 import {
@@ -9,6 +10,7 @@ import {
   type EvaluationJob,
   emptyState,
   type IdempotencyRecord,
+  type KeyRecord,
   type PromptRecord,
   reviveDataset,
   revivePrompt,
@@ -20,8 +22,12 @@ import {
 import type { TimeSlicer } from "../time-slicer.js";
 import { dropTrace } from "./trace-order.js";
 
-/** The small part of the state, written whole when it changed: keys, metrics, collections, the id counter. */
-type Meta = Pick<State, "seq" | "keys" | "metrics" | "collections">;
+/**
+ * The small part of the state, written whole when it changed: metrics, collections, the id
+ * counter. The keys are in the {@link KeyFile} beside the journal; a journal of the previous
+ * version has them here (they are moved to the keys file when it is opened).
+ */
+type Meta = Pick<State, "seq" | "metrics" | "collections"> & { keys?: KeyRecord[] };
 
 /** One line of the journal: what one acknowledged write changed. */
 export type JournalEntry =
@@ -85,7 +91,7 @@ function upsert<T extends { id: string }>(list: T[], at: Map<string, number>, v:
 
 /** How each entry other than a trace's is replayed onto a state while loading: one line per kind. */
 const replay: { [K in Exclude<JournalEntry["t"], "trace" | "evict">]: (state: State, v: Extract<JournalEntry, { t: K }>["v"], at: Positions) => void } = {
-  meta: (state, v) => Object.assign(state, v),
+  meta: (state, v) => Object.assign(state, v), // keys included, in a journal of the previous version
   job: (state, v, at) => upsert(state.jobs, at.jobs, v),
   testRun: (state, v, at) => upsert(state.testRuns, at.testRuns, v),
   prompt: (state, v) => {
@@ -145,14 +151,15 @@ export class Journal implements TraceSource {
   /** Bytes of the live traces' lines (the other live lines are counted in `sizeOf`). */
   private traceBytes = 0;
   private lastMeta = "";
-  /** The last meta line written or loaded, lastUsed included. */
-  private lastMetaLine = "";
+  /** Whether a meta line held the keys (a journal of the previous version). */
+  private keysInJournal = false;
   private liveBytes = 0;
   private readonly sizeOf = new Map<string, number>();
 
   private constructor(
     private readonly file: string,
     private readonly compactFactor: number,
+    private readonly keys: KeyFile,
   ) {
     this.fd = openPrivate(file, APPEND_FLAGS);
     this.readFd = openPrivate(file, READ_FLAGS);
@@ -181,11 +188,12 @@ export class Journal implements TraceSource {
   /** Opens (or creates) the journal at `file` and loads the state it holds. */
   static open(file: string, compactFactor = 3, held: HeldLimits = DEFAULT_HELD_LIMITS): Loaded {
     checkDataFile(file);
+    const keyFile = new KeyFile(file);
     const bytes = existsSync(file) ? readNoFollow(file) : Buffer.alloc(0);
     const firstEnd = bytes.indexOf(NEWLINE);
     const first = bytes.toString("utf8", 0, firstEnd === -1 ? bytes.length : firstEnd);
     const former = first.trim() !== "" && !first.startsWith('{"t":"');
-    const journal = new Journal(file, compactFactor);
+    const journal = new Journal(file, compactFactor, keyFile);
     const traces = new LazyTraces(journal, held);
     let state = { ...emptyState(), traces: traces.dict };
     let order: string[] = [];
@@ -198,9 +206,14 @@ export class Journal implements TraceSource {
     } else {
       order = journal.replayAll(bytes, state, traces);
     }
+    // The keys file is newer than keys left in the journal (a move cut short by a crash).
+    state.keys = keyFile.load() ?? state.keys;
     journal.lastMeta = metaText(state);
-    journal.lastMetaLine = `${JSON.stringify({ t: "meta", v: meta(state) })}\n`;
-    if (former || journal.wantsCompaction) journal.rewriteSync(state, order);
+    // Keys still in the journal move to the keys file (durable first), then the journal is
+    // rewritten without them: no line of it holds a key any more.
+    const move = former || journal.keysInJournal;
+    if (move) keyFile.saveSync(state.keys);
+    if (move || journal.wantsCompaction) journal.rewriteSync(state, order);
     traces.trim();
     return { state, order, journal, traces, converted: former };
   }
@@ -240,6 +253,7 @@ export class Journal implements TraceSource {
         this.place(entry.v, undefined);
       } else {
         this.count(entryId(entry), nl + 1 - at);
+        if (entry.t === "meta" && entry.v.keys !== undefined) this.keysInJournal = true;
         (replay[entry.t] as (s: State, v: unknown, at: Positions) => void)(state, entry.v, positions);
       }
       at = nl + 1;
@@ -354,7 +368,7 @@ export class Journal implements TraceSource {
     this.traceBytes = 0;
     for (const [uuid, place] of written.places) this.place(uuid, place);
     this.lastMeta = metaText(state);
-    this.lastMetaLine = `${JSON.stringify({ t: "meta", v: meta(state) })}\n`;
+    this.keysInJournal = false;
   }
 
   /**
@@ -363,13 +377,13 @@ export class Journal implements TraceSource {
    */
   async commit(state: State, changes: Changes, appended: { jobs: EvaluationJob[]; testRuns: TestRunRecord[]; idempotency: IdempotencyRecord[] }, slicer: TimeSlicer): Promise<void> {
     const entries: [string, JournalEntry][] = [];
-    // Keys' lastUsed moves on every request: it alone does not make a line (it is written with
-    // the next real change, and at close), so the journal does not grow by the key list per write.
+    // The keys go to their own file, durable before the write is answered (their last use alone
+    // is written at close).
+    await this.keys.save(state.keys);
     const m = metaText(state);
     if (m !== this.lastMeta) {
       entries.push(["meta", { t: "meta", v: meta(state) }]);
       this.lastMeta = m;
-      this.lastMetaLine = `${JSON.stringify({ t: "meta", v: meta(state) })}\n`;
     }
     for (const uuid of changes.traces) {
       const v = state.traces[uuid];
@@ -465,13 +479,9 @@ export class Journal implements TraceSource {
     return this.bytes;
   }
 
-  /** Writes the keys' last use (if only that changed) and closes the file. */
+  /** Writes the keys' last use (if only that changed) to the keys file and closes the journal. */
   close(state: State): void {
-    const line = `${JSON.stringify({ t: "meta", v: meta(state) })}\n`;
-    if (line !== this.lastMetaLine) {
-      this.bytes += writeSync(this.fd, line);
-      fsyncSync(this.fd);
-    }
+    this.keys.saveSync(state.keys);
     closeSync(this.fd);
     closeSync(this.readFd);
   }
@@ -511,25 +521,12 @@ function entryId(entry: JournalEntry): string {
 }
 
 
-/** The meta line's text without the keys' lastUsed, to tell a real change from a key's use. */
+/** The meta line's text, to tell whether it changed. */
 function metaText(state: State): string {
-  return JSON.stringify(meta(state), (k, v) => (k === "lastUsed" ? undefined : v));
+  return JSON.stringify(meta(state));
 }
 
+/** The meta line: never the keys (they are in the keys file). */
 function meta(state: State): Meta {
-  return { seq: state.seq, keys: state.keys, metrics: state.metrics, collections: state.collections };
-}
-
-/** Makes a rename durable; some platforms cannot open a directory, and then it is skipped. */
-function syncDir(dir: string): void {
-  try {
-    const fd = openSync(dir, "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Not supported here (e.g. Windows): the rename is as durable as the platform makes it.
-  }
+  return { seq: state.seq, metrics: state.metrics, collections: state.collections };
 }
