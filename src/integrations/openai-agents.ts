@@ -91,6 +91,8 @@ export class EvaltraceTracingProcessor {
   private readonly spans = new Map<string, ManualSpan>();
   /** Bookkeeping spans (task, turn) left out: their id -> their parent's id. */
   private readonly transparent = new Map<string, string>();
+  /** Spans open now in each trace (ours and the transparent ones), by trace id. */
+  private readonly openIn = new Map<string, number>();
 
   constructor(private readonly options: EvaltraceTracingProcessorOptions = {}) {}
 
@@ -104,7 +106,31 @@ export class EvaltraceTracingProcessor {
   async onTraceEnd(trace: AgentsTrace): Promise<void> {
     const span = this.spans.get(trace.traceId);
     this.spans.delete(trace.traceId);
+    this.openIn.delete(trace.traceId);
     span?.end();
+  }
+
+  private counted(traceId: string, by: number): number {
+    const n = (this.openIn.get(traceId) ?? 0) + by;
+    if (n <= 0) this.openIn.delete(traceId);
+    else this.openIn.set(traceId, n);
+    return Math.max(0, n);
+  }
+
+  /**
+   * A run that throws (a guardrail's tripwire, a model error) never ends its trace: the SDK calls
+   * `trace.end()` only when the run returns. When the last open span of a trace ended with an
+   * error and nothing new starts in it within a turn of the event loop, its workflow span ends
+   * as failed with that error, rather than being force-ended at exit.
+   */
+  private endAbandonedTrace(traceId: string, error: { message: string }): void {
+    setImmediate(() => {
+      if ((this.openIn.get(traceId) ?? 0) > 0) return;
+      const root = this.spans.get(traceId);
+      if (!root) return;
+      this.spans.delete(traceId);
+      root.fail(new Error(error.message));
+    });
   }
 
   /** The context of the nearest span we opened, skipping the transparent ones. */
@@ -121,6 +147,7 @@ export class EvaltraceTracingProcessor {
   async onSpanStart(span: AgentsSpan): Promise<void> {
     const data = span.spanData;
     const parentKey = span.parentId ?? span.traceId;
+    this.counted(span.traceId, 1);
     if (data.type === "task" || data.type === "turn") {
       // The SDK's own bookkeeping (a run, one model turn): its children go to the agent above.
       this.transparent.set(span.spanId, parentKey);
@@ -136,6 +163,7 @@ export class EvaltraceTracingProcessor {
 
   async onSpanEnd(span: AgentsSpan): Promise<void> {
     this.transparent.delete(span.spanId);
+    if (this.counted(span.traceId, -1) === 0 && span.error) this.endAbandonedTrace(span.traceId, span.error);
     const opened = this.spans.get(span.spanId);
     if (!opened) return;
     this.spans.delete(span.spanId);
@@ -215,6 +243,7 @@ export class EvaltraceTracingProcessor {
     for (const span of this.spans.values()) span.end();
     this.spans.clear();
     this.transparent.clear();
+    this.openIn.clear();
   }
 
   async forceFlush(): Promise<void> {}
