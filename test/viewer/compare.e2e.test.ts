@@ -2,6 +2,8 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../../src/fakes/index.js";
+import { Client, flush, runExperiment, shutdown } from "../../src/index.js";
+import { configureForTest } from "../helpers/sdk.js";
 import { available, launch, shot } from "./browser.js";
 
 let dev: DevServer;
@@ -31,6 +33,25 @@ afterAll(async () => {
 });
 
 describe.skipIf(!available)("the viewer's test run comparison in headless Chromium", () => {
+  it("a test case of a run made by runExperiment links to its own trace (issue 48)", async () => {
+    configureForTest(dev.url, dev.projectKey);
+    const client = new Client({ apiKey: dev.projectKey, baseUrl: dev.url });
+    await post("/v1/metric-collections", { name: "linked", multiTurn: false });
+    await runExperiment({ identifier: "linking-run", goldens: [{ input: "Where is my parcel?" }, { input: "Can I return it?" }], task: (g) => `answer to ${g.input}`, metricCollection: "linked", client, output: null });
+    await flush();
+    await client.close();
+    const run = (dev.state.testRuns as { id: string; identifier?: string }[]).find((r) => r.identifier === "linking-run")!;
+    const trace = Object.entries(dev.state.traces).find(([, t]) => t.fields.name === "linking-run" && t.fields.input === "Can I return it?")!;
+    const page = await browser.newPage({ viewport: { width: 1300, height: 800 } });
+    await page.goto(`${dev.url}/#/test-runs/${run.id}`);
+    const link = page.locator('[data-case="1"] [data-case-trace]');
+    await expect.poll(() => link.getAttribute("data-trace"), { timeout: 15_000 }).toBe(trace[0]);
+    await link.click();
+    await expect.poll(() => page.url(), { timeout: 15_000 }).toContain(`#/traces/${trace[0]}`);
+    await page.close();
+    await shutdown();
+  });
+
   it("picks two runs on the Test runs page and shows the cases matched, regressions first, with each metric's score delta", async () => {
     await post("/v1/metrics", { name: "Quality", multiTurn: false, criteria: "The answer answers the question.", evaluationParams: ["input", "actualOutput"] });
     await post("/v1/metric-collections", { name: "qa", multiTurn: false, metricSettings: [{ metric: { name: "Quality" }, threshold: 0.6 }] });
@@ -78,7 +99,7 @@ describe.skipIf(!available)("the viewer's test run comparison in headless Chromi
     await page.locator("#test-runs tbody tr").first().waitFor();
     const rows = await page.locator("#test-runs tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
     // Newest first: tuesday (0.7, 0.9, 0.3) then monday (0.9, 0.8, 0.4); threshold 0.6.
-    expect(rows.map((r) => [r[0], r[3], r[4]])).toEqual([
+    expect(rows.slice(0, 2).map((r) => [r[0], r[3], r[4]])).toEqual([
       ["tuesday", "2/3 (67%)", "0.63"],
       ["monday", "2/3 (67%)", "0.70"],
     ]);

@@ -107,6 +107,26 @@ function runOutcome(run) {
     mean: scores ? (sum / scores).toFixed(2) : "—"
   };
 }
+// A case's trace: runExperiment names each case's trace after the run (its identifier), with
+// the golden's input as the trace's input. The link searches the case's input and, once the
+// search answers, points at the one trace of this run it found.
+function caseKey(tc) {
+  if (typeof tc.input === "string") return tc.input;
+  var first = (tc.turns || [])[0];
+  return first && typeof first.content === "string" ? first.content : "";
+}
+function caseTraceLink(run, tc, i) {
+  var key = caseKey(tc);
+  if (!key) return null;
+  var a = el("a", { "class": "small case-trace", "data-case-trace": String(i), href: V.link(["traces"], { q: key.slice(0, 200) }), text: "  traces of this case →" });
+  if (run.identifier) {
+    V.json("/_dev/view/traces?" + new URLSearchParams({ q: key.slice(0, 200), limit: "50" }).toString()).then(function (page) {
+      var hits = page.rows.filter(function (r) { return r.name === run.identifier; });
+      if (hits.length === 1) { a.href = V.link(["traces", hits[0].uuid]); a.textContent = "  trace →"; a.setAttribute("data-trace", hits[0].uuid); }
+    }, function () {});
+  }
+  return a;
+}
 function renderTestRun(id) {
   return V.json("/_dev/test-runs").then(function (runs) {
     var run = runs.filter(function (r) { return r.id === id; })[0];
@@ -114,7 +134,7 @@ function renderTestRun(id) {
     var byCase = run.results || [];
     var cases = run.testCases.map(function (tc, i) {
       var res = byCase[i];
-      return el("div", { "class": "box", "data-case": String(i) }, [el("b", { text: "Case " + (i + 1) }), V.kv(tc, Object.keys(tc)),
+      return el("div", { "class": "box", "data-case": String(i) }, [el("b", { text: "Case " + (i + 1) }), caseTraceLink(run, tc, i), V.kv(tc, Object.keys(tc)),
         res ? V.badges([{ trigger: "test run", metricCollection: run.metricCollection, status: run.status, results: res.metricsData }]) : el("div", { "class": "badge none", text: run.message || run.status })]);
     });
     var earlier = runs.slice(0, runs.indexOf(run)).filter(function (r) { return r.metricCollection === run.metricCollection; }).pop();
