@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -135,5 +135,34 @@ console.log(typeof dev.projectKey, typeof fake.url); await fake.close(); await d
     expect(run.stderr).toBe("");
     expect(run.stdout).toBe("string string\n");
     console.log(`fresh app with @evaltrace/auto and @evaltrace/dev: ${(bytes(join(app, "node_modules")) / 1e6).toFixed(2)} MB in node_modules`);
+  });
+
+  it("the README's quick start, followed as written (issue 48): `evaltrace dev` from the installed dev kit, its banner's export line, app.mjs from the README; the trace is stored and nothing is on stderr", async () => {
+    const readme = readFileSync(join(packageRoot, "README.md"), "utf8");
+    const start = readme.indexOf("## Quick start");
+    const block = /```js\n([\s\S]*?)```/.exec(readme.slice(start))?.[1];
+    expect(block, "the quick start's app.mjs block").toContain('name: "support-bot"');
+    writeFileSync(join(app, "app.mjs"), block!);
+    // `npx evaltrace dev`, on a free port (the README's default port may be taken here).
+    const dev = spawn(process.execPath, [join(app, "node_modules", "evaltrace", "bin", "evaltrace.mjs"), "dev", "--port", "0", "--quiet"], { cwd: app, env: { PATH: process.env.PATH ?? "" } });
+    try {
+      let banner = "";
+      const exported = await new Promise<string>((resolve, reject) => {
+        dev.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          banner += chunk;
+          const line = /^\s*export (EVALTRACE_BASE_URL=\S+ EVALTRACE_API_KEY=\S+)$/m.exec(banner)?.[1];
+          if (line) resolve(line);
+        });
+        dev.on("exit", () => reject(new Error(`evaltrace dev exited: ${banner}`)));
+      });
+      const env = Object.fromEntries(exported.split(" ").map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
+      const run = spawnSync(process.execPath, ["app.mjs"], { cwd: app, encoding: "utf8", env: { PATH: process.env.PATH ?? "", ...env } });
+      expect(run.stderr).toBe("");
+      expect(run.stdout).toBe("Orders ship within 2 days. (found for: When will my order ship?)\n");
+      const traces = (await (await fetch(`${env.EVALTRACE_BASE_URL}/_dev/traces`)).json()) as { name?: string }[];
+      expect(traces.map((t) => t.name)).toContain("support-bot");
+    } finally {
+      dev.kill("SIGINT");
+    }
   });
 });
