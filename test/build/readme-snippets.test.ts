@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -149,6 +149,13 @@ describe("README and docs/ code blocks", () => {
   it("every block names a language the test knows (so that none goes unchecked)", () => {
     const unknown = blocks.filter((b) => code(b) === undefined).map((b) => `${where(b)}: \`\`\`${b.lang}`);
     expect(unknown).toEqual([]);
+  });
+
+  it("the README's developer quick start is two commands: `npm install && npm run demo` on one line, then `npm test` (issue 48)", () => {
+    const readme = readFileSync(join(packageRoot, "README.md"), "utf8");
+    const developing = readme.slice(readme.indexOf("## Developing evaltrace"));
+    const commands = /```sh\n([\s\S]*?)```/.exec(developing)?.[1]?.split("\n").map((l) => l.replace(/\s+#.*$/, "").trim()) ?? [];
+    expect(commands.slice(0, 2)).toEqual(["npm install && npm run demo", "npm test"]);
   });
 
   it("the README's quick start is run, not only compiled", () => {

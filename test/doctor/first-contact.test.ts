@@ -81,6 +81,11 @@ describe("evaltrace doctor: first contact (issue 48)", () => {
     expect(r.stdout).not.toContain("exists");
   });
 
+  it("a variable's fix points at the configuration page by its absolute address (the package carries no docs/)", async () => {
+    const r = await doctorIn(appDir(), { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url, EVALTRACE_SAMPLE_RATE: "50%" });
+    expect(r.stdout).toContain("fix: fix or unset the variable (https://github.com/evaltrace/evaltrace/blob/main/docs/configuration.md lists them)");
+  });
+
   it("a spool directory that does not exist yet: fine (made at the first write)", async () => {
     const cwd = appDir();
     mkdirSync(join(cwd, "data"));
