@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { describe, expect, it } from "vitest";
 import type { StoredSpan } from "../../src/devserver/store/store.js";
-import { startFakeOpenAI } from "../../src/fakes/index.js";
 import { FAKE_REPLY } from "../../src/fakes/model.js";
-import { type Finished, runZeroCode } from "../helpers/child.js";
+import type { Finished } from "../helpers/child.js";
 import { runsHere } from "../helpers/skips.js";
+import { zeroCodeRig } from "../helpers/zero-code-rig.js";
 
 // The agent APIs of the frameworks zero-code claims, run unmodified under `--import
 // evaltrace/auto` (children load dist/: build first with `npx tsup`) against the fake OpenAI
@@ -12,27 +11,9 @@ import { runsHere } from "../helpers/skips.js";
 // tool span, in one trace.
 const onBun = !runsHere(!("Bun" in globalThis), "test/auto/agent-frameworks.test.ts", "zero-code needs Node's module hooks, which Bun does not have");
 
-let dev: DevServer;
-let openai: Awaited<ReturnType<typeof startFakeOpenAI>>;
-beforeAll(async () => {
-  dev = await startDevServer({ port: 0 });
-  openai = await startFakeOpenAI();
-});
-afterAll(async () => {
-  await openai.close();
-  await dev.close();
-});
-
-function runApp(source: string): Promise<Finished> {
-  return runZeroCode("esm", source, { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url, FAKE_OPENAI: openai.url });
-}
-
-/** The traces with a span whose input holds the marker. */
-function tracesOf(marker: string): StoredSpan[][] {
-  return Object.values(dev.state.traces)
-    .map((t) => t.spans)
-    .filter((spans) => spans.some((s) => JSON.stringify(s.input ?? "").includes(marker)));
-}
+const rig = zeroCodeRig();
+const runApp = (source: string) => rig.runApp("esm", source);
+const { tracesOf } = rig;
 
 /** The run's one trace: its model calls (llm spans, each once), an agent span above them, the tool's span. */
 function expectAgentRun(f: Finished, marker: string, llmCalls: number): StoredSpan[] {

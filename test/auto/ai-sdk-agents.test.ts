@@ -1,37 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { describe, expect, it } from "vitest";
 import type { StoredSpan } from "../../src/devserver/store/store.js";
-import { startFakeOpenAI } from "../../src/fakes/index.js";
 import { FAKE_REPLY } from "../../src/fakes/model.js";
-import { type Finished, runChild, runZeroCode } from "../helpers/child.js";
+import { runChild } from "../helpers/child.js";
 import { runsHere } from "../helpers/skips.js";
+import { zeroCodeRig } from "../helpers/zero-code-rig.js";
 
 // AI SDK 6's agents (`ToolLoopAgent`, `Experimental_Agent`) call the SDK's generateText and
 // streamText from inside the package, not through its exports: zero-code (children load dist/:
 // build first with `npx tsup`) must still record their model calls, under an agent span.
 const onBun = !runsHere(!("Bun" in globalThis), "test/auto/ai-sdk-agents.test.ts", "zero-code needs Node's module hooks, which Bun does not have");
 
-let dev: DevServer;
-let openai: Awaited<ReturnType<typeof startFakeOpenAI>>;
-beforeAll(async () => {
-  dev = await startDevServer({ port: 0 });
-  openai = await startFakeOpenAI();
-});
-afterAll(async () => {
-  await openai.close();
-  await dev.close();
-});
-
-function runApp(format: "esm" | "cjs", source: string, env: Record<string, string> = {}): Promise<Finished> {
-  return runZeroCode(format, source, { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url, FAKE_OPENAI: openai.url, ...env });
-}
-
-/** The traces whose spans mention the marker. */
-function tracesOf(marker: string): StoredSpan[][] {
-  return Object.values(dev.state.traces)
-    .map((t) => t.spans)
-    .filter((spans) => spans.some((s) => JSON.stringify(s.input ?? "").includes(marker)));
-}
+const rig = zeroCodeRig();
+const { runApp, tracesOf } = rig;
 
 const load = (format: "esm" | "cjs") =>
   format === "esm"
@@ -140,7 +120,7 @@ const agent = new ai.ToolLoopAgent({ id: "support", model });
 const r = await agent.generate({ prompt: "Hello (${marker})" });
 console.log(r.text);
 await shutdown();`;
-    const f = await runChild("esm", src, { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url, FAKE_OPENAI: openai.url }).finished;
+    const f = await runChild("esm", src, rig.env()).finished;
     expect(f.stderr, f.stderr).toBe("");
     expect(f.code).toBe(0);
     const spans = agentTrace(marker);

@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer } from "../../src/devserver/index.js";
+import { describe, expect, it } from "vitest";
 import type { StoredSpan } from "../../src/devserver/store/store.js";
-import { startFakeOpenAI } from "../../src/fakes/index.js";
-import { type Finished, runZeroCode } from "../helpers/child.js";
 import { runsHere } from "../helpers/skips.js";
+import { zeroCodeRig } from "../helpers/zero-code-rig.js";
 
 // Zero-code rides on Node's module hooks (module.register, require-in-the-middle); Bun has neither.
 const onBun = !runsHere(!("Bun" in globalThis), "test/auto/embeddings.test.ts", "zero-code needs Node's module hooks, which Bun does not have");
@@ -11,23 +9,11 @@ const onBun = !runsHere(!("Bun" in globalThis), "test/auto/embeddings.test.ts", 
 // LangChain embeddings emit no callback: each embedding request is still one llm span, with tokens,
 // and a stock retriever's span names its embedder, nothing printed to the app's stderr.
 
-let dev: DevServer;
-let openai: Awaited<ReturnType<typeof startFakeOpenAI>>;
-beforeAll(async () => {
-  dev = await startDevServer({ port: 0 });
-  openai = await startFakeOpenAI();
-});
-afterAll(async () => {
-  await openai.close();
-  await dev.close();
-});
-
-function runApp(format: "esm" | "cjs", source: string): Promise<Finished> {
-  return runZeroCode(format, source, { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url, FAKE_OPENAI: openai.url });
-}
+const rig = zeroCodeRig();
+const { runApp } = rig;
 
 function traceOf(root: string): StoredSpan[] | undefined {
-  return Object.values(dev.state.traces)
+  return Object.values(rig.dev.state.traces)
     .map((t) => t.spans)
     .find((spans) => spans.some((s) => s.name === root && !s.parentUuid));
 }
@@ -73,11 +59,11 @@ const openaiEmbeddings = 'new OpenAIEmbeddings({ model: "text-embedding-3-small"
 describe.skipIf(onBun)("zero-code langchain embeddings", () => {
   it.each(["esm", "cjs"] as const)("%s: OpenAIEmbeddings in a vector store and its retriever: one llm span per embedding request the fake served, each with tokens; the retriever's embedder is the model; nothing on stderr", async (format) => {
     const root = `emb-openai-${format}`;
-    const before = openai.requests.filter((r) => r.path.endsWith("/embeddings")).length;
+    const before = rig.openai.requests.filter((r) => r.path.endsWith("/embeddings")).length;
     const f = await runApp(format, app(format, root, openaiEmbeddings));
     expect(f.stderr, f.stderr).toBe("");
     expect(f.code).toBe(0);
-    const served = openai.requests.filter((r) => r.path.endsWith("/embeddings")).length - before;
+    const served = rig.openai.requests.filter((r) => r.path.endsWith("/embeddings")).length - before;
     expect(served).toBe(2);
     const spans = traceOf(root)!;
     const llm = spans.filter((s) => s.type === "llm");
@@ -143,11 +129,11 @@ describe.skipIf(onBun)("zero-code llamaindex embeddings", () => {
 
   it("OpenAIEmbedding: one llm span per embedding request the fake served, each with tokens", async () => {
     const root = "li-emb-openai";
-    const before = openai.requests.filter((r) => r.path.endsWith("/embeddings")).length;
+    const before = rig.openai.requests.filter((r) => r.path.endsWith("/embeddings")).length;
     const f = await runApp("esm", llamaApp(root, 'new OpenAIEmbedding({ model: "text-embedding-3-small", apiKey: "sk-test", additionalSessionOptions: { baseURL: process.env.FAKE_OPENAI } })'));
     expect(f.stderr, f.stderr).toBe("");
     expect(f.code).toBe(0);
-    const served = openai.requests.filter((r) => r.path.endsWith("/embeddings")).length - before;
+    const served = rig.openai.requests.filter((r) => r.path.endsWith("/embeddings")).length - before;
     const llm = traceOf(root)!.filter((s) => s.type === "llm");
     expect(llm).toHaveLength(served);
     for (const s of llm) expect(s).toMatchObject({ name: "openai.embeddings", model: "text-embedding-3-small", inputTokenCount: expect.any(Number) });
