@@ -93,6 +93,7 @@ function wrapPrototype(proto: object): void {
  */
 export function whenIterated(stream: object, tap: Tap): boolean {
   try {
+    if (Object.hasOwn(stream, Symbol.asyncIterator)) return whenOwnIterated(stream, tap);
     const proto = ownerOf(stream, Symbol.asyncIterator);
     if (!proto) return false;
     wrapPrototype(proto);
@@ -103,4 +104,33 @@ export function whenIterated(stream: object, tap: Tap): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A stream whose `[Symbol.asyncIterator]` the SDK made its own before returning it (openai 7
+ * normalizes chat completion chunks that way, over the class's method it bound beforehand): its
+ * first read is seen through a look-alike of that function, an async generator function of the
+ * same name with the same property attributes, so the stream reads and prints as the SDK made it.
+ */
+function whenOwnIterated(stream: object, tap: Tap): boolean {
+  const d = Object.getOwnPropertyDescriptor(stream, Symbol.asyncIterator);
+  // Only an async generator function has a look-alike that prints the same.
+  if (!d || Object.prototype.toString.call(d.value) !== "[object AsyncGeneratorFunction]" || !(d.writable || d.configurable)) return false;
+  const original = d.value as Fn;
+  const name = original.name;
+  const lookalike = {
+    async *[name](this: unknown, ...args: unknown[]) {
+      const it = original.apply(this, args) as AsyncIterator<unknown>;
+      const own = take(this);
+      let out = it;
+      if (own) quietly(() => (out = own(it)));
+      yield* { [Symbol.asyncIterator]: () => out };
+    },
+  }[name]!;
+  // `tee()` reads the stream's own `iterator` field: watched on the class as for any stream.
+  const teeOwner = ownerOf(stream, "tee");
+  if (teeOwner) wrapPrototype(teeOwner);
+  pending.set(stream, tap);
+  Object.defineProperty(stream, Symbol.asyncIterator, { ...d, value: lookalike });
+  return true;
 }
