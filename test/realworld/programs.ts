@@ -122,7 +122,10 @@ export const programs: Program[] = [
   agents("stream-text", "basic/stream-text"),
   agents("readme-handoffs", "docs/readme/readme-handoffs"),
   agents("agents-as-tools", "agent-patterns/agents-as-tools", "Translate 'good morning' to Spanish\n"),
-  agents("streamed", "agent-patterns/streamed"),
+  // The program pipes its text stream into stdout and logs its next heading once the run has
+  // completed, which may come before the pipe's last write: the heading's place moves between
+  // any two runs (seen untraced, on a loaded machine), so it is taken out before they are compared.
+  { ...agents("streamed", "agent-patterns/streamed"), normalize: (stdout) => stdout.replace("\n\n  ● All event stream  \n\n", "") },
   agents("stream-items", "basic/stream-items"),
   agents("handoffs", "handoffs/index"),
   // an input and an output guardrail, each an agent with structured output (the fake's sample says "trip")
