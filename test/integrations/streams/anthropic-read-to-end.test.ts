@@ -1,32 +1,15 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer } from "../../../src/devserver/index.js";
+import { describe, expect, it } from "vitest";
 import { startFakeAnthropic } from "../../../src/fakes/index.js";
-import { shutdown } from "../../../src/index.js";
 import { wrapAnthropic } from "../../../src/integrations/anthropic.js";
-import { configureForTest } from "../../helpers/sdk.js";
-import { expectEndedWithOutput, llmSpansOf, type SeenUsage } from "./read-to-end.js";
+import { expectEndedWithOutput, llmSpansOf, type SeenUsage, streamRig } from "./read-to-end.js";
 
 // Issue 42, class 2, on @anthropic-ai/sdk: every streaming helper, its stream read to its end
 // (and its final message awaited), ends each call's llm span with the output, the tokens the app
 // saw and the tool call. The tool runner's streams were force-ended at exit before: its message
 // thread parses each call's response on a promise of its own.
 
-let dev: DevServer;
-let fake: Awaited<ReturnType<typeof startFakeAnthropic>>;
-let log: ReturnType<typeof configureForTest>;
-beforeAll(async () => {
-  dev = await startDevServer({ port: 0 });
-  fake = await startFakeAnthropic();
-});
-beforeEach(() => {
-  log = configureForTest(dev.url, dev.projectKey);
-});
-afterAll(async () => {
-  await shutdown(0);
-  await fake.close();
-  await dev.close();
-});
+const rig = streamRig(startFakeAnthropic);
 
 type Usage = { input_tokens: number; output_tokens: number };
 type Final = { usage: Usage; content: unknown[] };
@@ -35,7 +18,7 @@ const seen = (u: Usage): SeenUsage => ({ input: u.input_tokens, output: u.output
 const tool = { name: "lookup_order", description: "Finds an order", input_schema: { type: "object" as const, properties: { orderId: { type: "string" } }, required: ["orderId"] } };
 const ask = [{ role: "user" as const, content: "Where is my order? Use lookup_order." }];
 const params = { model: "claude-sonnet-4-6", max_tokens: 100, tools: [tool], messages: ask };
-const client = () => wrapAnthropic(new Anthropic({ apiKey: "sk-ant-test", baseURL: fake.url, maxRetries: 0 }));
+const client = () => wrapAnthropic(new Anthropic({ apiKey: "sk-ant-test", baseURL: rig.fake.url, maxRetries: 0 }));
 
 /** Reads a helper's stream to its end, then awaits its final message. */
 async function drain(stream: HelperStream): Promise<SeenUsage> {
@@ -46,7 +29,7 @@ async function drain(stream: HelperStream): Promise<SeenUsage> {
 describe("@anthropic-ai/sdk: a stream read to its end ends its llm span with output, tokens and tool calls (issue 42)", () => {
   it("messages.create({ stream: true }) read with for await", async () => {
     const usages: SeenUsage[] = [];
-    const llm = await llmSpansOf(dev, async () => {
+    const llm = await llmSpansOf(rig.dev, async () => {
       const stream = await client().messages.create({ ...params, stream: true });
       let usage: Usage = { input_tokens: 0, output_tokens: 0 };
       for await (const e of stream) {
@@ -55,42 +38,42 @@ describe("@anthropic-ai/sdk: a stream read to its end ends its llm span with out
       }
       usages.push(seen(usage));
     });
-    expectEndedWithOutput(llm, usages, "lookup_order", log.lines);
+    expectEndedWithOutput(llm, usages, "lookup_order", rig.log.lines);
   });
 
   it("messages.stream() read with for await, then finalMessage()", async () => {
     const usages: SeenUsage[] = [];
-    const llm = await llmSpansOf(dev, async () => {
+    const llm = await llmSpansOf(rig.dev, async () => {
       usages.push(await drain(client().messages.stream(params) as unknown as HelperStream));
     });
-    expectEndedWithOutput(llm, usages, "lookup_order", log.lines);
+    expectEndedWithOutput(llm, usages, "lookup_order", rig.log.lines);
   });
 
   it("beta.messages.stream() read with for await, then finalMessage()", async () => {
     const usages: SeenUsage[] = [];
-    const llm = await llmSpansOf(dev, async () => {
+    const llm = await llmSpansOf(rig.dev, async () => {
       usages.push(await drain(client().beta.messages.stream(params) as unknown as HelperStream));
     });
-    expectEndedWithOutput(llm, usages, "lookup_order", log.lines);
+    expectEndedWithOutput(llm, usages, "lookup_order", rig.log.lines);
   });
 
   it("beta.messages.toolRunner({ stream: true }): each turn's stream read with for await, then finalMessage()", async () => {
     const usages: SeenUsage[] = [];
-    const llm = await llmSpansOf(dev, async () => {
+    const llm = await llmSpansOf(rig.dev, async () => {
       const runner = client().beta.messages.toolRunner({ ...params, stream: true, max_iterations: 3, tools: [{ ...tool, run: () => "order A-1001 shipped" }] } as never);
       for await (const stream of runner as unknown as AsyncIterable<HelperStream>) usages.push(await drain(stream));
     });
     expect(usages.length).toBe(2);
-    expectEndedWithOutput(llm, usages, "lookup_order", log.lines);
+    expectEndedWithOutput(llm, usages, "lookup_order", rig.log.lines);
   });
 
   it("beta.messages.toolRunner() not streamed: each turn's message", async () => {
     const usages: SeenUsage[] = [];
-    const llm = await llmSpansOf(dev, async () => {
+    const llm = await llmSpansOf(rig.dev, async () => {
       const runner = client().beta.messages.toolRunner({ ...params, max_iterations: 3, tools: [{ ...tool, run: () => "order A-1001 shipped" }] } as never);
       for await (const message of runner as unknown as AsyncIterable<Final>) usages.push(seen(message.usage));
     });
     expect(usages.length).toBe(2);
-    expectEndedWithOutput(llm, usages, "lookup_order", log.lines);
+    expectEndedWithOutput(llm, usages, "lookup_order", rig.log.lines);
   });
 });

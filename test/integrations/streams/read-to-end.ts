@@ -1,7 +1,8 @@
-import { expect } from "vitest";
-import type { DevServer } from "../../../src/devserver/index.js";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import { type DevServer, startDevServer } from "../../../src/devserver/index.js";
 import type { StoredSpan } from "../../../src/devserver/store/store.js";
-import { currentTraceUuid, deliver, observe } from "../../../src/index.js";
+import { currentTraceUuid, deliver, observe, shutdown } from "../../../src/index.js";
+import { configureForTest } from "../../helpers/sdk.js";
 
 // Issue 42, class 2: a stream read to its end ends its llm span there, whichever helper of the
 // SDK made and read it. Shared by the per-SDK test files of this folder.
@@ -41,4 +42,42 @@ export function expectEndedWithOutput(llm: StoredSpan[], usages: SeenUsage[], to
   for (const s of llm) expect(typeof s.output === "string" && s.output.length > 0).toBe(true);
   expect(((llm[0]!.toolsCalled ?? []) as { name: string }[]).map((c) => c.name)).toContain(toolName);
   expect(logLines.filter((l) => !l.startsWith("debug"))).toEqual([]);
+}
+
+/** The emulator, a fake model server and the test logger of a file of this folder. */
+export interface StreamRig<F> {
+  readonly dev: DevServer;
+  readonly fake: F;
+  /** The SDK's logger of the current test (configured anew before each). */
+  readonly log: ReturnType<typeof configureForTest>;
+}
+
+/** Starts the emulator and the fake before the file's tests, configures the SDK before each, and stops all after. */
+export function streamRig<F extends { url: string; close(): Promise<void> }>(startFake: () => Promise<F>): StreamRig<F> {
+  let dev: DevServer | undefined;
+  let fake: F | undefined;
+  let log: ReturnType<typeof configureForTest> | undefined;
+  beforeAll(async () => {
+    dev = await startDevServer({ port: 0 });
+    fake = await startFake();
+  });
+  beforeEach(() => {
+    log = configureForTest(dev!.url, dev!.projectKey);
+  });
+  afterAll(async () => {
+    await shutdown(0);
+    await fake?.close();
+    await dev?.close();
+  });
+  return {
+    get dev() {
+      return dev!;
+    },
+    get fake() {
+      return fake!;
+    },
+    get log() {
+      return log!;
+    },
+  };
 }
