@@ -1,4 +1,5 @@
 import { quietly } from "./model-call.js";
+import { type Fn, replaceMethod } from "./prototype-method.js";
 
 /**
  * Watches the calls of the Stainless SDKs (`openai`, `@anthropic-ai/sdk`) through their
@@ -20,7 +21,6 @@ export interface CallWatch {
   raw(response: unknown): void;
 }
 
-type Fn = (this: unknown, ...args: unknown[]) => unknown;
 type PromiseLike = { responsePromise?: unknown; parsedPromise?: unknown };
 
 const byProps = new WeakMap<object, CallWatch>();
@@ -42,23 +42,13 @@ function propsOf(p: PromiseLike): { props?: unknown } {
   return holder;
 }
 
-function replace(proto: object, key: string, make: (original: Fn) => Fn): void {
-  const d = Object.getOwnPropertyDescriptor(proto, key);
-  if (!d || typeof d.value !== "function" || !d.configurable) return;
-  const original = d.value as Fn;
-  const next = make(original);
-  Object.defineProperty(next, "name", { value: original.name, configurable: true });
-  Object.defineProperty(next, "length", { value: original.length, configurable: true });
-  Object.defineProperty(proto, key, { ...d, value: next });
-}
-
 // The promises whose parse is already watched (`parse()` caches its promise).
 const parsing = new WeakSet<object>();
 
 function wrapPrototype(proto: object): void {
   if (wrapped.has(proto)) return;
   wrapped.add(proto);
-  replace(proto, "parse", (original) =>
+  replaceMethod(proto, "parse", (original) =>
     function (this: unknown, ...args: unknown[]) {
       const self = this as PromiseLike;
       if (!self || typeof self !== "object" || parsing.has(self) || !isThenable(self.responsePromise)) return original.apply(this, args);
@@ -74,7 +64,7 @@ function wrapPrototype(proto: object): void {
       return parsed;
     },
   );
-  replace(proto, "_thenUnwrap", (original) =>
+  replaceMethod(proto, "_thenUnwrap", (original) =>
     function (this: unknown, transform: unknown, ...rest: unknown[]) {
       if (typeof transform !== "function") return original.call(this, transform, ...rest);
       // The helper's transform gets the call's own parsed value, and its props: seen before it is transformed.
@@ -85,7 +75,7 @@ function wrapPrototype(proto: object): void {
       return original.call(this, watched, ...rest);
     },
   );
-  replace(proto, "asResponse", (original) =>
+  replaceMethod(proto, "asResponse", (original) =>
     function (this: unknown, ...args: unknown[]) {
       const self = this as PromiseLike;
       if (!self || typeof self !== "object" || self.parsedPromise !== undefined || !isThenable(self.responsePromise)) return original.apply(this, args);

@@ -1,4 +1,5 @@
 import { quietly } from "./model-call.js";
+import { type Fn, replaceMethod } from "./prototype-method.js";
 
 /**
  * Sees the first read of one stream object without changing the object: the method that every
@@ -10,7 +11,6 @@ import { quietly } from "./model-call.js";
  */
 
 type Tap = (it: AsyncIterator<unknown>) => AsyncIterator<unknown>;
-type Fn = (this: unknown, ...args: unknown[]) => unknown;
 
 // Streams waiting for their first read, and the prototypes already wrapped (by this copy of evaltrace).
 const pending = new WeakMap<object, Tap>();
@@ -38,21 +38,10 @@ function take(stream: unknown): Tap | undefined {
   return tap;
 }
 
-/** Replaces `proto[key]` keeping its descriptor's attributes and the function's name and length. */
-function replace(proto: object, key: PropertyKey, make: (original: Fn) => Fn): void {
-  const d = Object.getOwnPropertyDescriptor(proto, key);
-  if (!d || typeof d.value !== "function" || !d.configurable) return;
-  const original = d.value as Fn;
-  const next = make(original);
-  Object.defineProperty(next, "name", { value: original.name, configurable: true });
-  Object.defineProperty(next, "length", { value: original.length, configurable: true });
-  Object.defineProperty(proto, key, { ...d, value: next });
-}
-
 function wrapPrototype(proto: object): void {
   if (wrapped.has(proto)) return;
   wrapped.add(proto);
-  replace(proto, Symbol.asyncIterator, (original) =>
+  replaceMethod(proto, Symbol.asyncIterator, (original) =>
     function (this: unknown, ...args: unknown[]) {
       const it = original.apply(this, args) as AsyncIterator<unknown>;
       const tap = take(this);
@@ -64,7 +53,7 @@ function wrapPrototype(proto: object): void {
   );
   // openai's `tee()` reads the stream's own `iterator` field, not `[Symbol.asyncIterator]`: for
   // that one synchronous call the field gives the tapped iterator, and is then put back as it was.
-  replace(proto, "tee", (original) =>
+  replaceMethod(proto, "tee", (original) =>
     function (this: unknown, ...args: unknown[]) {
       const self = this as Record<string, unknown> | null;
       const field = self && typeof self === "object" ? Object.getOwnPropertyDescriptor(self, "iterator") : undefined;
