@@ -1,4 +1,4 @@
-type Fn = (this: unknown, ...args: unknown[]) => unknown;
+import { type Fn, replaceMethod } from "../kit/prototype-method.js";
 
 /** Marks a method the net patched (its value: the original). */
 const NET_ORIGINAL = Symbol.for("evaltrace.net.original");
@@ -23,17 +23,14 @@ function ownerOf(start: unknown, name: string): object | undefined {
 export function patchPrototypeMethod(proto: unknown, name: string, around: (self: unknown, args: unknown[], call: () => unknown) => unknown): void {
   try {
     const owner = ownerOf(proto, name);
-    if (!owner) return;
-    const descriptor = Object.getOwnPropertyDescriptor(owner, name)!;
-    const original = descriptor.value as Fn;
-    if ((original as { [NET_ORIGINAL]?: unknown })[NET_ORIGINAL] || !descriptor.configurable) return;
-    const patched: Fn = function (this: unknown, ...args: unknown[]) {
-      return around(this, args, () => original.apply(this, args));
-    };
-    Object.defineProperty(patched, NET_ORIGINAL, { value: original });
-    Object.defineProperty(patched, "name", { value: original.name, configurable: true });
-    Object.defineProperty(patched, "length", { value: original.length, configurable: true });
-    Object.defineProperty(owner, name, { ...descriptor, value: patched });
+    if (!owner || (owner as Record<string, { [NET_ORIGINAL]?: unknown }>)[name]?.[NET_ORIGINAL]) return;
+    replaceMethod(owner, name, (original) => {
+      const patched: Fn = function (this: unknown, ...args: unknown[]) {
+        return around(this, args, () => original.apply(this, args));
+      };
+      Object.defineProperty(patched, NET_ORIGINAL, { value: original });
+      return patched;
+    });
   } catch {
     // A class we cannot patch keeps its method; its requests go unrecorded by the net.
   }
