@@ -1,4 +1,5 @@
 import { versionSuffix, versionSuffixWarning } from "../config/base-url.js";
+import { isLoopbackHost } from "../util/loopback.js";
 import type { Check } from "./context.js";
 import { isHeaderSafe } from "./check-api-key.js";
 import { probeGet } from "./http-probe.js";
@@ -20,9 +21,7 @@ function isEmulatorAnswer(body: string): boolean {
   }
 }
 
-function isLoopback(url: URL): boolean {
-  return ["localhost", "127.0.0.1", "[::1]", "::1"].includes(url.hostname);
-}
+const isLoopback = (url: URL): boolean => isLoopbackHost(url.hostname);
 
 /**
  * The service address: reachable within the timeout, and the emulator (`evaltrace dev`) or the

@@ -3,6 +3,7 @@ import { suppressTracing } from "../util/otel-core.js";
 import type { Clock } from "../clock.js";
 import type { Logger } from "../logger.js";
 import { describeError } from "../util/describe-error.js";
+import { isLoopbackHost } from "../util/loopback.js";
 import { nodeSender } from "./node-sender.js";
 import { RecoveryGate } from "./recovery.js";
 import type { HttpMethod, RawResponse, RequestBody, Sender } from "./sender.js";
@@ -329,7 +330,7 @@ export function errorMessage(status: number, body: unknown): string {
 export function nothingAnswersFix(baseUrl: string): string {
   let local = false;
   try {
-    local = ["localhost", "127.0.0.1", "[::1]"].includes(new URL(baseUrl).hostname);
+    local = isLoopbackHost(new URL(baseUrl).hostname);
   } catch {
     // An address that does not parse: the generic fix.
   }
