@@ -5,6 +5,7 @@ import { defaultSerializeLimits, type SerializeLimits } from "../spans/serialize
 import { ENVIRONMENTS } from "../spans/validate-fields.js";
 import { processWide } from "../process-wide.js";
 import { baseUrlFix, versionSuffix, versionSuffixWarning } from "./base-url.js";
+import { describeValue } from "../util/describe-value.js";
 
 /** Where `evaltrace dev` listens by default, and so where the SDK sends when nothing else is set. */
 export const DEFAULT_BASE_URL = "http://127.0.0.1:4680";
@@ -173,16 +174,9 @@ function warnVersionSuffix(baseUrl: string, logger: Logger): void {
 }
 
 function fail(option: string, value: unknown, expected: string): never {
-  throw new TypeError(`evaltrace: option \`${option}\` must be ${expected}; got ${describe(value)}`);
+  throw new TypeError(`evaltrace: option \`${option}\` must be ${expected}; got ${describeValue(value)}`);
 }
 
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
-  if (typeof value === "function") return "a function";
-  if (value === null) return "null";
-  if (typeof value === "object") return Array.isArray(value) ? "an array" : "an object";
-  return String(value);
-}
 
 const optionKeys: readonly (keyof EvaltraceOptions)[] = [
   "apiKey",
@@ -309,7 +303,7 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
   checkKeys("", options, optionKeys);
   const envProblems: string[] = [];
   const badEnv = (read: EnvValue, expected: string, then: string) =>
-    envProblems.push(`environment variable ${read.name}=${describe(read.value)} is not ${expected}; ${then}`);
+    envProblems.push(`environment variable ${read.name}=${describeValue(read.value)} is not ${expected}; ${then}`);
   // Each variable is read (and a deprecated name noted) only where no option overrides it.
   const envRead: EnvValue[] = [];
   const fromEnv = (option: keyof typeof ENV_VARS): EnvValue => {

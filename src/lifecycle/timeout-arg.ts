@@ -4,12 +4,11 @@
  * something else (an object taken for a number of milliseconds).
  */
 
+import { describeValue } from "../util/describe-value.js";
+
+/** What was given: a primitive with its type ("number -1"), else as configure() names it. */
 function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object") return "an object";
-  if (typeof value === "string") return JSON.stringify(value);
-  return `${typeof value} ${String(value)}`;
+  return value !== null && typeof value !== "object" && typeof value !== "string" && typeof value !== "function" ? `${typeof value} ${String(value)}` : describeValue(value);
 }
 
 /** A budget in milliseconds: undefined (the default), or a number >= 0. */

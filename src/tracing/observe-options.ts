@@ -5,6 +5,7 @@ import type { SpanType } from "../protocol/types.js";
 import { promptFields } from "./prompt-ref.js";
 import type { JsonValue } from "../spans/json-value.js";
 import { checkFieldOrWarn, checkRecord, pickSpanFields, spanFieldRules, spanNameRule } from "../spans/validate-fields.js";
+import { describeValue } from "../util/describe-value.js";
 
 const spanTypes: ReadonlySet<string> = new Set<SpanType>(["base", "llm", "retriever", "agent", "tool"]);
 
@@ -36,18 +37,11 @@ export function snapshotObserveOptions(options: unknown): ObserveOptionsSnapshot
   }
   const type = values.type ?? "base";
   if (typeof type !== "string" || !spanTypes.has(type)) {
-    throw new TypeError(`evaltrace: observe option \`type\` must be one of base, llm, retriever, agent, tool; got ${describe(type)}`);
+    throw new TypeError(`evaltrace: observe option \`type\` must be one of base, llm, retriever, agent, tool; got ${describeValue(type)}`);
   }
   return { type: type as SpanType, values };
 }
 
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value);
-  if (typeof value === "symbol" || typeof value === "bigint") return value.toString();
-  if (typeof value === "function") return "a function";
-  if (value === null || typeof value !== "object") return String(value);
-  return Array.isArray(value) ? "an array" : "an object";
-}
 
 /** Options after their values were checked: what every span of the wrapped function starts with. */
 export interface PreparedObserveOptions {
