@@ -4,6 +4,7 @@ import type { ManualSpan } from "../tracing/manual-span.js";
 import { type SpanWatch, watchSpans } from "./span-watch.js";
 import { holdUnread, releaseUnread, type SendsNow, type UnreadStream } from "../runtime/unread-streams.js";
 import { parentSpanIdOf } from "../spans/span-data.js";
+import { replaceMethod } from "./kit/prototype-method.js";
 import { abortedWhy, NEVER_READ, NOT_READ_TO_END, reasonText, STOPPED_READING } from "./kit/stream-ending.js";
 
 type Options = Record<string, unknown>;
@@ -74,15 +75,8 @@ class StreamCall implements SpanWatch, UnreadStream {
   }
 
   /** The result's streams are watched from now on: until they are read to their end, `deliver()` may settle the call. */
-  watchReads(result: object, teeStream: (this: unknown) => unknown): void {
-    const call = this;
-    Object.defineProperty(result, "teeStream", {
-      value: function (this: unknown) {
-        return call.branch(teeStream.call(this) as ReadableStream<unknown>);
-      },
-      configurable: true,
-      writable: true,
-    });
+  watchReads(result: object): void {
+    readersOf.set(result, this);
     holdUnread(this);
   }
 
@@ -263,16 +257,51 @@ export function streamTextWatched<R>(options: Options, run: (options: Options) =
   return result;
 }
 
-/** Every stream of the result (textStream, fullStream, the response helpers) is a branch of its base stream, made by teeStream(): watched there. */
+/** The call each watched result belongs to (the result object is the SDK's, left as it is). */
+const readersOf = new WeakMap<object, StreamCall>();
+/** The result classes whose `teeStream` reads through `readersOf`. */
+const teeHooked = new WeakSet<object>();
+
+/**
+ * Every stream of the result (textStream, fullStream, the response helpers) is a branch of its
+ * base stream, made by the result class's `teeStream()`: watched there, on the class (once per
+ * class), so that the result the app holds keeps its own properties as the SDK made them.
+ */
 function watchResult(call: StreamCall, result: unknown): void {
-  const tee = result !== null && typeof result === "object" ? (result as { teeStream?: unknown }).teeStream : undefined;
+  const owner = result !== null && typeof result === "object" ? teeOwner(result) : undefined;
   try {
-    if (typeof tee === "function") call.watchReads(result as object, tee as (this: unknown) => unknown);
-    else call.dispose();
+    if (!owner) {
+      call.dispose();
+      return;
+    }
+    if (!teeHooked.has(owner)) {
+      teeHooked.add(owner);
+      replaceMethod(owner, "teeStream", (original) => {
+        // A method, as the SDK's is (no `prototype` of its own).
+        const replaced = {
+          teeStream(this: unknown) {
+            const branch = original.call(this);
+            const reader = this !== null && typeof this === "object" ? readersOf.get(this) : undefined;
+            return reader ? reader.branch(branch as ReadableStream<unknown>) : branch;
+          },
+        };
+        return replaced.teeStream;
+      });
+    }
+    call.watchReads(result as object);
   } catch {
-    // A result we cannot add to: not watched.
+    // A result class we cannot hook: not watched.
     call.dispose();
   }
+}
+
+/** The object of `result`'s prototype chain whose own `teeStream` method is the SDK's. */
+function teeOwner(result: object): object | undefined {
+  for (let o: object | null = result; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+    const d = Object.getOwnPropertyDescriptor(o, "teeStream");
+    if (d) return typeof d.value === "function" && d.configurable && o !== result ? o : undefined;
+  }
+  return undefined;
 }
 
 /**

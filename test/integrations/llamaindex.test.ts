@@ -3,12 +3,17 @@ import { OpenAI, OpenAIEmbedding } from "@llamaindex/openai";
 import { AgentWorkflow, agent } from "@llamaindex/workflow";
 import * as v12 from "llamaindex";
 import * as v11 from "llamaindex-v11";
+import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { startFakeOpenAI } from "../../src/fakes/index.js";
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { instrumentLlamaIndex } from "../../src/integrations/llamaindex/index.js";
 import { configureForTest } from "../helpers/sdk.js";
+
+// How LlamaIndex's own objects read before anything is instrumented (issue 42: they read the same after).
+const readsAs = (o: object) => ({ keys: Reflect.ownKeys(o).map(String), inspect: inspect(o, { showHidden: true, depth: 1 }).replace(/\d+/g, "#") });
+const before = { settings: readsAs(v12.Settings), core: readsAs(CoreSettings), manager: readsAs(v12.Settings.callbackManager) };
 
 let dev: DevServer;
 let fake: Awaited<ReturnType<typeof startFakeOpenAI>>;
@@ -127,6 +132,19 @@ describe.each(versions)("instrumentLlamaIndex with $release", ({ li, settings })
 });
 
 describe("instrumentLlamaIndex's contract", () => {
+  it("leaves LlamaIndex's objects as they read: Settings, its callback manager and a watched LLM keep their own keys and util.inspect (issue 42)", async () => {
+    for (const s of [v12.Settings, CoreSettings]) instrumentLlamaIndex(s, { AgentWorkflow });
+    expect(readsAs(v12.Settings)).toEqual(before.settings);
+    expect(readsAs(CoreSettings)).toEqual(before.core);
+    expect(readsAs(v12.Settings.callbackManager)).toEqual(before.manager);
+    const raw = model();
+    const watched = model();
+    v12.Settings.llm = watched;
+    await observe({ name: "app" }, () => watched.chat({ messages: [{ role: "user", content: "hi" }] }))();
+    expect(readsAs(watched)).toEqual(readsAs(raw));
+  });
+
+
   it("throws a TypeError naming LlamaIndex's Settings for an argument that is not one", () => {
     expect(() => instrumentLlamaIndex({} as never)).toThrow(/instrumentLlamaIndex\(\) takes LlamaIndex's Settings/);
     expect(() => instrumentLlamaIndex(null as never)).toThrow(TypeError);

@@ -1,4 +1,6 @@
+import { processWide } from "../../process-wide.js";
 import { quietly } from "../kit/model-call.js";
+import { replaceMethod } from "../kit/prototype-method.js";
 import { instrumentAgentWorkflow } from "./agents.js";
 import { watchLlm } from "./llm-calls.js";
 import { field } from "./messages.js";
@@ -24,11 +26,13 @@ interface Installed {
   undo: () => void;
 }
 
-const INSTALLED = Symbol.for("evaltrace.llamaindex.installed");
-/** Marks a callback manager that has the listeners (the `Settings` of llamaindex and of `@llamaindex/core` share one). */
-const LISTENED = Symbol.for("evaltrace.llamaindex.listened");
-
-type Marked = LlamaIndexSettings & { [INSTALLED]?: Installed };
+/**
+ * What evaltrace keeps about LlamaIndex's objects, beside them (their own properties stay as
+ * LlamaIndex made them), shared by every copy of evaltrace: what is installed on each `Settings`;
+ * the callback managers that have the listeners (the `Settings` of llamaindex and of
+ * `@llamaindex/core` share one); the `Settings` classes whose accessors are followed.
+ */
+const marks = processWide("llamaindex.marks", () => ({ installed: new WeakMap<object, Installed>(), listened: new WeakMap<object, Installed>(), followed: new WeakSet<object>() }));
 
 function isManager(v: unknown): v is CallbackManagerLike {
   return typeof field(v, "on") === "function" && typeof field(v, "off") === "function";
@@ -36,15 +40,14 @@ function isManager(v: unknown): v is CallbackManagerLike {
 
 function attachTo(installed: Installed, manager: unknown): void {
   if (!installed.active || !isManager(manager) || installed.managers.has(manager)) return;
-  const marked = manager as CallbackManagerLike & { [LISTENED]?: Installed };
-  const owner = marked[LISTENED];
+  const owner = marks.listened.get(manager);
   if (owner?.active) {
     // Another `Settings` of the same copy (llamaindex's and @llamaindex/core's share a manager),
     // or zero-code before the app's own call: the later options apply to what it records.
     if (owner !== installed) owner.recorder.options = installed.recorder.options;
     return;
   }
-  Object.defineProperty(marked, LISTENED, { value: installed, configurable: true, writable: true, enumerable: false });
+  marks.listened.set(manager, installed);
   installed.managers.add(manager);
   for (const [name, listener] of Object.entries(installed.recorder.listeners)) manager.on(name, listener);
 }
@@ -58,45 +61,68 @@ function accessor(settings: object, name: string): PropertyDescriptor | undefine
   return undefined;
 }
 
+/** The object of `settings`' prototype chain that defines `name`. */
+function ownerOf(settings: object, name: string): object | undefined {
+  for (let o: object | null = settings, hops = 0; o && hops < 10; o = Object.getPrototypeOf(o) as object | null, hops++) {
+    if (Object.getOwnPropertyDescriptor(o, name)) return o;
+  }
+  return undefined;
+}
+
 /**
  * Follows the `Settings` object: a callback manager set later (`Settings.callbackManager = ...`,
  * `Settings.withCallbackManager`) gets the listeners too, an LLM set later is watched for errors.
+ * Through its class (llamaindex's `Settings` is a class instance), once per class, so that the
+ * object keeps its own properties. `@llamaindex/core`'s `Settings` is a plain object whose
+ * accessors are its own: they are redefined with the same attributes and getter (its own
+ * property names and `util.inspect` read as before).
  */
-function follow(settings: Marked, installed: Installed): void {
-  const target = settings as unknown as Record<string, unknown>;
+function follow(settings: object): void {
+  const installedOf = (self: unknown): Installed | undefined => (self !== null && typeof self === "object" ? marks.installed.get(self) : undefined);
   const manager = accessor(settings, "callbackManager");
-  if (manager?.get && manager.set) {
+  const managerOwner = ownerOf(settings, "callbackManager");
+  if (manager?.get && manager.set && managerOwner && !marks.followed.has(managerOwner)) {
     const { get, set } = manager;
-    Object.defineProperty(settings, "callbackManager", {
+    Object.defineProperty(managerOwner, "callbackManager", {
       configurable: true,
       enumerable: manager.enumerable,
       get,
       set(value: unknown) {
         set.call(this, value);
-        quietly(() => attachTo(installed, value));
+        const installed = installedOf(this);
+        if (installed) quietly(() => attachTo(installed, value));
       },
     });
   }
   const llm = accessor(settings, "llm");
-  if (llm?.get && llm.set) {
+  const llmOwner = ownerOf(settings, "llm");
+  if (llm?.get && llm.set && llmOwner && !marks.followed.has(llmOwner)) {
     const { get, set } = llm;
-    Object.defineProperty(settings, "llm", {
+    Object.defineProperty(llmOwner, "llm", {
       configurable: true,
       enumerable: llm.enumerable,
       get,
       set(value: unknown) {
         set.call(this, value);
-        if (installed.active) watchLlm(value);
+        if (installedOf(this)?.active) watchLlm(value);
       },
     });
   }
-  const withManager = target.withCallbackManager;
-  if (typeof withManager === "function") {
-    Object.defineProperty(settings, "withCallbackManager", { configurable: true, writable: true, enumerable: false, value: function (this: unknown, value: unknown, fn: unknown) {
-      quietly(() => attachTo(installed, value));
-      return (withManager as (...a: unknown[]) => unknown).call(this, value, fn);
-    } });
+  const withOwner = ownerOf(settings, "withCallbackManager");
+  if (withOwner && !marks.followed.has(withOwner)) {
+    replaceMethod(withOwner, "withCallbackManager", (original) => {
+      // A method, as LlamaIndex's is (no `prototype` of its own).
+      const replaced = {
+        withCallbackManager(this: unknown, ...args: unknown[]) {
+          const installed = installedOf(this);
+          if (installed) quietly(() => attachTo(installed, args[0]));
+          return original.apply(this, args);
+        },
+      };
+      return replaced.withCallbackManager;
+    });
   }
+  for (const owner of [managerOwner, llmOwner, withOwner]) if (owner) marks.followed.add(owner);
 }
 
 /**
@@ -105,10 +131,9 @@ function follow(settings: Marked, installed: Installed): void {
  * record (zero-code: while `llamaindex` is instrumented). Never throws.
  */
 export function attachLlamaIndex(settings: LlamaIndexSettings, options: InstrumentLlamaIndexOptions, on: () => boolean): () => void {
-  const marked = settings as Marked;
   instrumentAgentWorkflow(options.AgentWorkflow, on);
   const { AgentWorkflow: _, ...recordOptions } = options;
-  const existing = marked[INSTALLED];
+  const existing = marks.installed.get(settings);
   if (existing?.active) {
     existing.recorder.options = recordOptions;
     existing.gate.on = on;
@@ -128,19 +153,18 @@ export function attachLlamaIndex(settings: LlamaIndexSettings, options: Instrume
       quietly(() => {
         for (const manager of installed.managers) {
           for (const [name, listener] of Object.entries(installed.recorder.listeners)) manager.off(name, listener);
-          const marked = manager as CallbackManagerLike & { [LISTENED]?: Installed };
-          if (marked[LISTENED] === installed) delete marked[LISTENED];
+          if (marks.listened.get(manager) === installed) marks.listened.delete(manager);
         }
         installed.managers.clear();
-        if (marked[INSTALLED] === installed) delete marked[INSTALLED];
+        if (marks.installed.get(settings) === installed) marks.installed.delete(settings);
       });
     },
   };
   quietly(() => {
-    Object.defineProperty(marked, INSTALLED, { value: installed, configurable: true, writable: true, enumerable: false });
+    marks.installed.set(settings, installed);
     attachTo(installed, field(settings, "callbackManager"));
     watchLlm(field(settings, "llm"));
-    follow(marked, installed);
+    follow(settings);
   });
   return installed.undo;
 }
