@@ -115,10 +115,14 @@ describe.each(versions)("Claude Agent SDK %s, the real binary against the fake A
         const q = query({ prompt: "When do orders ship? no tool", options: { ...offline(), tools: [] } });
         // The SDK's own object: its methods are the SDK's, untouched.
         expect(q.interrupt).toBe(Object.getPrototypeOf(q).interrupt);
+        // Nothing of ours on it (issue 42): no own next/return/throw/iterator, no marker.
+        const ours = (keys: PropertyKey[]) => keys.filter((k) => ["next", "return", "throw"].includes(String(k)) || k === Symbol.asyncIterator || String(k).includes("evaltrace"));
+        expect(ours(Reflect.ownKeys(q))).toEqual([]);
         for await (const m of q) {
           seen.push({ type: m.type, ...("subtype" in m ? { subtype: m.subtype as string } : {}) });
           if (m.type === "result") result = m;
         }
+        expect(ours(Reflect.ownKeys(q))).toEqual([]);
       });
       expect(seen[0]).toEqual({ type: "system", subtype: "init" });
       expect(seen.filter((m) => m.type === "assistant")).toHaveLength(1);

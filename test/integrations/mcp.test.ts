@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { GoogleGenAI, mcpToTool } from "@google/genai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -239,6 +240,17 @@ describe("instrumentMcpClient and instrumentMcpServer with the real @modelcontex
     await twice.close();
     expect(tools).toHaveLength(2);
     sides(tools, "lookup_order");
+  });
+
+  it("leaves the client and the server as they read: own keys and util.inspect (hidden members too) equal an uninstrumented pair's (issue 42)", async () => {
+    const readsAs = (o: object) => ({ keys: Reflect.ownKeys(o).map(String), inspect: inspect(o, { showHidden: true, depth: 1 }).replace(/\d+/g, "#") });
+    const raw = await connectedPair({});
+    const made = await connectedPair();
+    for (const p of [raw, made]) await traced(() => p.client.callTool({ name: "lookup_order", arguments: { orderId: "A-3" } }));
+    expect(readsAs(made.client)).toEqual(readsAs(raw.client));
+    expect(readsAs(made.server)).toEqual(readsAs(raw.server));
+    await raw.close();
+    await made.close();
   });
 
   it("keeps concurrent calls apart: each server span is the child of its own call's client span", async () => {

@@ -1,4 +1,6 @@
 import { context } from "@opentelemetry/api";
+import { processWide } from "../../process-wide.js";
+import { hookClassMethod } from "../kit/class-method.js";
 import { isObject, quietly } from "../kit/model-call.js";
 import { reportUnexpectedClient } from "../kit/unexpected-client.js";
 import { isAsyncIterable, tapPrompt } from "./prompt.js";
@@ -6,8 +8,6 @@ import { QueryRecorder } from "./recorder.js";
 
 /** Marks a wrapped `query` (so that it is never wrapped twice), holding the original. */
 const WRAPPED = Symbol.for("evaltrace.claudeAgentSdk.query");
-/** Marks a Query object whose messages are already recorded (by any copy of ours). */
-const OBSERVED = Symbol.for("evaltrace.claudeAgentSdk.observed");
 
 type Fn = (this: unknown, ...args: unknown[]) => unknown;
 type IterFn = (this: unknown, ...args: unknown[]) => Promise<IteratorResult<unknown>>;
@@ -26,63 +26,70 @@ function watched(promise: Promise<IteratorResult<unknown>>, recorder: QueryRecor
   );
 }
 
-/** An iterator's `next`, `return` and `throw`, each reporting to the recorder and then calling the original. */
-function watchedMethods(target: { next: IterFn; return?: IterFn; throw?: IterFn }, recorder: QueryRecorder) {
-  const { next, return: ret, throw: thr } = target;
+type Step = "next" | "return" | "throw";
+
+/** What each iterator method reports to the recorder before the SDK's own runs (and, for `next`, after: the message). */
+const steps: Record<Step, (recorder: QueryRecorder, original: Fn, self: unknown, args: unknown[]) => unknown> = {
+  next(recorder, original, self, args) {
+    recorder.begin();
+    return watched(original.apply(self, args) as Promise<IteratorResult<unknown>>, recorder);
+  },
+  return(recorder, original, self, args) {
+    recorder.stop();
+    return original.apply(self, args);
+  },
+  throw(recorder, original, self, args) {
+    recorder.fail(args[0]);
+    return original.apply(self, args);
+  },
+};
+
+/** An iterator (not the Query itself) whose `next`, `return` and `throw` report to the recorder. */
+function watchedIterator(it: { next: IterFn; return?: IterFn; throw?: IterFn }, recorder: QueryRecorder): AsyncIterableIterator<unknown> {
+  const watchedIt: Partial<Record<Step, (...args: unknown[]) => unknown>> = {};
+  for (const step of ["next", "return", "throw"] as const) {
+    const original = it[step];
+    if (typeof original === "function") watchedIt[step] = (...args: unknown[]) => steps[step](recorder, original as Fn, it, args);
+  }
   return {
-    next(this: unknown, ...args: unknown[]) {
-      recorder.begin();
-      return watched(next.apply(this, args), recorder);
+    ...watchedIt,
+    [Symbol.asyncIterator]() {
+      return this;
     },
-    ...(typeof ret === "function"
-      ? {
-          return(this: unknown, ...args: unknown[]) {
-            recorder.stop();
-            return ret.apply(this, args);
-          },
-        }
-      : {}),
-    ...(typeof thr === "function"
-      ? {
-          throw(this: unknown, ...args: unknown[]) {
-            recorder.fail(args[0]);
-            return thr.apply(this, args);
-          },
-        }
-      : {}),
-  };
+  } as AsyncIterableIterator<unknown>;
 }
 
+/** The recorder of each Query object the app reads (shared by every copy of ours: the Query class is hooked once). */
+const recorders = processWide("claudeAgentSdk.queries", () => new WeakMap<object, QueryRecorder>());
+
+const recorderOf = (self: unknown): QueryRecorder | undefined => (isObject(self) ? recorders.get(self) : undefined);
+
 /**
- * Records the messages of a Query object as the app reads them, in place: the object stays the
- * SDK's own (its `interrupt()` and other methods untouched); its `next`, `return` and `throw`, and
- * the iterator `for await` takes from it, report each message to the recorder on its way out.
+ * Records the messages of a Query object as the app reads them. The object stays the SDK's own,
+ * own properties included: its class's `next`, `return` and `throw`, and the iterator
+ * `for await` takes from it, are hooked once and report each message of a recorded Query to its
+ * recorder on its way out (the others pass through).
  */
 function observeQuery(query: unknown, recorder: QueryRecorder): void {
-  if (!isObject(query) || query[OBSERVED] || typeof query.next !== "function") return;
-  Object.defineProperty(query, OBSERVED, { value: true });
-  const own = watchedMethods(query as unknown as { next: IterFn; return?: IterFn; throw?: IterFn }, recorder);
-  for (const [name, fn] of Object.entries(own)) Object.defineProperty(query, name, { value: fn, configurable: true, writable: true });
-  const iterate = query[Symbol.asyncIterator];
-  if (typeof iterate !== "function") return;
-  Object.defineProperty(query, Symbol.asyncIterator, {
-    configurable: true,
-    writable: true,
-    value(this: unknown) {
-      const it = (iterate as Fn).call(this) as { next: IterFn; return?: IterFn; throw?: IterFn };
+  if (!isObject(query) || recorders.has(query) || typeof query.next !== "function") return;
+  recorders.set(query, recorder);
+  for (const step of ["next", "return", "throw"] as const) {
+    hookClassMethod(query, step, (original) =>
+      function (this: unknown, ...args: unknown[]) {
+        const r = recorderOf(this);
+        return r ? steps[step](r, original, this, args) : original.apply(this, args);
+      },
+    );
+  }
+  hookClassMethod(query, Symbol.asyncIterator, (iterate) =>
+    function (this: unknown) {
+      const it = iterate.call(this) as { next: IterFn; return?: IterFn; throw?: IterFn };
+      const r = recorderOf(this);
       // The Query is its own iterator in some versions: its methods are watched already.
-      if (it === query || !isObject(it) || typeof it.next !== "function") return it;
-      const methods = watchedMethods(it, recorder);
-      return {
-        next: (...args: unknown[]) => methods.next.apply(it, args),
-        ...(methods.return ? { return: (...args: unknown[]) => methods.return!.apply(it, args) } : {}),
-        ...(methods.throw ? { throw: (...args: unknown[]) => methods.throw!.apply(it, args) } : {}),
-        [Symbol.asyncIterator]() {
-          return this;
-        },
-      };
+      if (!r || it === this || !isObject(it) || typeof it.next !== "function") return it;
+      return watchedIterator(it, r);
     },
-  });
+  );
 }
 
 /**

@@ -1,4 +1,6 @@
 import { injectTraceHeaders } from "../../tracing/propagation.js";
+import { processWide } from "../../process-wide.js";
+import { hookClassMethod } from "../kit/class-method.js";
 import { isObject, quietly } from "../kit/model-call.js";
 import { type ToolCallStart, traceToolCall } from "./tool-span.js";
 import { reportUnexpectedClient, reportWrapFailure } from "../kit/unexpected-client.js";
@@ -8,10 +10,9 @@ export interface McpClientLike {
   callTool(...args: never[]): Promise<unknown>;
 }
 
-/** Marks an instrumented client (shared by the ESM and CommonJS copies of evaltrace). */
-const INSTRUMENTED = Symbol.for("evaltrace.mcp.client");
+/** The instrumented clients (shared by the ESM and CommonJS copies of evaltrace); the client objects themselves are left as they are. */
+const instrumented = processWide("mcp.clients", () => new WeakSet<object>());
 
-type Fn = (...args: unknown[]) => unknown;
 
 /**
  * Instruments an MCP client in place and returns it: every `callTool` becomes a tool span named
@@ -34,22 +35,23 @@ type Fn = (...args: unknown[]) => unknown;
 export function instrumentMcpClient<T extends McpClientLike>(client: T): T {
   try {
     const target = client as unknown as Record<PropertyKey, unknown>;
-    if (target[INSTRUMENTED]) return client;
-    const original = target.callTool;
-    if (typeof original !== "function") {
+    if (instrumented.has(target)) return client;
+    if (typeof target.callTool !== "function") {
       reportUnexpectedClient("instrumentMcpClient", "the client has no callTool");
       return client;
     }
-    const patched = function callTool(this: unknown, ...args: unknown[]) {
-      return traceToolCall(
-        () => describeCall(target, args[0]),
-        () => (original as Fn).apply(this, withTraceContext(args)),
-      );
-    };
-    // Same arity as the SDK's own method, for code that reads it.
-    Object.defineProperty(patched, "length", { value: original.length, configurable: true });
-    Object.defineProperty(target, "callTool", { value: patched, writable: true, configurable: true, enumerable: false });
-    Object.defineProperty(target, INSTRUMENTED, { value: true, configurable: true });
+    // Hooked on Client's class, once: the client object keeps its own properties.
+    const hooked = hookClassMethod(client, "callTool", (original) =>
+      function callTool(this: unknown, ...args: unknown[]) {
+        if (!isObject(this) || !instrumented.has(this)) return original.apply(this, args);
+        return traceToolCall(
+          () => describeCall(this, args[0]),
+          () => original.apply(this, withTraceContext(args)),
+        );
+      },
+    );
+    if (!hooked) reportUnexpectedClient("instrumentMcpClient", "its callTool is not Client's class method");
+    else instrumented.add(target);
   } catch (err) {
     // A client we cannot patch (frozen, a proxy that refuses) is left as it is.
     reportWrapFailure("instrumentMcpClient", err);

@@ -1,6 +1,8 @@
 import { registry } from "../../runtime/registry.js";
 import { withRemoteParent } from "../../tracing/propagation.js";
 import { currentSpanUuid } from "../../tracing/update.js";
+import { processWide } from "../../process-wide.js";
+import { hookClassMethod } from "../kit/class-method.js";
 import { isObject, quietly } from "../kit/model-call.js";
 import { type ToolCallStart, traceToolCall } from "./tool-span.js";
 import { reportUnexpectedClient, reportWrapFailure } from "../kit/unexpected-client.js";
@@ -10,10 +12,9 @@ export interface McpServerLike {
   registerTool(...args: never[]): unknown;
 }
 
-/** Marks an instrumented server (shared by the ESM and CommonJS copies of evaltrace). */
-const INSTRUMENTED = Symbol.for("evaltrace.mcp.server");
+/** The instrumented servers (shared by the ESM and CommonJS copies of evaltrace); the server objects themselves are left as they are. */
+const instrumented = processWide("mcp.servers", () => new WeakSet<object>());
 
-type Fn = (...args: unknown[]) => unknown;
 
 /**
  * Instruments an `McpServer` in place and returns it: every tool handler (registered with
@@ -36,27 +37,26 @@ type Fn = (...args: unknown[]) => unknown;
 export function instrumentMcpServer<T extends McpServerLike>(server: T): T {
   try {
     const target = server as unknown as Record<PropertyKey, unknown>;
-    if (target[INSTRUMENTED]) return server;
+    if (instrumented.has(target)) return server;
     // Every tool call of McpServer goes through executeToolHandler(tool, args, extra), whichever
-    // way the tool was registered and whenever: one patch on the instance covers them all.
-    const original = target.executeToolHandler;
-    if (typeof original !== "function") {
+    // way the tool was registered and whenever: one hook on McpServer's class covers them all.
+    if (typeof target.executeToolHandler !== "function") {
       const logger = registry().current?.logger;
       if (typeof target.registerTool === "function") reportUnexpectedClient("instrumentMcpServer", "the server has no executeToolHandler (an McpServer of an older @modelcontextprotocol/sdk)");
       else logger?.debug("instrumentMcpServer: not an McpServer (the low-level Server has no tool handlers to trace); left as it is");
       return server;
     }
-    const patched = function executeToolHandler(this: unknown, ...args: unknown[]) {
-      const run = () => (original as Fn).apply(this, args);
-      if (isTaskTool(args[0])) return run();
-      const traced = () => traceToolCall(() => describeHandler(target, args[0], args[1]), run);
-      const remote = remoteParent(args[2]);
-      return remote ? withRemoteParent(remote, traced) : traced();
-    };
-    // Same arity as the SDK's own method, for code that reads it.
-    Object.defineProperty(patched, "length", { value: original.length, configurable: true });
-    Object.defineProperty(target, "executeToolHandler", { value: patched, writable: true, configurable: true, enumerable: false });
-    Object.defineProperty(target, INSTRUMENTED, { value: true, configurable: true });
+    const hooked = hookClassMethod(server, "executeToolHandler", (original) =>
+      function executeToolHandler(this: unknown, ...args: unknown[]) {
+        const run = () => original.apply(this, args);
+        if (!isObject(this) || !instrumented.has(this) || isTaskTool(args[0])) return run();
+        const traced = () => traceToolCall(() => describeHandler(this, args[0], args[1]), run);
+        const remote = remoteParent(args[2]);
+        return remote ? withRemoteParent(remote, traced) : traced();
+      },
+    );
+    if (!hooked) reportUnexpectedClient("instrumentMcpServer", "its executeToolHandler is not McpServer's class method");
+    else instrumented.add(target);
   } catch (err) {
     // A server we cannot patch is left as it is.
     reportWrapFailure("instrumentMcpServer", err);
