@@ -1,11 +1,13 @@
 import { type AgentsSpan, type AgentsTrace, EvaltraceTracingProcessor } from "../../integrations/openai-agents.js";
+import { hookClassMethod } from "../../integrations/kit/class-method.js";
+import { processWide } from "../../process-wide.js";
 import type { LibraryHook } from "../instrumentation.js";
 import { isOn } from "../state.js";
 
 type Provider = { registerProcessor?: (p: unknown) => void; setProcessors?: (p: unknown[]) => void };
 
-/** Marks a trace provider that already has the zero-code processor (several copies of the SDK may share one). */
-const HAS_AUTO = Symbol.for("evaltrace.auto.agentsProcessor");
+/** The trace providers that have the zero-code processor (several copies of the SDK may share one), beside them: the provider keeps its own properties. */
+const autoOf = processWide("auto.agentsProcessors", () => new WeakMap<object, AutoProcessor>());
 
 /** The app registered an EvaltraceTracingProcessor of its own (any copy of ours): it records, not this one. */
 const isAppProcessor = (p: unknown) => p instanceof Object && !(p instanceof AutoProcessor) && (p as object).constructor?.name === "EvaltraceTracingProcessor";
@@ -48,15 +50,13 @@ class AutoProcessor {
   }
 }
 
-/** Watches the provider's registrations for the app's own EvaltraceTracingProcessor. */
-function watch(provider: Provider, auto: AutoProcessor): void {
+/** Watches the provider's registrations for the app's own EvaltraceTracingProcessor, on its class (once). */
+function watch(provider: object): void {
   for (const method of ["registerProcessor", "setProcessors"] as const) {
-    const original = provider[method] as ((arg: unknown) => void) | undefined;
-    if (typeof original !== "function") continue;
-    Object.defineProperty(provider, method, {
-      configurable: true,
-      writable: true,
-      value(this: unknown, arg: unknown) {
+    hookClassMethod(provider, method, (original) =>
+      function (this: unknown, arg: unknown) {
+        const auto = this instanceof Object ? autoOf.get(this) : undefined;
+        if (!auto) return original.call(this, arg);
         const added = Array.isArray(arg) ? arg : [arg];
         if (added.some(isAppProcessor)) auto.appHasOwn = true;
         // setTraceProcessors() replaces the list (the SDK itself does so when it loads its
@@ -64,7 +64,7 @@ function watch(provider: Provider, auto: AutoProcessor): void {
         if (method === "setProcessors" && Array.isArray(arg) && !auto.appHasOwn && !arg.includes(auto)) return original.call(this, [...arg, auto]);
         return original.call(this, arg);
       },
-    });
+    );
   }
 }
 
@@ -79,13 +79,13 @@ export const openaiAgentsHook: LibraryHook = {
   packageName: "@openai/agents-core",
   versions: [">=0.1"],
   onLoad(exports) {
-    const getProvider = exports.getGlobalTraceProvider as (() => Provider & { [HAS_AUTO]?: boolean }) | undefined;
+    const getProvider = exports.getGlobalTraceProvider as (() => Provider) | undefined;
     if (typeof getProvider !== "function") return;
     const provider = getProvider();
-    if (!provider || provider[HAS_AUTO] || typeof provider.registerProcessor !== "function") return;
-    Object.defineProperty(provider, HAS_AUTO, { value: true });
+    if (!provider || autoOf.has(provider) || typeof provider.registerProcessor !== "function") return;
     const auto = new AutoProcessor();
     provider.registerProcessor(auto);
-    watch(provider, auto);
+    autoOf.set(provider, auto);
+    watch(provider);
   },
 };
