@@ -1,10 +1,9 @@
 import type { LibraryHook } from "../instrumentation.js";
-import { wrapOnFirstUse } from "../first-use.js";
 import { loadOwnEntry } from "../load.js";
 import { isOn } from "../state.js";
 
 /** What `evaltrace/mcp` exports (written beside this; typed here so the hook needs none of its imports). */
-type McpEntry = { instrumentMcpClient?: (client: object) => unknown; instrumentMcpServer?: (server: object) => unknown };
+type McpEntry = { traceEveryMcpClient?: (Client: unknown, on: () => boolean) => void; traceEveryMcpServer?: (McpServer: unknown, on: () => boolean) => void };
 
 let entry: McpEntry | undefined | null;
 const mcpEntry = (): McpEntry | undefined => {
@@ -12,25 +11,14 @@ const mcpEntry = (): McpEntry | undefined => {
   return entry ?? undefined;
 };
 
-/** A client, on its first tool call, is instrumented by `instrumentMcpClient`. */
+/** Every client's `callTool` is a tool span while MCP is instrumented (hooked on `Client`'s class). */
 const onClient = (exports: Record<string, unknown>) => {
-  const Client = exports.Client as { prototype?: unknown } | undefined;
-  if (typeof Client !== "function") return;
-  wrapOnFirstUse(Client.prototype, ["callTool"], (client) => {
-    if (isOn("mcp")) mcpEntry()?.instrumentMcpClient?.(client);
-  });
+  if (typeof exports.Client === "function") mcpEntry()?.traceEveryMcpClient?.(exports.Client, () => isOn("mcp"));
 };
 
-/**
- * A server is instrumented by `instrumentMcpServer` when its first tool is registered (before any
- * request can reach a handler): `McpServer.tool` / `registerTool`.
- */
+/** Every server's tool handler runs in a tool span while MCP is instrumented (hooked on `McpServer`'s class). */
 const onServer = (exports: Record<string, unknown>) => {
-  const McpServer = exports.McpServer as { prototype?: unknown } | undefined;
-  if (typeof McpServer !== "function") return;
-  wrapOnFirstUse(McpServer.prototype, ["tool", "registerTool"], (server) => {
-    if (isOn("mcp")) mcpEntry()?.instrumentMcpServer?.(server);
-  });
+  if (typeof exports.McpServer === "function") mcpEntry()?.traceEveryMcpServer?.(exports.McpServer, () => isOn("mcp"));
 };
 
 /** `@modelcontextprotocol/sdk`: clients' `callTool` and servers' tool handlers as tool spans (through `evaltrace/mcp`). */

@@ -24,10 +24,19 @@ function methodOwner(obj: object, key: PropertyKey): object | undefined {
  */
 export function hookClassMethod(obj: object, key: PropertyKey, make: (original: Fn) => Fn): boolean {
   const owner = methodOwner(obj, key);
-  if (!owner) return false;
+  return owner ? hookMethodOn(owner, key, make) : false;
+}
+
+/**
+ * {@link hookClassMethod} on a class's prototype (or any object that defines `key` itself), when
+ * the class is at hand before any instance is. Returns false when `owner`'s own `key` is not a
+ * method that can be replaced.
+ */
+export function hookMethodOn(owner: object, key: PropertyKey, make: (original: Fn) => Fn): boolean {
+  const d = Object.getOwnPropertyDescriptor(owner, key);
+  if (!d || typeof d.value !== "function" || !d.configurable || !d.writable) return false;
   const keys = hooked.get(owner) ?? new Set<PropertyKey>();
   if (keys.has(key)) return true;
-  const d = Object.getOwnPropertyDescriptor(owner, key)!;
   const original = d.value as Fn;
   const impl = make(original);
   const next: Fn = Object.hasOwn(original, "prototype")

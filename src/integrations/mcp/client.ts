@@ -1,6 +1,7 @@
 import { injectTraceHeaders } from "../../tracing/propagation.js";
 import { processWide } from "../../process-wide.js";
-import { hookClassMethod } from "../kit/class-method.js";
+import { hookClassMethod, hookMethodOn } from "../kit/class-method.js";
+import type { Fn } from "../kit/prototype-method.js";
 import { isObject, quietly } from "../kit/model-call.js";
 import { type ToolCallStart, traceToolCall } from "./tool-span.js";
 import { reportUnexpectedClient, reportWrapFailure } from "../kit/unexpected-client.js";
@@ -10,8 +11,30 @@ export interface McpClientLike {
   callTool(...args: never[]): Promise<unknown>;
 }
 
-/** The instrumented clients (shared by the ESM and CommonJS copies of evaltrace); the client objects themselves are left as they are. */
-const instrumented = processWide("mcp.clients", () => new WeakSet<object>());
+/**
+ * Which clients are traced (shared by the ESM and CommonJS copies of evaltrace): those
+ * instrumented, and every one while `every()` says so (zero-code). The client objects themselves
+ * are left as they are.
+ */
+const traced = processWide("mcp.clients", () => ({ instances: new WeakSet<object>(), every: (): boolean => false }));
+
+/** `callTool` of `Client`'s class, hooked: a traced client's call is a tool span. */
+const hookCallTool = (original: Fn) =>
+  function callTool(this: unknown, ...args: unknown[]) {
+    if (!isObject(this) || !(traced.instances.has(this) || traced.every())) return original.apply(this, args);
+    return traceToolCall(
+      () => describeCall(this, args[0]),
+      () => original.apply(this, withTraceContext(args)),
+    );
+  };
+
+/** Every client of the SDK whose `Client` class this is is traced while `on()` says so (what zero-code does). */
+export function traceEveryMcpClient(Client: unknown, on: () => boolean): void {
+  const proto = typeof Client === "function" ? (Client as { prototype?: unknown }).prototype : undefined;
+  if (!isObject(proto)) return;
+  traced.every = on;
+  if (!hookMethodOn(proto, "callTool", hookCallTool)) reportUnexpectedClient("evaltrace/auto (mcp)", "Client has no callTool method of its class");
+}
 
 
 /**
@@ -35,23 +58,14 @@ const instrumented = processWide("mcp.clients", () => new WeakSet<object>());
 export function instrumentMcpClient<T extends McpClientLike>(client: T): T {
   try {
     const target = client as unknown as Record<PropertyKey, unknown>;
-    if (instrumented.has(target)) return client;
+    if (traced.instances.has(target)) return client;
     if (typeof target.callTool !== "function") {
       reportUnexpectedClient("instrumentMcpClient", "the client has no callTool");
       return client;
     }
     // Hooked on Client's class, once: the client object keeps its own properties.
-    const hooked = hookClassMethod(client, "callTool", (original) =>
-      function callTool(this: unknown, ...args: unknown[]) {
-        if (!isObject(this) || !instrumented.has(this)) return original.apply(this, args);
-        return traceToolCall(
-          () => describeCall(this, args[0]),
-          () => original.apply(this, withTraceContext(args)),
-        );
-      },
-    );
-    if (!hooked) reportUnexpectedClient("instrumentMcpClient", "its callTool is not Client's class method");
-    else instrumented.add(target);
+    if (!hookClassMethod(client, "callTool", hookCallTool)) reportUnexpectedClient("instrumentMcpClient", "its callTool is not Client's class method");
+    else traced.instances.add(target);
   } catch (err) {
     // A client we cannot patch (frozen, a proxy that refuses) is left as it is.
     reportWrapFailure("instrumentMcpClient", err);

@@ -2,7 +2,8 @@ import { registry } from "../../runtime/registry.js";
 import { withRemoteParent } from "../../tracing/propagation.js";
 import { currentSpanUuid } from "../../tracing/update.js";
 import { processWide } from "../../process-wide.js";
-import { hookClassMethod } from "../kit/class-method.js";
+import { hookClassMethod, hookMethodOn } from "../kit/class-method.js";
+import type { Fn } from "../kit/prototype-method.js";
 import { isObject, quietly } from "../kit/model-call.js";
 import { type ToolCallStart, traceToolCall } from "./tool-span.js";
 import { reportUnexpectedClient, reportWrapFailure } from "../kit/unexpected-client.js";
@@ -12,8 +13,30 @@ export interface McpServerLike {
   registerTool(...args: never[]): unknown;
 }
 
-/** The instrumented servers (shared by the ESM and CommonJS copies of evaltrace); the server objects themselves are left as they are. */
-const instrumented = processWide("mcp.servers", () => new WeakSet<object>());
+/**
+ * Which servers are traced (shared by the ESM and CommonJS copies of evaltrace): those
+ * instrumented, and every one while `every()` says so (zero-code). The server objects themselves
+ * are left as they are.
+ */
+const traced = processWide("mcp.servers", () => ({ instances: new WeakSet<object>(), every: (): boolean => false }));
+
+/** `executeToolHandler` of `McpServer`'s class, hooked: a traced server's handler runs in a tool span. */
+const hookHandler = (original: Fn) =>
+  function executeToolHandler(this: unknown, ...args: unknown[]) {
+    const run = () => original.apply(this, args);
+    if (!isObject(this) || !(traced.instances.has(this) || traced.every()) || isTaskTool(args[0])) return run();
+    const traceIt = () => traceToolCall(() => describeHandler(this, args[0], args[1]), run);
+    const remote = remoteParent(args[2]);
+    return remote ? withRemoteParent(remote, traceIt) : traceIt();
+  };
+
+/** Every server of the SDK whose `McpServer` class this is is traced while `on()` says so (what zero-code does). */
+export function traceEveryMcpServer(McpServer: unknown, on: () => boolean): void {
+  const proto = typeof McpServer === "function" ? (McpServer as { prototype?: unknown }).prototype : undefined;
+  if (!isObject(proto)) return;
+  traced.every = on;
+  if (!hookMethodOn(proto, "executeToolHandler", hookHandler)) reportUnexpectedClient("evaltrace/auto (mcp)", "McpServer has no executeToolHandler method of its class (an older @modelcontextprotocol/sdk)");
+}
 
 
 /**
@@ -37,7 +60,7 @@ const instrumented = processWide("mcp.servers", () => new WeakSet<object>());
 export function instrumentMcpServer<T extends McpServerLike>(server: T): T {
   try {
     const target = server as unknown as Record<PropertyKey, unknown>;
-    if (instrumented.has(target)) return server;
+    if (traced.instances.has(target)) return server;
     // Every tool call of McpServer goes through executeToolHandler(tool, args, extra), whichever
     // way the tool was registered and whenever: one hook on McpServer's class covers them all.
     if (typeof target.executeToolHandler !== "function") {
@@ -46,17 +69,8 @@ export function instrumentMcpServer<T extends McpServerLike>(server: T): T {
       else logger?.debug("instrumentMcpServer: not an McpServer (the low-level Server has no tool handlers to trace); left as it is");
       return server;
     }
-    const hooked = hookClassMethod(server, "executeToolHandler", (original) =>
-      function executeToolHandler(this: unknown, ...args: unknown[]) {
-        const run = () => original.apply(this, args);
-        if (!isObject(this) || !instrumented.has(this) || isTaskTool(args[0])) return run();
-        const traced = () => traceToolCall(() => describeHandler(this, args[0], args[1]), run);
-        const remote = remoteParent(args[2]);
-        return remote ? withRemoteParent(remote, traced) : traced();
-      },
-    );
-    if (!hooked) reportUnexpectedClient("instrumentMcpServer", "its executeToolHandler is not McpServer's class method");
-    else instrumented.add(target);
+    if (!hookClassMethod(server, "executeToolHandler", hookHandler)) reportUnexpectedClient("instrumentMcpServer", "its executeToolHandler is not McpServer's class method");
+    else traced.instances.add(target);
   } catch (err) {
     // A server we cannot patch is left as it is.
     reportWrapFailure("instrumentMcpServer", err);
