@@ -62,7 +62,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     let found = false;
     for (const r of RESOURCES) {
       const resource = get(client, r.at);
-      if (isObject(resource) && typeof resource.create === "function") found = traceResource(resource, r.name, r.cls[0]!) || found;
+      if (isObject(resource) && typeof resource.create === "function") found = traceResource(Object.getPrototypeOf(resource), r.name, r.cls[0]!) || found;
     }
     if (!found) {
       reportUnexpectedClient("wrapAnthropic", "the client has no messages.create");
@@ -120,8 +120,8 @@ function tracedClientOf(self: unknown, kind: string): { client: object; options:
 }
 
 /**
- * Patches the class of one messages resource (`res`: the resource, or its class's prototype),
- * once: `create` opens the call's span and `stream` keeps the SDK's own span from doubling it,
+ * Patches the class of one messages resource (`res`: its class's prototype; methods of the
+ * object's own are never replaced), once: `create` opens the call's span and `stream` keeps the SDK's own span from doubling it,
  * for calls of traced clients. False when it has no `create`.
  */
 function traceResource(res: unknown, name: string, kind: string): boolean {

@@ -53,7 +53,7 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
     let found = false;
     for (const r of RESOURCES) {
       const resource = get(client, r.at);
-      if (resource !== null && typeof resource === "object" && typeof (resource as { create?: unknown }).create === "function") found = traceCreate(resource, r.api, r.cls[0]!) || found;
+      if (resource !== null && typeof resource === "object" && typeof (resource as { create?: unknown }).create === "function") found = traceCreate(Object.getPrototypeOf(resource), r.api, r.cls[0]!) || found;
     }
     if (!found) {
       reportUnexpectedClient("wrapOpenAI", "the client has no chat.completions.create, responses.create nor embeddings.create");
@@ -120,12 +120,12 @@ function hookClientClass(proto: unknown): void {
 }
 
 /**
- * Puts the span-making `create` on the class of `resource` (a resource object, or its class's
- * prototype), once: a call is traced when its resource's client (`this._client`) is traced; any
+ * Puts the span-making `create` on the class of a resource (`proto`: its class's prototype; a
+ * `create` of the object's own is never replaced), once: a call is traced when its resource's client (`this._client`) is traced; any
  * other call is the SDK's own. False when there is no `create` to patch.
  */
-function traceCreate(resource: unknown, api: Api, kind: string): boolean {
-  return replaceInheritedMethod(resource, "create", "openai.create", (original) =>
+function traceCreate(proto: unknown, api: Api, kind: string): boolean {
+  return replaceInheritedMethod(proto, "create", "openai.create", (original) =>
     function create(this: unknown, ...args: unknown[]): unknown {
       const options = this !== null && typeof this === "object" ? clients.optionsFor((this as { _client?: unknown })._client, kind) : undefined;
       const call = options ? startCall(api, args[0], args[1], options) : undefined;
