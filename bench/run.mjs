@@ -1,7 +1,7 @@
 // npm run bench: each benchmark in a process of its own (so one's heap cannot skew the other's
 // memory and GC figures); prints their tables and writes bench/results.json (one section run
 // alone replaces only that section of it).
-//   node bench/run.mjs [peers|throughput|bridge|serverless|overhead|profile|gc|late|startup|spool|all] [--quick] [--profile]
+//   node bench/run.mjs [peers|throughput|bridge|serverless|overhead|profile|gc|late|startup|spool|wrapped|all] [--quick] [--profile]
 // --quick: fewer rounds and spans (a minute or two); --profile: a CPU profile of evaltrace's
 // workload C, summarized as its top self-time functions.
 import { execFileSync } from "node:child_process";
@@ -17,7 +17,7 @@ const [which = "all", only] = positional[0] === "--one" ? ["--one", positional[1
 
 if (which === "--one") {
   // Child mode: run one benchmark, write its result to the file named in BENCH_OUT.
-  const mod = await import(`./${{ profile: "peers", late: "late-turns" }[only] ?? only}.mjs`);
+  const mod = await import(`./${{ profile: "peers", late: "late-turns", wrapped: "wrapped-openai" }[only] ?? only}.mjs`);
   const result = await mod[only]();
   writeFileSync(process.env.BENCH_OUT, JSON.stringify(result));
   process.exit(0);
@@ -35,6 +35,7 @@ const SECTIONS = [
   ["late", "Where workload C's late turns come from"],
   ["startup", "Start-up: what evaltrace adds to a fresh process (empty script, import, an app under --import evaltrace/auto)"],
   ["spool", "The disk spool: its cost while the service is up (configured, untouched) and while it is down (spooling)"],
+  ["wrapped", "Per call of a wrapped openai client (its span, the SDK's class hooks, the net) against a raw client, before and after the classes are hooked"],
 ];
 const IN_ALL = new Set(["peers", "throughput", "bridge", "serverless", "startup"]);
 if (which !== "all" && !SECTIONS.some(([name]) => name === which)) {

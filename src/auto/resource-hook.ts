@@ -1,5 +1,4 @@
 import { callingFramework } from "./frameworks.js";
-import { wrapOnFirstUse } from "./first-use.js";
 import type { LibraryHook } from "./instrumentation.js";
 import type { LibraryName } from "./libraries.js";
 import { isOn } from "./state.js";
@@ -15,43 +14,41 @@ export interface ResourceClientHook {
   entryFiles?: string[];
   /** The client class's export (`OpenAI`, `Anthropic`); `default` is tried after it. */
   clientExport: string;
-  /** The resource classes whose methods reach a model, as paths of static members from the client class. */
-  resources: readonly (readonly string[])[];
-  /** The methods of those resources that instrument the client on their first call. */
-  methods: readonly string[];
-  /** The instance-level wrapper (`wrapOpenAI`, `wrapAnthropic`): idempotent, patches the client in place. */
-  wrap: (client: object) => unknown;
+  /**
+   * The integration's class-level instrumentation (`traceOpenAIClasses`): patches the package's
+   * classes once, and traces the calls of every client `rule` accepts (asked per call, with the
+   * kind of resource called: `Chat`, `Embeddings`). Idempotent.
+   */
+  trace: (exports: Record<string, unknown>, clientExport: string, rule: (client: object, kind: string) => object | undefined) => void;
   /** Puts the net below the wrappers under the client class (issue 42), when the package loads. */
   net?: (clientClass: unknown) => void;
 }
 
+const TRACED = Object.freeze({});
+
 /**
- * A hook that instruments each client on its first call through one of its resources (the
- * resource's `_client` is handed to the instance-level wrapper), unless a traced framework
- * (LangChain, the Agents SDK) is the caller: that client is then left to the framework's span.
+ * A hook that patches the package's classes when it loads (no client object is changed) and
+ * traces the calls of every client while the library is on, unless a traced framework (LangChain,
+ * the Agents SDK) made the client's first call: that client is then left to the framework's span.
+ * Which way a client goes is decided at its first call (the framework is read from the call stack
+ * once per client).
  */
 export function resourceClientHook(spec: ResourceClientHook): LibraryHook {
-  const leftAlone = new WeakSet<object>();
-  /** `kind`: the resource's first name on the client class (`Chat`, `Embeddings`), for frameworks that record only some kinds. */
-  const ensure = (resource: object, kind: string | undefined): void => {
-    const client = (resource as { _client?: object })._client;
-    if (!client || !isOn(spec.library) || leftAlone.has(client)) return;
-    if (callingFramework(kind)) {
-      leftAlone.add(client);
-      return;
+  const decided = new WeakMap<object, boolean>();
+  const rule = (client: object, kind: string): object | undefined => {
+    if (!isOn(spec.library)) return undefined;
+    let traced = decided.get(client);
+    if (traced === undefined) {
+      traced = callingFramework(kind) === undefined;
+      decided.set(client, traced);
     }
-    spec.wrap(client);
+    return traced ? TRACED : undefined;
   };
   // The same module loaded under two names (by its package name and by its file) is patched
-  // once: wrapOnFirstUse leaves a method it already wraps alone.
+  // once: the integration leaves a class it already patched alone.
   const onLoad = (exports: Record<string, unknown>): void => {
-    const client = (exports[spec.clientExport] ?? exports.default) as Record<string, unknown> | undefined;
-    spec.net?.(client);
-    for (const path of spec.resources) {
-      let cls: unknown = client;
-      for (const key of path) cls = (cls as Record<string, unknown> | undefined)?.[key];
-      if (typeof cls === "function") wrapOnFirstUse(cls.prototype, spec.methods, (resource) => ensure(resource, path[0]));
-    }
+    spec.net?.(exports[spec.clientExport] ?? exports.default);
+    spec.trace(exports, spec.clientExport, rule);
   };
   return {
     library: spec.library,

@@ -1,18 +1,16 @@
-import { wrapAnthropic } from "../../integrations/anthropic.js";
+import { traceAnthropicClasses } from "../../integrations/anthropic/wrap.js";
 import { netUnderClientClass } from "../net-claim.js";
 import { resourceClientHook } from "../resource-hook.js";
 
 /**
- * `@anthropic-ai/sdk`: every client, on its first `messages.create` or `messages.stream`, is
- * instrumented by `wrapAnthropic` (which also keeps the SDK's own OTel span from doubling it).
+ * `@anthropic-ai/sdk`: the calls of every client, as `wrapAnthropic` records them (which also keeps
+ * the SDK's own OTel span from doubling them), its classes patched when the package loads.
  */
 export const anthropicHook = resourceClientHook({
   library: "anthropic",
   packageName: "@anthropic-ai/sdk",
   versions: [">=0.20"],
   clientExport: "Anthropic",
-  resources: [["Messages"], ["Beta", "Messages"]],
-  methods: ["create", "stream"],
-  wrap: wrapAnthropic,
+  trace: traceAnthropicClasses,
   net: (client) => netUnderClientClass("anthropic", "anthropic", client),
 });

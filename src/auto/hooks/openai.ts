@@ -1,8 +1,8 @@
-import { wrapOpenAI } from "../../integrations/openai/index.js";
+import { traceOpenAIClasses } from "../../integrations/openai/wrap.js";
 import { netUnderClientClass } from "../net-claim.js";
 import { resourceClientHook } from "../resource-hook.js";
 
-/** `openai`: every client, on its first call, is instrumented by `wrapOpenAI`. */
+/** `openai`: the calls of every client, as `wrapOpenAI` records them (its classes patched when the package loads). */
 export const openaiHook = resourceClientHook({
   library: "openai",
   packageName: "openai",
@@ -12,8 +12,6 @@ export const openaiHook = resourceClientHook({
   entryFiles: ["openai/index.mjs", "openai/index.js"],
   versions: [">=4"],
   clientExport: "OpenAI",
-  resources: [["Chat", "Completions"], ["Responses"], ["Embeddings"]],
-  methods: ["create"],
-  wrap: wrapOpenAI,
+  trace: traceOpenAIClasses,
   net: (client) => netUnderClientClass("openai", "openai", client),
 });

@@ -1,5 +1,5 @@
 import { quietly } from "./model-call.js";
-import { type Fn, replaceMethod } from "./prototype-method.js";
+import { type Fn, replaceInheritedMethod, replaceMethod } from "./prototype-method.js";
 
 /**
  * Watches the calls of the Stainless SDKs (`openai`, `@anthropic-ai/sdk`) through their
@@ -9,6 +9,9 @@ import { type Fn, replaceMethod } from "./prototype-method.js";
  * object its `responsePromise` resolves to), which the SDK's helpers pass on unchanged when they
  * build promises of their own on a call (`_thenUnwrap`, anthropic's message threads and tool
  * runners): a stream one of them parses is seen as well as one the app's own promise parses.
+ * The class is hooked before the first call of a wrapped client ({@link watchApiPromisesOf}, at
+ * wrap time; {@link watchApiPromiseClass}, when zero-code sees the package load), so that the SDK's
+ * own code, inside the first call, already goes through the hooks as it does in every later call.
  */
 
 /** What a watched call is told. Each may be called more than once: the watcher keeps the first. */
@@ -123,4 +126,36 @@ export function watchApiPromise(p: unknown, watch: CallWatch): boolean {
   } catch {
     return false;
   }
+}
+
+/** Hooks the SDK's `APIPromise` class (as the package exports it) now. Never throws. */
+export function watchApiPromiseClass(cls: unknown): void {
+  quietly(() => {
+    const proto = typeof cls === "function" ? (cls.prototype as unknown) : undefined;
+    if (proto && typeof proto === "object" && Object.hasOwn(proto, "parse")) wrapPrototype(proto);
+  });
+}
+
+/**
+ * Hooks the `APIPromise` class of a Stainless client class (`proto`: a client, or its class's
+ * prototype) before the SDK's own code handles its first promise: the class's `request` (which
+ * every call goes through, and which makes the call's APIPromise) is replaced once on the
+ * prototype that defines it, and hooks the class of the first promise it returns, before it is
+ * returned. Nothing is added to the client. Never throws.
+ */
+export function watchApiPromisesOf(proto: unknown): void {
+  let hooked = false;
+  replaceInheritedMethod(proto, "request", "kit.apiPromiseClass", (original) =>
+    function (this: unknown, ...args: unknown[]) {
+      const p = original.apply(this, args);
+      if (!hooked)
+        quietly(() => {
+          const found = p !== null && typeof p === "object" ? apiPromiseProto(p) : undefined;
+          if (!found) return;
+          wrapPrototype(found);
+          hooked = true;
+        });
+      return p;
+    },
+  );
 }

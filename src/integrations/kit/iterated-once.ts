@@ -23,12 +23,16 @@ function builtIn(proto: object): boolean {
 }
 
 /** The prototype in `obj`'s chain (not `obj` itself) that owns `key`, unless built in. */
-function ownerOf(obj: object, key: PropertyKey): object | undefined {
-  if (Object.hasOwn(obj, key)) return undefined;
+function inheritedOwner(obj: object, key: PropertyKey): object | undefined {
   for (let p = Object.getPrototypeOf(obj) as object | null; p; p = Object.getPrototypeOf(p) as object | null) {
     if (Object.hasOwn(p, key)) return builtIn(p) ? undefined : p;
   }
   return undefined;
+}
+
+/** The prototype that `obj` reads `key` from, unless `obj` owns it or the owner is built in. */
+function ownerOf(obj: object, key: PropertyKey): object | undefined {
+  return Object.hasOwn(obj, key) ? undefined : inheritedOwner(obj, key);
 }
 
 function take(stream: unknown): Tap | undefined {
@@ -75,15 +79,38 @@ function wrapPrototype(proto: object): void {
   );
 }
 
+// Streams whose class was hooked before the SDK made their iterator their own property (openai 7
+// binds the class's method into a chunk-normalizing generator of the stream's own): that own
+// generator reads through the hooked method, so such a stream is seen as any other.
+const hookedBefore = new WeakSet<object>();
+
+/**
+ * Hooks the class of `stream` now, while its iterator is still its class's (called where the SDK
+ * has just parsed it, before its own code handles it: `openai/wrap.ts`), so that an own iterator
+ * the SDK makes later from the class's method reads through the hook. Never throws.
+ */
+export function watchStreamClass(stream: unknown): void {
+  quietly(() => {
+    if (stream === null || typeof stream !== "object" || Object.hasOwn(stream, Symbol.asyncIterator)) return;
+    const proto = ownerOf(stream, Symbol.asyncIterator);
+    if (!proto) return;
+    wrapPrototype(proto);
+    const teeOwner = ownerOf(stream, "tee");
+    if (teeOwner && teeOwner !== proto) wrapPrototype(teeOwner);
+    hookedBefore.add(stream);
+  });
+}
+
 /**
  * Has the first iterator of `stream` (an instance of an SDK class whose prototype reads it)
- * go through `tap`. False when the stream cannot be seen that way (its iterator is its own
- * property, or only built-in prototypes read it): then it is left alone.
+ * go through `tap`. False when the stream cannot be seen without changing it (its iterator is its
+ * own property, not made from the hooked class's method after {@link watchStreamClass}, or only
+ * built-in prototypes read it): then it is left alone.
  */
 export function whenIterated(stream: object, tap: Tap): boolean {
   try {
-    if (Object.hasOwn(stream, Symbol.asyncIterator)) return whenOwnIterated(stream, tap);
-    const proto = ownerOf(stream, Symbol.asyncIterator);
+    if (Object.hasOwn(stream, Symbol.asyncIterator) && !hookedBefore.has(stream)) return false;
+    const proto = inheritedOwner(stream, Symbol.asyncIterator);
     if (!proto) return false;
     wrapPrototype(proto);
     const teeOwner = ownerOf(stream, "tee");
@@ -93,33 +120,4 @@ export function whenIterated(stream: object, tap: Tap): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * A stream whose `[Symbol.asyncIterator]` the SDK made its own before returning it (openai 7
- * normalizes chat completion chunks that way, over the class's method it bound beforehand): its
- * first read is seen through a look-alike of that function, an async generator function of the
- * same name with the same property attributes, so the stream reads and prints as the SDK made it.
- */
-function whenOwnIterated(stream: object, tap: Tap): boolean {
-  const d = Object.getOwnPropertyDescriptor(stream, Symbol.asyncIterator);
-  // Only an async generator function has a look-alike that prints the same.
-  if (!d || Object.prototype.toString.call(d.value) !== "[object AsyncGeneratorFunction]" || !(d.writable || d.configurable)) return false;
-  const original = d.value as Fn;
-  const name = original.name;
-  const lookalike = {
-    async *[name](this: unknown, ...args: unknown[]) {
-      const it = original.apply(this, args) as AsyncIterator<unknown>;
-      const own = take(this);
-      let out = it;
-      if (own) quietly(() => (out = own(it)));
-      yield* { [Symbol.asyncIterator]: () => out };
-    },
-  }[name]!;
-  // `tee()` reads the stream's own `iterator` field: watched on the class as for any stream.
-  const teeOwner = ownerOf(stream, "tee");
-  if (teeOwner) wrapPrototype(teeOwner);
-  pending.set(stream, tap);
-  Object.defineProperty(stream, Symbol.asyncIterator, { ...d, value: lookalike });
-  return true;
 }

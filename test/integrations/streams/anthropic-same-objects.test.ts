@@ -1,11 +1,11 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../../src/devserver/index.js";
 import { startFakeAnthropic } from "../../../src/fakes/index.js";
-import { observe, shutdown } from "../../../src/index.js";
+import { currentTraceUuid, flush, observe, shutdown } from "../../../src/index.js";
 import { wrapAnthropic } from "../../../src/integrations/anthropic.js";
 import { configureForTest } from "../../helpers/sdk.js";
-import { expectSameObjects } from "./same-objects.js";
+import { clientReading, expectSameObjects } from "./same-objects.js";
 
 // Issue 42, class 3a, on @anthropic-ai/sdk: what the wrapped client returns reads as what the raw
 // client returns (the Stream's own `iterator` and the API promise's `parseResponse` were replaced
@@ -77,5 +77,33 @@ describe("@anthropic-ai/sdk: the wrapped client's objects read as the raw client
         snap("tool runner", runner);
       }),
     );
+  });
+
+  // Issue 42, "no own property of an SDK object replaced or added": wrapAnthropic put `create`,
+  // `stream` and a marker on each messages resource and `withOptions` on the client before.
+  it("the client and its resources (messages, beta.messages, a withOptions() copy): Reflect.ownKeys, descriptors and util.inspect (showHidden) are the raw client's and what they were before wrapAnthropic; the wrapped client and its copy are traced, the raw one is not", async () => {
+    const paths = ["messages", "messages.batches", "beta", "beta.messages", "completions"];
+    const raw = client(false);
+    const c = client(false);
+    const before = clientReading(c, paths);
+    expect(before).toEqual(clientReading(raw, paths));
+    expect(wrapAnthropic(c)).toBe(c);
+    expect(wrapAnthropic(c)).toBe(c);
+    expect(clientReading(c, paths)).toEqual(before);
+    const copy = c.withOptions({ timeout: 5000 });
+    expect(clientReading(copy, paths)).toEqual(clientReading(raw.withOptions({ timeout: 5000 }), paths));
+    let uuid = "";
+    await traced(async () => {
+      uuid = currentTraceUuid()!;
+      await c.messages.create(params);
+      const s = copy.beta.messages.stream(params);
+      for await (const _ of s);
+      await raw.messages.create(params);
+      for await (const _ of raw.messages.stream(params));
+    });
+    expect(clientReading(c, paths)).toEqual(clientReading(raw, paths));
+    expect((await flush()).ok).toBe(true);
+    const llm = dev.state.traces[uuid]!.spans.filter((s) => s.type === "llm");
+    expect(llm.map((s) => s.name).sort()).toEqual(["anthropic.beta.messages.stream", "anthropic.messages.create"]);
   });
 });

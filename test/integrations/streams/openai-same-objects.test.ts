@@ -1,11 +1,11 @@
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../../src/devserver/index.js";
 import { startFakeOpenAI } from "../../../src/fakes/index.js";
-import { observe, shutdown } from "../../../src/index.js";
+import { currentTraceUuid, flush, observe, shutdown } from "../../../src/index.js";
 import { wrapOpenAI } from "../../../src/integrations/openai/index.js";
 import { configureForTest } from "../../helpers/sdk.js";
-import { expectSameObjects } from "./same-objects.js";
+import { clientReading, expectSameObjects } from "./same-objects.js";
 
 // Issue 42, class 3a, on openai 6: what the wrapped client returns reads as what the raw client
 // returns (the Stream printed `iterator: [Function: value]` instead of
@@ -79,5 +79,32 @@ describe("openai: the wrapped client's objects read as the raw client's (util.in
         snap("response", await c.responses.create(responses));
       }),
     );
+  });
+
+  // Issue 42, "no own property of an SDK object replaced or added": wrapOpenAI put `create` on each
+  // resource object and `withOptions` and a marker on the client before.
+  it("the client and its resources (chat, chat.completions, responses, embeddings, beta.responses, a withOptions() copy): Reflect.ownKeys, descriptors and util.inspect (showHidden) are the raw client's and what they were before wrapOpenAI; the wrapped client and its copy are traced, the raw one is not", async () => {
+    const paths = ["chat", "chat.completions", "responses", "embeddings", "completions", "beta", "beta.responses"];
+    const raw = client(false);
+    const c = client(false);
+    const before = clientReading(c, paths);
+    expect(before).toEqual(clientReading(raw, paths));
+    expect(wrapOpenAI(c)).toBe(c);
+    expect(wrapOpenAI(c)).toBe(c);
+    expect(clientReading(c, paths)).toEqual(before);
+    const copy = c.withOptions({ timeout: 5000 });
+    expect(clientReading(copy, paths)).toEqual(clientReading(raw.withOptions({ timeout: 5000 }), paths));
+    let uuid = "";
+    await traced(async () => {
+      uuid = currentTraceUuid()!;
+      await c.chat.completions.create(chat);
+      await copy.responses.create(responses);
+      await raw.chat.completions.create(chat);
+      await raw.embeddings.create({ model: "text-embedding-3-small", input: "x" });
+    });
+    expect(clientReading(c, paths)).toEqual(clientReading(raw, paths));
+    expect((await flush()).ok).toBe(true);
+    const llm = dev.state.traces[uuid]!.spans.filter((s) => s.type === "llm");
+    expect(llm.map((s) => s.name).sort()).toEqual(["openai.chat.completions", "openai.responses"]);
   });
 });

@@ -65,3 +65,43 @@ export async function expectSameObjects(scenario: (wrapped: boolean, snap: (name
   expect(Object.keys(raw).length).toBeGreaterThan(0);
   for (const name of Object.keys(raw)) expect({ name, ...traced[name] }).toEqual({ name, ...raw[name] });
 }
+
+/** How one own property reads: its attributes, and its value's kind (a function's name, an object's class). */
+function describeProperty(d: PropertyDescriptor): Record<string, unknown> {
+  const kind = (v: unknown) =>
+    typeof v === "function" ? `function ${(v as { name?: string }).name ?? ""}` : v !== null && typeof v === "object" ? `object ${Object.getPrototypeOf(v)?.constructor?.name ?? "null"}` : typeof v;
+  return {
+    configurable: d.configurable,
+    enumerable: d.enumerable,
+    writable: d.writable,
+    ...("value" in d ? { value: kind(d.value) } : {}),
+    ...(d.get ? { get: kind(d.get) } : {}),
+    ...(d.set ? { set: kind(d.set) } : {}),
+  };
+}
+
+/**
+ * How a client and its resources read to the app, for each path (`""` is the client itself,
+ * `chat.completions` a resource): `Reflect.ownKeys`, the property descriptors, `typeof`, the class
+ * name, and `util.inspect(obj, { showHidden: true, depth: 4 })` (masked).
+ */
+export function clientReading(client: object, paths: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const path of ["", ...paths]) {
+    let obj: unknown = client;
+    for (const key of path ? path.split(".") : []) obj = (obj as Record<string, unknown> | undefined)?.[key];
+    if (obj === null || (typeof obj !== "object" && typeof obj !== "function")) {
+      out[path || "(client)"] = { missing: true };
+      continue;
+    }
+    const keys = Reflect.ownKeys(obj);
+    out[path || "(client)"] = {
+      type: typeof obj,
+      class: Object.getPrototypeOf(obj)?.constructor?.name,
+      ownKeys: keys.map(String),
+      descriptors: Object.fromEntries(keys.map((k) => [String(k), describeProperty(Object.getOwnPropertyDescriptor(obj, k)!)])),
+      inspect: masked(inspect(obj, { showHidden: true, depth: 4 })),
+    };
+  }
+  return out;
+}
