@@ -65,3 +65,17 @@ export async function expectSameObjects(scenario: (wrapped: boolean, snap: (name
   expect(Object.keys(raw).length).toBeGreaterThan(0);
   for (const name of Object.keys(raw)) expect({ name, ...traced[name] }).toEqual({ name, ...raw[name] });
 }
+
+/**
+ * How an SDK object itself reads (issue 42: no own property of an SDK object replaced or added):
+ * its own keys, each own property's descriptor, and `util.inspect` with hidden members, masked.
+ */
+export function objectShape(value: object): { keys: string[]; descriptors: string; inspect: string } {
+  const descriptors: Record<string, unknown> = {};
+  for (const key of Reflect.ownKeys(value)) descriptors[String(key)] = Object.getOwnPropertyDescriptor(value, key);
+  return {
+    keys: Reflect.ownKeys(value).map(String),
+    descriptors: masked(inspect(descriptors, { depth: 2, showHidden: true })),
+    inspect: masked(inspect(value, { showHidden: true, depth: 4 })),
+  };
+}
