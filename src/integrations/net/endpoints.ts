@@ -147,7 +147,7 @@ const invokeReply: ReplyTable = {
     { at: "content/*/type=tool_use", name: "name", args: "input" },
     { at: "output/message/content/*/toolUse", name: "name", args: "input" },
   ],
-  model: ["model"],
+  // No model from the reply: the span keeps the model id the request addressed, as the wrapper's does.
   inputTokens: ["usage/input_tokens", "usage/inputTokens", "inputTextTokenCount", "prompt_token_count"],
   outputTokens: ["usage/output_tokens", "usage/outputTokens", "results/0/tokenCount", "generation_token_count"],
 };
@@ -252,7 +252,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
         { at: "type=content_block_start", key: "index", name: "content_block/type=tool_use/name", args: "content_block/type=tool_use/input" },
         { at: "type=content_block_delta", key: "index", args: "delta/type=input_json_delta/partial_json" },
       ],
-      model: ["type=message_start/message/model"],
       inputTokens: ["type=message_start/message/usage/input_tokens", "metadata/usage/inputTokens", `${METRICS}/inputTokenCount`],
       outputTokens: ["type=message_delta/usage/output_tokens", "metadata/usage/outputTokens", `${METRICS}/outputTokenCount`],
     },
