@@ -61,7 +61,10 @@ class Loop implements ToolWatch {
   private stepped(reply: unknown): void {
     if (this.closed) return;
     this.last = reply;
-    if (!hasFunctionCalls(reply)) return this.close();
+    if (!hasFunctionCalls(reply)) {
+      this.close();
+      return;
+    }
     this.steps++;
     if (this.steps < this.max) return;
     // The SDK calls each callable tool once more, then returns this reply.
