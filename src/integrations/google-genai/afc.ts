@@ -3,6 +3,7 @@ import { toText } from "../../spans/serialize.js";
 import { currentObservedSpan } from "../../tracing/context.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { processWide } from "../../process-wide.js";
+import { type Fn as KitFn, replaceMethod } from "../kit/prototype-method.js";
 import { isObject, type Message, quietly } from "../kit/model-call.js";
 
 /**
@@ -129,16 +130,23 @@ export function afcStep(ctx: Context = context.active()): boolean {
 }
 
 /**
- * Instruments a callable tool in place, once: its `callTool`, when the SDK's AFC loop calls it,
- * opens a tool span per function call it answers; its `tool()` is read for the names it declares
- * (so that a tool is not credited with calls another tool answers: the SDK gives every callable
- * all of a reply's calls). Outside an AFC step both run as they are. A tool we cannot patch
- * (frozen) is left alone (false).
+ * Instruments a callable tool, once: its `callTool`, when the SDK's AFC loop calls it, opens a
+ * tool span per function call it answers; its `tool()` is read for the names it declares (so that
+ * a tool is not credited with calls another tool answers: the SDK gives every callable all of a
+ * reply's calls). Outside an AFC step both run as they are. A tool whose methods come from its
+ * class (the SDK's `mcpToTool`) is hooked on that class, the object itself left as it is; a
+ * plain object of the app's has its own two methods replaced in place (its keys kept), and one
+ * we cannot patch (frozen) is left alone (false).
  */
 function instrumentCallable(tool: Record<PropertyKey, unknown>): boolean {
   try {
     const done = instrumented();
     if (done.has(tool)) return true;
+    if (!Object.hasOwn(tool, "callTool")) {
+      if (!hookToolClass(tool)) return false;
+      done.add(tool);
+      return true;
+    }
     const callTool = tool.callTool as Fn;
     const declare = tool.tool;
     // Method shorthand: the patched methods keep the SDK interface's names.
@@ -147,9 +155,7 @@ function instrumentCallable(tool: Record<PropertyKey, unknown>): boolean {
         return traceCallTool(tool, () => callTool.apply(this ?? tool, args), args[0]);
       },
       tool(this: unknown, ...args: unknown[]) {
-        const declared = (declare as Fn).apply(this ?? tool, args);
-        quietly(() => void Promise.resolve(declared).then((t) => recordDeclarations(tool, t), () => undefined));
-        return declared;
+        return declaring(tool, (declare as Fn).apply(this ?? tool, args));
       },
     };
     define(tool, "callTool", patched.callTool);
@@ -160,6 +166,52 @@ function instrumentCallable(tool: Record<PropertyKey, unknown>): boolean {
     // Left as it is.
     return false;
   }
+}
+
+/** What a tool's `tool()` returned, its declarations recorded when it resolves. */
+function declaring(tool: object, declared: unknown): unknown {
+  quietly(() => void Promise.resolve(declared).then((t) => recordDeclarations(tool, t), () => undefined));
+  return declared;
+}
+
+/** Marks a callable tool class's method hooked here (shared by every copy of evaltrace). */
+const TOOL_HOOKED = Symbol.for("evaltrace.google-genai.toolHooked");
+
+/** The object in `start`'s prototype chain that holds `name` as a method. */
+function methodOwner(start: unknown, name: string): Record<string, unknown> | undefined {
+  let at: unknown = start;
+  for (let depth = 0; isObject(at) && depth < 20; depth++) {
+    const own = Object.getOwnPropertyDescriptor(at, name);
+    if (own) return typeof own.value === "function" ? at : undefined;
+    at = Object.getPrototypeOf(at);
+  }
+  return undefined;
+}
+
+/**
+ * Hooks `callTool` and `tool` on the class of `tool` (where its prototype chain holds them), once
+ * per class: a call on an instrumented tool is traced as above, any other runs as it is. False
+ * when the class's `callTool` cannot be hooked.
+ */
+function hookToolClass(tool: object): boolean {
+  const owner = methodOwner(Object.getPrototypeOf(tool), "callTool");
+  if (!owner) return false;
+  const hooks: Record<string, (self: object, original: Fn, args: unknown[]) => unknown> = {
+    callTool: (self, original, args) => traceCallTool(self, () => original.apply(self, args), args[0]),
+    tool: (self, original, args) => declaring(self, original.apply(self, args)),
+  };
+  for (const [name, hook] of Object.entries(hooks)) {
+    const at = methodOwner(Object.getPrototypeOf(tool), name);
+    if (!at || (at[name] as { [TOOL_HOOKED]?: unknown })[TOOL_HOOKED]) continue;
+    replaceMethod(at, name, (original) => {
+      const hooked: KitFn = function (this: unknown, ...args: unknown[]) {
+        return isObject(this) && instrumented().has(this) ? hook(this, original as Fn, args) : original.apply(this, args);
+      };
+      Object.defineProperty(hooked, TOOL_HOOKED, { value: original });
+      return hooked;
+    });
+  }
+  return (owner.callTool as { [TOOL_HOOKED]?: unknown })[TOOL_HOOKED] !== undefined;
 }
 
 /** Puts `value` on `target` as its own `key`, enumerable only when the property it replaces was own and enumerable. */
