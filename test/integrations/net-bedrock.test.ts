@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import type { StoredSpan } from "../../src/devserver/store/store.js";
 import { type FakeBedrock, startFakeBedrock } from "../../src/fakes/index.js";
-import { currentTraceUuid, flush, observe, shutdown, stats } from "../../src/index.js";
+import { currentTraceUuid, deliver, flush, observe, shutdown, stats } from "../../src/index.js";
 import { wrapBedrock } from "../../src/integrations/bedrock/index.js";
 import { claimSdk, netBedrock } from "../../src/integrations/net/index.js";
 import { configureForTest } from "../helpers/sdk.js";
@@ -111,7 +111,7 @@ describe("the net records Bedrock model requests no wrapper span owns", () => {
         for await (const e of s.stream!) if (e.contentBlockDelta) break;
       });
       expect(llm).toHaveLength(1);
-      expect(llm[0]).toMatchObject({ status: "ERRORED", error: expect.stringMatching(/stopped reading/) });
+      expect(llm[0]).toMatchObject({ status: "ERRORED", error: expect.stringMatching(/stopped reading/), output: expect.any(String) });
       expect(byNet(llm[0])).toBe("net");
     } finally {
       claimed = false;
@@ -155,6 +155,45 @@ describe("the net records Bedrock model requests no wrapper span owns", () => {
       }
       expect(outputs[1]).toEqual(outputs[0]);
       expect(objectShape(netted)).toEqual(objectShape(raw));
+    } finally {
+      claimed = false;
+    }
+  });
+});
+
+describe("a Bedrock stream the app never reads does not keep its trace open past deliver()", () => {
+  /** Opens a ConverseStream and an InvokeModelWithResponseStream in a root span, reads neither, and calls deliver(). */
+  async function unread(c: BedrockRuntimeClient): Promise<StoredSpan[]> {
+    let uuid = "";
+    const held: unknown[] = [];
+    await observe({ type: "agent", name: "agent" }, async () => {
+      uuid = currentTraceUuid()!;
+      held.push(await c.send(new ConverseStreamCommand({ modelId: CLAUDE, messages })));
+      held.push(await c.send(new InvokeModelWithResponseStreamCommand({ modelId: CLAUDE, body })));
+    })();
+    await deliver(undefined, 1000);
+    expect(held).toHaveLength(2);
+    return (dev.state.traces[uuid]?.spans.filter((s) => s.type === "llm") ?? []).sort((a, b) => a.startTime.localeCompare(b.startTime));
+  }
+
+  it("a wrapped client: both spans sent ERRORED, never read", async () => {
+    const llm = await unread(wrapBedrock(newClient()));
+    expect(llm).toMatchObject([
+      { name: "bedrock.converse_stream", status: "ERRORED", error: expect.stringMatching(/never read/) },
+      { name: "bedrock.invoke_model_with_response_stream", status: "ERRORED", error: expect.stringMatching(/never read/) },
+    ]);
+  });
+
+  it("through the net: both spans sent ERRORED, never read", async () => {
+    claimed = true;
+    try {
+      const c = newClient();
+      netBedrock(c);
+      const llm = await unread(c);
+      expect(llm).toMatchObject([
+        { name: "bedrock /converse-stream", status: "ERRORED", error: expect.stringMatching(/never read/) },
+        { name: "bedrock /invoke-with-response-stream", status: "ERRORED", error: expect.stringMatching(/never read/) },
+      ]);
     } finally {
       claimed = false;
     }

@@ -2,7 +2,8 @@ import { context } from "@opentelemetry/api";
 import type { ReadableMessage } from "../../semconv/messages.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { embeddingSpan } from "../kit/embedding-call.js";
-import { finishCall, incomplete, isObject, type ModelWrapOptions, owningCall, quietly, tapIterator } from "../kit/model-call.js";
+import { cutCall, finishCall, incomplete, isObject, type ModelWrapOptions, owningCall, quietly, tapIterator } from "../kit/model-call.js";
+import { HeldStream } from "../kit/stream-ending.js";
 import { lookalike, proxyWith } from "../kit/lookalike.js";
 import { operationOf, type Started } from "./operations.js";
 import { callResult, type Reply } from "./reply.js";
@@ -71,6 +72,12 @@ function tapStream(call: Call, output: Record<string, unknown>, member: string, 
   }
   const iterate = stream[Symbol.asyncIterator] as (this: unknown) => AsyncIterator<unknown>;
   const fold = folder();
+  // The app holds the stream from now: deliver() cuts it short when nobody reads it (never read, or not to its end).
+  const held = new HeldStream(call.span, (why) => {
+    if (call.ended) return;
+    call.ended = true;
+    cutCall(call.span, callResult(fold.reply(), callMetadata(call, output)), why);
+  });
   let read = false;
   const iterator = lookalike(iterate, () => {
     const it = iterate.call(stream);
@@ -79,14 +86,19 @@ function tapStream(call: Call, output: Record<string, unknown>, member: string, 
     return tapIterator(it, {
       fold: (event) => fold.fold(event),
       timing: { span: call.span, content: (event) => fold.content(event) },
+      reads: held,
       done() {
-        if (fold.complete()) finish(call, fold.reply(), output);
-        else fail(call, incomplete("stream ended before the end of the message (aborted)"));
+        held.settle(() => {
+          if (fold.complete()) finish(call, fold.reply(), output);
+          else fail(call, incomplete("stream ended before the end of the message (aborted)"));
+        });
       },
-      failed: (err) => fail(call, err),
+      failed: (err) => held.settle(() => fail(call, err)),
       abandoned() {
-        if (fold.complete()) finish(call, fold.reply(), output);
-        else fail(call, incomplete("stream closed by the app before the end of the message"));
+        held.settle(() => {
+          if (fold.complete()) finish(call, fold.reply(), output);
+          else fail(call, incomplete("stream closed by the app before the end of the message"));
+        });
       },
     });
   });

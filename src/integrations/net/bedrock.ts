@@ -1,6 +1,7 @@
 import { context } from "@opentelemetry/api";
 import { processWide } from "../../process-wide.js";
 import { lookalike, proxyWith } from "../kit/lookalike.js";
+import { HeldStream, STOPPED_READING } from "../kit/stream-ending.js";
 import { cutCall, finishCall, isObject, modelCallOwned, quietly, tapIterator } from "../kit/model-call.js";
 import { claimClient, isClaimed } from "./claims.js";
 import { type Endpoint, endpointOf, type OutputTable } from "./endpoints.js";
@@ -60,6 +61,8 @@ function readOutput(net: NetSpan, table: OutputTable, output: unknown): unknown 
     return output;
   }
   const fold = new StreamFold(endpoint.stream, endpoint.reply);
+  // The app holds the stream from now: deliver() cuts it short when nobody reads it (never read, or not to its end).
+  const held = new HeldStream(span, (why) => cutCall(span, fold.result(), why));
   const iterate = stream[Symbol.asyncIterator] as (this: unknown) => AsyncIterator<unknown>;
   let read = false;
   const iterator = lookalike(iterate, () => {
@@ -68,9 +71,10 @@ function readOutput(net: NetSpan, table: OutputTable, output: unknown): unknown 
     read = true;
     return tapIterator(it, {
       fold: (event) => quietly(() => fold.add(table.eventJson === undefined ? event : json(pick(event, table.eventJson)[0]))),
-      done: () => finishCall(span, {}, input, fold.result()),
-      failed: (err) => cutCall(span, fold.result(), `the stream failed before its end: ${err instanceof Error ? err.message : String(err)}`),
-      abandoned: () => cutCall(span, fold.result(), "the app stopped reading the stream before its end"),
+      reads: held,
+      done: () => held.settle(() => finishCall(span, {}, input, fold.result())),
+      failed: (err) => held.cutShort(`the stream failed before its end: ${err instanceof Error ? err.message : String(err)}`),
+      abandoned: () => held.cutShort(STOPPED_READING),
     });
   });
   return proxyWith(output, { [member]: proxyWith(stream, { [Symbol.asyncIterator]: iterator }) });
