@@ -13,8 +13,9 @@ import { isObject, type Message, quietly } from "../kit/model-call.js";
  * it sends the request, calls the tools the model asked for, sends their results back, and so on
  * until the model answers in text. The run is recorded as an agent span (the app's one call: its
  * input and the final answer, `availableTools`), with, under it, one llm span per model request
- * (recorded by `calls.ts` through {@link afcStep}) and one tool span per function call a
- * callable tool answered.
+ * (recorded by `calls.ts`: a stream's steps run in the run's context, {@link afcStep}; a
+ * non-streamed run's are found by their params, `afc-loop.ts`) and one tool span per function
+ * call a callable tool answered.
  */
 
 /** The context key of a run (Symbol.for: the ESM and CommonJS copies of evaltrace share it). */
