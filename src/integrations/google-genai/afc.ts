@@ -5,6 +5,7 @@ import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { processWide } from "../../process-wide.js";
 import { type Fn as KitFn, replaceMethod } from "../kit/prototype-method.js";
 import { isObject, type Message, quietly } from "../kit/model-call.js";
+import { methodLike } from "./method-like.js";
 
 /**
  * Automatic function calling (AFC) of `@google/genai`: one `models.generateContent` (or
@@ -205,9 +206,9 @@ function hookToolClass(tool: object): boolean {
     const at = methodOwner(Object.getPrototypeOf(tool), name);
     if (!at || (at[name] as { [TOOL_HOOKED]?: unknown })[TOOL_HOOKED]) continue;
     replaceMethod(at, name, (original) => {
-      const hooked: KitFn = function (this: unknown, ...args: unknown[]) {
+      const hooked: KitFn = methodLike(original, function (this: unknown, args: unknown[]) {
         return isObject(this) && instrumented().has(this) ? hook(this, original as Fn, args) : original.apply(this, args);
-      };
+      });
       Object.defineProperty(hooked, TOOL_HOOKED, { value: original });
       return hooked;
     });

@@ -2,6 +2,7 @@ import { afcStep, usesAfc } from "./afc.js";
 import { loopOf, startLoop } from "./afc-loop.js";
 import { afcCall, modelCall } from "./calls.js";
 import { countTokensCall, embedCall } from "./embeddings.js";
+import { methodLike } from "./method-like.js";
 import type { State } from "./options.js";
 import { isObject, modelCallOwned } from "../kit/model-call.js";
 import { type Fn, replaceMethod } from "../kit/prototype-method.js";
@@ -76,7 +77,7 @@ export function hookModels(models: object, stateOf: (self: object) => State | un
       found++;
       if ((owner[name] as { [HOOKED]?: unknown })[HOOKED]) continue;
       replaceMethod(owner, name, (original) => {
-        const hooked: Fn = function (this: unknown, ...args: unknown[]) {
+        const run = function (this: unknown, args: unknown[]): unknown {
           let state: State | undefined;
           try {
             state = isObject(this) && !modelCallOwned() ? stateOf(this) : undefined;
@@ -85,6 +86,7 @@ export function hookModels(models: object, stateOf: (self: object) => State | un
           }
           return state ? hook(this as object, original, args, state) : original.apply(this, args);
         };
+        const hooked = methodLike(original, run);
         Object.defineProperty(hooked, HOOKED, { value: original });
         return hooked;
       });

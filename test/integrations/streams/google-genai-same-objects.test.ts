@@ -73,5 +73,10 @@ describe("@google/genai: the client and its models / chats objects are not chang
     for (const chat of [rawChat, wrappedChat]) await traced(() => chat.sendMessage({ message: "When do orders ship?" }));
     expect(look(wrapped, wrappedChat)).toEqual(look(raw, rawChat));
     expect(Object.getPrototypeOf(wrapped.models)).toBe(Object.getPrototypeOf(raw.models));
+    // The class's methods, hooked, still read as its async methods: no prototype, their names and lengths.
+    const proto = Object.getPrototypeOf(raw.models) as Record<string, (...a: unknown[]) => unknown>;
+    for (const name of ["generateContentInternal", "generateContentWithContinuation", "processAfcStream", "countTokens"]) {
+      expect([name, Object.hasOwn(proto[name]!, "prototype"), proto[name]!.name, proto[name]!.length]).toEqual([name, false, name, 1]);
+    }
   });
 });
