@@ -1,4 +1,4 @@
-import { claimSdk, type NetSdk, netGenAI, netStainless } from "../integrations/net/index.js";
+import { claimSdk, type NetSdk, netBedrock, netGenAI, netStainless } from "../integrations/net/index.js";
 import { callingFramework } from "./frameworks.js";
 import type { LibraryName } from "./libraries.js";
 import { isOn } from "./state.js";
@@ -24,4 +24,10 @@ export function netUnderClientClass(sdk: "openai" | "anthropic", library: Librar
 export function netUnderGenAIModels(models: object): void {
   netGenAI((models as { apiClient?: unknown }).apiClient);
   claim("google-genai", "google-genai");
+}
+
+/** Puts the net under a Bedrock Runtime client (on its first `send`) and claims the SDK. Never throws. */
+export function netUnderBedrockClient(client: object): void {
+  netBedrock(client);
+  claim("bedrock", "bedrock");
 }

@@ -1,4 +1,8 @@
-import { type CallableTool, type FunctionCall, GoogleGenAI, type Part } from "@google/genai";
+import { type CallableTool, type FunctionCall, GoogleGenAI, mcpToTool, type Part } from "@google/genai";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import type { StoredSpan } from "../../src/devserver/store/store.js";
@@ -6,6 +10,7 @@ import { type FakeGoogleGenAI, type FakeRequest, startFakeGoogleGenAI } from "..
 import { currentTraceUuid, flush, observe, shutdown } from "../../src/index.js";
 import { wrapGoogleGenAI } from "../../src/integrations/google-genai/index.js";
 import { configureForTest } from "../helpers/sdk.js";
+import { objectShape } from "./streams/same-objects.js";
 
 // Automatic function calling (AFC) of @google/genai 2: one generateContent (or
 // generateContentStream) whose config.tools hold callable tools makes several model requests and
@@ -241,5 +246,28 @@ describe("wrapGoogleGenAI: automatic function calling stays invisible to the app
     });
     expect(served).toHaveLength(1);
     expect(spans.filter((s) => s.name !== "app").map((s) => [s.type, s.name])).toEqual([["llm", "gemini.generateContent"]]);
+  });
+});
+
+describe("wrapGoogleGenAI: the SDK's own callable tools are not changed (issue 42)", () => {
+  /** An MCP client over the SDK's in-memory transport, its server answering lookup_order. */
+  async function mcpClient(): Promise<Client> {
+    const server = new McpServer({ name: "orders", version: "1.0.0" });
+    server.registerTool("lookup_order", { description: "Finds an order", inputSchema: { orderId: z.string() } }, async ({ orderId }) => ({ content: [{ type: "text", text: `order ${orderId} shipped` }] }));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: "app", version: "1.0.0" });
+    await client.connect(clientSide);
+    return client;
+  }
+
+  it("mcpToTool's tool (a class with prototype methods): its calls are tool spans, and it reads as the one a raw client used (own keys, descriptors, util.inspect)", async () => {
+    const rawTool = mcpToTool(await mcpClient());
+    await newClient().models.generateContent({ model: "gemini-2.0-flash", contents: userAsks, config: { tools: [rawTool] } });
+    const tool = mcpToTool(await mcpClient());
+    const { spans } = await traced(() => ai.models.generateContent({ model: "gemini-2.0-flash", contents: userAsks, config: { tools: [tool] } }));
+    expect(spans.filter((s) => s.type === "tool")).toMatchObject([{ name: "lookup_order", status: "SUCCESS", input: { orderId: "A-1001" } }]);
+    expect(Object.hasOwn(tool, "callTool")).toBe(false);
+    expect(objectShape(tool)).toEqual(objectShape(rawTool));
   });
 });

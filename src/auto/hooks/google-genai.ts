@@ -6,10 +6,11 @@ import type { LibraryHook } from "../instrumentation.js";
 import { isOn } from "../state.js";
 
 /**
- * `@google/genai`: its `Models` constructor assigns `generateContent` and
- * `generateContentStream` on each instance, so a prototype method would never be reached; the
- * hook instead sees those assignments and instruments the `models` object with
- * `wrapGoogleGenAI` as it is built (the app's object, its fields enumerable as before).
+ * `@google/genai`: each `models` object is seen as its `Models` constructor assigns
+ * `generateContent` and `generateContentStream` (a setter on the class's prototype stores each
+ * as the plain field it would have been), so that the net goes under its `ApiClient` and, unless a
+ * traced framework builds it, `wrapGoogleGenAI` instruments it (hooks on the `Models` class; the
+ * object itself is left as the SDK made it).
  */
 export const googleGenAIHook: LibraryHook = {
   library: "google-genai",

@@ -2,12 +2,11 @@ import { context } from "@opentelemetry/api";
 import type { ReadableMessage } from "../../semconv/messages.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { embeddingSpan } from "../kit/embedding-call.js";
-import { finishCall, incomplete, isObject, type ModelWrapOptions, owningCall, quietly, tapIterator } from "../kit/model-call.js";
+import { cutCall, finishCall, incomplete, isObject, type ModelWrapOptions, owningCall, quietly, tapIterator } from "../kit/model-call.js";
+import { HeldStream } from "../kit/stream-ending.js";
 import { lookalike, proxyWith } from "../kit/lookalike.js";
 import { operationOf, type Started } from "./operations.js";
 import { callResult, type Reply } from "./reply.js";
-
-type Fn = (this: unknown, ...args: unknown[]) => unknown;
 
 /** One traced call: its span, its input and what reading its output needs. */
 interface Call {
@@ -73,6 +72,12 @@ function tapStream(call: Call, output: Record<string, unknown>, member: string, 
   }
   const iterate = stream[Symbol.asyncIterator] as (this: unknown) => AsyncIterator<unknown>;
   const fold = folder();
+  // The app holds the stream from now: deliver() cuts it short when nobody reads it (never read, or not to its end).
+  const held = new HeldStream(call.span, (why) => {
+    if (call.ended) return;
+    call.ended = true;
+    cutCall(call.span, callResult(fold.reply(), callMetadata(call, output)), why);
+  });
   let read = false;
   const iterator = lookalike(iterate, () => {
     const it = iterate.call(stream);
@@ -81,14 +86,19 @@ function tapStream(call: Call, output: Record<string, unknown>, member: string, 
     return tapIterator(it, {
       fold: (event) => fold.fold(event),
       timing: { span: call.span, content: (event) => fold.content(event) },
+      reads: held,
       done() {
-        if (fold.complete()) finish(call, fold.reply(), output);
-        else fail(call, incomplete("stream ended before the end of the message (aborted)"));
+        held.settle(() => {
+          if (fold.complete()) finish(call, fold.reply(), output);
+          else fail(call, incomplete("stream ended before the end of the message (aborted)"));
+        });
       },
-      failed: (err) => fail(call, err),
+      failed: (err) => held.settle(() => fail(call, err)),
       abandoned() {
-        if (fold.complete()) finish(call, fold.reply(), output);
-        else fail(call, incomplete("stream closed by the app before the end of the message"));
+        held.settle(() => {
+          if (fold.complete()) finish(call, fold.reply(), output);
+          else fail(call, incomplete("stream closed by the app before the end of the message"));
+        });
       },
     });
   });
@@ -108,61 +118,51 @@ function see(call: Call, output: unknown): unknown {
   return output;
 }
 
+/** The command a handler runs: the SDK calls the stack's handler with the command itself (`handler(command)`). */
+function operationCommand(args: unknown, handlerContext: unknown): unknown {
+  if (operationOf(args)) return args;
+  // An SDK that hands the stack `{ input }`: the operation by the context's command name.
+  const name = isObject(handlerContext) ? handlerContext.commandName : undefined;
+  return typeof name === "string" && isObject(args) ? { input: args.input, constructor: { name } } : args;
+}
+
+/** A middleware of the AWS SDK: `(next, context) => (args) => Promise<{ output, response }>`. */
+export type Middleware = (next: (args: unknown) => Promise<unknown>, handlerContext: unknown) => (args: unknown) => Promise<unknown>;
+
 /**
- * The instrumented `send(command, options?, callback?)`: the four model operations become llm
- * spans, anything else runs untouched. The promise (or the callback) the app gets is the SDK's
- * own, with the SDK's own output and errors at the same moment (a streamed operation's output is
- * a Proxy of the SDK's that reads as it does: see tapStream); the call runs in the span's
- * context, so spans the SDK's middleware makes are its children.
+ * The middleware `wrapBedrock` adds at the start of a client's stack (its `initialize` step, the
+ * SDK's own extension point): the four model operations become llm spans, anything else runs
+ * untouched. It runs once per `send` (the SDK's retries are below it), in the app's context, and
+ * runs the rest of the stack in the span's context (so spans the SDK's middleware makes are its
+ * children and the net below knows the request is recorded). The SDK's `send` returns (or calls
+ * back with) the output it resolves to: the SDK's own, with its own errors at the same moment (a
+ * streamed operation's output is a Proxy of the SDK's that reads as it does: see tapStream).
  */
-export function instrumentedSend(original: Fn, options: () => ModelWrapOptions): Fn {
-  return function send(this: unknown, ...args: unknown[]): unknown {
-    const call = startCall(args[0], options());
-    if (!call) return original.apply(this, args);
-    const cbAt = typeof args[1] === "function" ? 1 : typeof args[2] === "function" ? 2 : -1;
-    if (cbAt >= 0) {
-      const callback = args[cbAt] as Fn;
-      const observed = [...args];
-      observed[cbAt] = function (this: unknown, err: unknown, data: unknown) {
-        let given = data;
-        quietly(() => {
-          if (err) fail(call, err);
-          else given = see(call, data);
-        });
-        return callback.call(this, err, given);
-      };
-      try {
-        return context.with(owningCall(call.span.context), () => original.apply(this, observed));
-      } catch (err) {
-        fail(call, err);
-        throw err;
-      }
-    }
-    let result: unknown;
+export function modelCallMiddleware(options: () => ModelWrapOptions): Middleware {
+  return (next, handlerContext) => (args) => {
+    const call = startCall(operationCommand(args, handlerContext), options());
+    if (!call) return next(args);
+    let result: Promise<unknown>;
     try {
-      result = context.with(owningCall(call.span.context), () => original.apply(this, args));
+      result = context.with(owningCall(call.span.context), () => next(args));
     } catch (err) {
       fail(call, err);
       throw err;
     }
-    if (call.started.stream && result && typeof (result as Promise<unknown>).then === "function") {
-      // A stream is read through the output the app gets (see tapStream); the promise settles as the SDK's does, with its own error.
-      return (result as Promise<unknown>).then(
-        (output) => see(call, output),
-        (err: unknown) => {
-          fail(call, err);
-          throw err;
-        },
-      );
-    }
-    quietly(() => {
-      if (result && typeof (result as Promise<unknown>).then === "function") {
-        (result as Promise<unknown>).then(
-          (output) => see(call, output),
-          (err: unknown) => fail(call, err),
-        );
-      } else see(call, result);
-    });
-    return result;
+    return result.then(
+      (handled) => {
+        let out = handled;
+        quietly(() => {
+          if (!isObject(handled)) return see(call, undefined);
+          const output = see(call, handled.output);
+          if (output !== handled.output) out = { ...handled, output };
+        });
+        return out;
+      },
+      (err: unknown) => {
+        fail(call, err);
+        throw err;
+      },
+    );
   };
 }

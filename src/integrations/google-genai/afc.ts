@@ -2,7 +2,10 @@ import { type Context, context } from "@opentelemetry/api";
 import { toText } from "../../spans/serialize.js";
 import { currentObservedSpan } from "../../tracing/context.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
+import { processWide } from "../../process-wide.js";
+import { type Fn as KitFn, replaceMethod } from "../kit/prototype-method.js";
 import { isObject, type Message, quietly } from "../kit/model-call.js";
+import { methodLike } from "./method-like.js";
 
 /**
  * Automatic function calling (AFC) of `@google/genai`: one `models.generateContent` (or
@@ -11,14 +14,13 @@ import { isObject, type Message, quietly } from "../kit/model-call.js";
  * it sends the request, calls the tools the model asked for, sends their results back, and so on
  * until the model answers in text. The run is recorded as an agent span (the app's one call: its
  * input and the final answer, `availableTools`), with, under it, one llm span per model request
- * (recorded by `calls.ts` through {@link afcStep}) and one tool span per function call a
- * callable tool answered.
+ * (recorded by `calls.ts`: a stream's steps run in the run's context, {@link afcStep}; a
+ * non-streamed run's are found by their params, `afc-loop.ts`) and one tool span per function
+ * call a callable tool answered.
  */
 
 /** The context key of a run (Symbol.for: the ESM and CommonJS copies of evaltrace share it). */
 const RUN = Symbol.for("evaltrace.google-genai.afc");
-/** Marks a callable tool instrumented by {@link instrumentCallable}. */
-const CALLABLE = Symbol.for("evaltrace.google-genai.callable");
 
 type Fn = (...args: unknown[]) => unknown;
 type Declared = Map<string, string | undefined>;
@@ -30,6 +32,8 @@ export interface AfcRun {
   readonly ctx: Context;
   /** Ends the agent span with the final answer and the tools the callables declared. */
   end(output: string): void;
+  /** The callable tools whose calls the run records (those it could instrument). */
+  readonly tools: readonly object[];
 }
 
 interface RunState {
@@ -41,6 +45,30 @@ interface RunState {
 /** What each callable tool declared (function name → description), from its own `tool()`. */
 const declarations = new WeakMap<object, Declared>();
 
+/** The callable tools instrumented (process-wide: another copy of evaltrace does not patch them again). */
+const instrumented = (): WeakSet<object> => processWide("googleGenAICallables", () => new WeakSet<object>());
+
+/**
+ * A non-streamed run's loop watches its tool calls: `generateContent` calls the tools from its own
+ * loop, in the app's context, so a tool's call finds its run here (the latest open run holding it).
+ */
+export interface ToolWatch {
+  readonly run: AfcRun;
+  /** A tool call of the run settled (failed: with its error). */
+  settled(err?: unknown): void;
+}
+const toolRuns = new WeakMap<object, ToolWatch>();
+
+/** Tool calls of `tools` now belong to `watch` (until {@link unwatchTools}). */
+export function watchTools(tools: readonly object[], watch: ToolWatch): void {
+  for (const tool of tools) toolRuns.set(tool, watch);
+}
+
+/** The run of `watch` is over: its tools' later calls are not its steps. */
+export function unwatchTools(tools: readonly object[], watch: ToolWatch): void {
+  for (const tool of tools) if (toolRuns.get(tool) === watch) toolRuns.delete(tool);
+}
+
 const isCallable = (tool: unknown): tool is Record<PropertyKey, unknown> => isObject(tool) && typeof tool.callTool === "function";
 
 /**
@@ -51,6 +79,8 @@ const isCallable = (tool: unknown): tool is Record<PropertyKey, unknown> => isOb
 export function usesAfc(params: Record<string, unknown>): boolean {
   const config = isObject(params.config) ? params.config : {};
   if (!Array.isArray(config.tools) || !config.tools.some(isCallable)) return false;
+  // Callable tools beside plain function declarations: the SDK refuses the call before any request.
+  if (config.tools.some((t) => !isCallable(t) && isObject(t) && Array.isArray(t.functionDeclarations) && t.functionDeclarations.length > 0)) return false;
   const afc = isObject(config.automaticFunctionCalling) ? config.automaticFunctionCalling : {};
   if (afc.disable) return false;
   const max = afc.maximumRemoteCalls;
@@ -69,11 +99,12 @@ export function startAfc(params: Record<string, unknown>, input: Message[]): Afc
     span.setIntegration("Google GenAI");
     const config = isObject(params.config) ? params.config : {};
     const tools = (Array.isArray(config.tools) ? config.tools : []).filter(isCallable);
-    for (const tool of tools) instrumentCallable(tool);
+    const watched = tools.filter(instrumentCallable);
     const state: RunState = { observed: currentObservedSpan(span.context), tools };
     const open = span;
     return {
       span: open,
+      tools: watched,
       ctx: open.context.setValue(RUN, state),
       end(output) {
         quietly(() => {
@@ -101,15 +132,23 @@ export function afcStep(ctx: Context = context.active()): boolean {
 }
 
 /**
- * Instruments a callable tool in place, once: its `callTool`, when the SDK's AFC loop calls it,
- * opens a tool span per function call it answers; its `tool()` is read for the names it declares
- * (so that a tool is not credited with calls another tool answers: the SDK gives every callable
- * all of a reply's calls). Outside an AFC step both run as they are. A tool we cannot patch
- * (frozen) is left alone.
+ * Instruments a callable tool, once: its `callTool`, when the SDK's AFC loop calls it, opens a
+ * tool span per function call it answers; its `tool()` is read for the names it declares (so that
+ * a tool is not credited with calls another tool answers: the SDK gives every callable all of a
+ * reply's calls). Outside an AFC step both run as they are. A tool whose methods come from its
+ * class (the SDK's `mcpToTool`) is hooked on that class, the object itself left as it is; a
+ * plain object of the app's has its own two methods replaced in place (its keys kept), and one
+ * we cannot patch (frozen) is left alone (false).
  */
-function instrumentCallable(tool: Record<PropertyKey, unknown>): void {
+function instrumentCallable(tool: Record<PropertyKey, unknown>): boolean {
   try {
-    if (tool[CALLABLE]) return;
+    const done = instrumented();
+    if (done.has(tool)) return true;
+    if (!Object.hasOwn(tool, "callTool")) {
+      if (!hookToolClass(tool)) return false;
+      done.add(tool);
+      return true;
+    }
     const callTool = tool.callTool as Fn;
     const declare = tool.tool;
     // Method shorthand: the patched methods keep the SDK interface's names.
@@ -118,21 +157,67 @@ function instrumentCallable(tool: Record<PropertyKey, unknown>): void {
         return traceCallTool(tool, () => callTool.apply(this ?? tool, args), args[0]);
       },
       tool(this: unknown, ...args: unknown[]) {
-        const declared = (declare as Fn).apply(this ?? tool, args);
-        quietly(() => void Promise.resolve(declared).then((t) => recordDeclarations(tool, t), () => undefined));
-        return declared;
+        return declaring(tool, (declare as Fn).apply(this ?? tool, args));
       },
     };
     define(tool, "callTool", patched.callTool);
     if (typeof declare === "function") define(tool, "tool", patched.tool);
-    define(tool, CALLABLE, true);
+    done.add(tool);
+    return true;
   } catch {
     // Left as it is.
+    return false;
   }
 }
 
+/** What a tool's `tool()` returned, its declarations recorded when it resolves. */
+function declaring(tool: object, declared: unknown): unknown {
+  quietly(() => void Promise.resolve(declared).then((t) => recordDeclarations(tool, t), () => undefined));
+  return declared;
+}
+
+/** Marks a callable tool class's method hooked here (shared by every copy of evaltrace). */
+const TOOL_HOOKED = Symbol.for("evaltrace.google-genai.toolHooked");
+
+/** The object in `start`'s prototype chain that holds `name` as a method. */
+function methodOwner(start: unknown, name: string): Record<string, unknown> | undefined {
+  let at: unknown = start;
+  for (let depth = 0; isObject(at) && depth < 20; depth++) {
+    const own = Object.getOwnPropertyDescriptor(at, name);
+    if (own) return typeof own.value === "function" ? at : undefined;
+    at = Object.getPrototypeOf(at);
+  }
+  return undefined;
+}
+
+/**
+ * Hooks `callTool` and `tool` on the class of `tool` (where its prototype chain holds them), once
+ * per class: a call on an instrumented tool is traced as above, any other runs as it is. False
+ * when the class's `callTool` cannot be hooked.
+ */
+function hookToolClass(tool: object): boolean {
+  const owner = methodOwner(Object.getPrototypeOf(tool), "callTool");
+  if (!owner) return false;
+  const hooks: Record<string, (self: object, original: Fn, args: unknown[]) => unknown> = {
+    callTool: (self, original, args) => traceCallTool(self, () => original.apply(self, args), args[0]),
+    tool: (self, original, args) => declaring(self, original.apply(self, args)),
+  };
+  for (const [name, hook] of Object.entries(hooks)) {
+    const at = methodOwner(Object.getPrototypeOf(tool), name);
+    if (!at || (at[name] as { [TOOL_HOOKED]?: unknown })[TOOL_HOOKED]) continue;
+    replaceMethod(at, name, (original) => {
+      const hooked: KitFn = methodLike(original, function (this: unknown, args: unknown[]) {
+        return isObject(this) && instrumented().has(this) ? hook(this, original as Fn, args) : original.apply(this, args);
+      });
+      Object.defineProperty(hooked, TOOL_HOOKED, { value: original });
+      return hooked;
+    });
+  }
+  return (owner.callTool as { [TOOL_HOOKED]?: unknown })[TOOL_HOOKED] !== undefined;
+}
+
 /** Puts `value` on `target` as its own `key`, enumerable only when the property it replaces was own and enumerable. */
-export function define(target: object, key: PropertyKey, value: unknown): void {
+function define(target: object, key: PropertyKey, value: unknown): void {
   const own = Object.getOwnPropertyDescriptor(target, key);
   Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: own?.enumerable ?? false });
 }
@@ -158,15 +243,17 @@ type FunctionCall = Record<PropertyKey, unknown>;
  */
 function traceCallTool<R>(tool: object, call: () => R, calls: unknown): R {
   let spans: { call: FunctionCall; span: ManualSpan }[] = [];
+  // A streamed run calls its tools in its own context; a non-streamed run's loop, in the app's.
+  const watch = afcStep() ? undefined : toolRuns.get(tool);
   try {
-    if (afcStep()) {
+    if (watch || afcStep()) {
       const declared = declarations.get(tool);
       const list = Array.isArray(calls) ? calls.filter(isObject) : [];
       const mine = declared ? list.filter((c) => typeof c.name === "string" && declared.has(c.name)) : list;
       for (const c of mine) {
         const name = typeof c.name === "string" && c.name ? c.name : "tool";
         const description = declared?.get(name);
-        const span = openSpan(name, "tool", description === undefined ? {} : { description }, c.args ?? {});
+        const span = openSpan(name, "tool", description === undefined ? {} : { description }, c.args ?? {}, watch?.run.ctx);
         if (span) {
           span.setIntegration("Google GenAI");
           spans.push({ call: c, span });
@@ -177,19 +264,25 @@ function traceCallTool<R>(tool: object, call: () => R, calls: unknown): R {
     for (const s of spans) s.span.fail(new Error("could not trace the tool call"));
     spans = [];
   }
-  if (spans.length === 0) return call();
+  if (spans.length === 0 && !watch) return call();
   let result: R;
   try {
     result = spans.length === 1 ? context.with(spans[0]!.span.context, call) : call();
   } catch (err) {
     for (const s of spans) s.span.fail(err);
+    quietly(() => watch?.settled(err));
     throw err;
   }
   quietly(() => {
     void Promise.resolve(result).then(
-      (parts) => quietly(() => endCalls(spans, parts)),
+      (parts) =>
+        quietly(() => {
+          endCalls(spans, parts);
+          watch?.settled();
+        }),
       (err: unknown) => {
         for (const s of spans) s.span.fail(err);
+        quietly(() => watch?.settled(err ?? new Error("the tool failed")));
       },
     );
   });

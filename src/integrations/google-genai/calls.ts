@@ -8,14 +8,17 @@ import { cutCall, finishCall, incomplete, isObject, type Message, owningCall, qu
 
 type Fn = (...args: unknown[]) => unknown;
 
-/** Runs one model call (a promise of a reply, or of a generator of chunks) inside an llm span. */
-export function modelCall(self: unknown, original: Fn, args: unknown[], streamed: boolean, state: State): unknown {
+/**
+ * Runs one model call (a promise of a reply, or of a generator of chunks) inside an llm span, a
+ * child of `parent` (the current context by default).
+ */
+export function modelCall(self: unknown, original: Fn, args: unknown[], streamed: boolean, state: State, parent?: Context): unknown {
   let span: ManualSpan | undefined;
   let input: Message[] = [];
   try {
     const p = isObject(args[0]) ? args[0] : {};
     input = inputMessages(p);
-    span = openSpan(streamed ? "gemini.generateContentStream" : "gemini.generateContent", "llm", { model: modelName(p.model), provider: "Gemini" }, input);
+    span = openSpan(streamed ? "gemini.generateContentStream" : "gemini.generateContent", "llm", { model: modelName(p.model), provider: "Gemini" }, input, parent);
     if (span) {
       span.setIntegration("Google GenAI");
       if (state.options.metricCollection) span.set({ metricCollection: state.options.metricCollection });
@@ -31,9 +34,11 @@ export function modelCall(self: unknown, original: Fn, args: unknown[], streamed
 }
 
 /**
- * Runs an automatic-function-calling call inside its agent span (see `afc.ts`); the
- * SDK's requests and tool calls in it record their own spans. The agent span ends with the final
- * answer: the reply, or the chunks after the last function responses of a stream.
+ * Runs an automatic-function-calling call inside its agent span (see `afc.ts`): a stream's
+ * (`processAfcStream`, whose generator runs the SDK's loop as the app reads it, stepped in the
+ * run's context); the SDK's requests and tool calls in it record their own spans. The agent span
+ * ends with the final answer: the reply, or the chunks after the last function responses of a
+ * stream. (A non-streamed run is watched step by step: `afc-loop.ts`.)
  */
 export function afcCall(self: unknown, original: Fn, args: unknown[], streamed: boolean): unknown {
   const run = quietlyValue(() => startAfc(args[0] as Record<string, unknown>, inputMessages(args[0] as Record<string, unknown>)));

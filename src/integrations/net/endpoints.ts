@@ -8,7 +8,7 @@ import type { Path } from "./paths.js";
  */
 
 /** The SDKs whose request layer the net watches. */
-export type NetSdk = "openai" | "anthropic" | "google-genai";
+export type NetSdk = "openai" | "anthropic" | "google-genai" | "bedrock";
 
 /** Where a request body keeps its input: a system prompt, a message list, or plain text. */
 export interface RequestTable {
@@ -60,6 +60,20 @@ export interface StreamTable {
   whole?: Path;
 }
 
+/**
+ * Where the output an SDK parsed keeps the reply, for a net that reads that output rather than the
+ * raw response (Bedrock: the AWS SDK decodes its event streams itself). No `json` nor `events`:
+ * the output is the reply.
+ */
+export interface OutputTable {
+  /** The member holding the reply's JSON body as bytes (InvokeModel's `body`). */
+  json?: string;
+  /** The member holding the stream of events (`stream`, `body`). */
+  events?: string;
+  /** Under each event, the bytes of its JSON data (`chunk/bytes`); none: the event is the data. */
+  eventJson?: Path;
+}
+
 /** One model endpoint of one SDK. */
 export interface Endpoint {
   sdk: NetSdk;
@@ -76,6 +90,8 @@ export interface Endpoint {
   request: RequestTable;
   reply: ReplyTable;
   stream?: StreamTable;
+  /** Read from the SDK's parsed output (see {@link OutputTable}). */
+  output?: OutputTable;
 }
 
 const openaiUsage = { inputTokens: ["usage/prompt_tokens", "usage/input_tokens"], outputTokens: ["usage/completion_tokens", "usage/output_tokens"] };
@@ -112,6 +128,30 @@ const geminiReply: ReplyTable = {
   inputTokens: ["usageMetadata/promptTokenCount"],
   outputTokens: ["usageMetadata/candidatesTokenCount"],
 };
+
+const bedrock = { sdk: "bedrock", provider: "Bedrock", integration: "Bedrock", modelInPath: /\/model\/([^/]+)\// } as const;
+
+const converseRequest: RequestTable = { system: "system", messages: "messages" };
+const converseReply: ReplyTable = {
+  text: ["output/message/content/*/text"],
+  calls: [{ at: "output/message/content/*/toolUse", name: "name", args: "input" }],
+  inputTokens: ["usage/inputTokens"],
+  outputTokens: ["usage/outputTokens"],
+};
+
+/** InvokeModel bodies are the model family's own: the rows name each family's places (Claude, Nova, Titan Text, Llama). */
+const invokeRequest: RequestTable = { system: "system", messages: "messages", text: ["inputText", "prompt"] };
+const invokeReply: ReplyTable = {
+  text: ["content/*/type=text/text", "output/message/content/*/text", "results/*/outputText", "generation"],
+  calls: [
+    { at: "content/*/type=tool_use", name: "name", args: "input" },
+    { at: "output/message/content/*/toolUse", name: "name", args: "input" },
+  ],
+  // No model from the reply: the span keeps the model id the request addressed, as the wrapper's does.
+  inputTokens: ["usage/input_tokens", "usage/inputTokens", "inputTextTokenCount", "prompt_token_count"],
+  outputTokens: ["usage/output_tokens", "usage/outputTokens", "results/0/tokenCount", "generation_token_count"],
+};
+const METRICS = "amazon-bedrock-invocationMetrics";
 
 /** Every endpoint the net records, by SDK. */
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -179,6 +219,42 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: /:batchEmbedContents$/,
     request: { text: ["requests/*/content/parts/*/text"] },
     reply: { count: { at: "embeddings/*", noun: "embedding(s)" } },
+  },
+  { ...bedrock, name: "/converse", path: /\/model\/[^/]+\/converse$/, request: converseRequest, reply: converseReply, output: {} },
+  {
+    ...bedrock,
+    name: "/converse-stream",
+    path: /\/model\/[^/]+\/converse-stream$/,
+    request: converseRequest,
+    reply: converseReply,
+    output: { events: "stream" },
+    stream: {
+      text: ["contentBlockDelta/delta/text"],
+      calls: [
+        { at: "contentBlockStart", key: "contentBlockIndex", name: "start/toolUse/name", args: "start/toolUse/input" },
+        { at: "contentBlockDelta", key: "contentBlockIndex", args: "delta/toolUse/input" },
+      ],
+      inputTokens: ["metadata/usage/inputTokens"],
+      outputTokens: ["metadata/usage/outputTokens"],
+    },
+  },
+  { ...bedrock, name: "/invoke", path: /\/model\/[^/]+\/invoke$/, request: invokeRequest, reply: invokeReply, output: { json: "body" } },
+  {
+    ...bedrock,
+    name: "/invoke-with-response-stream",
+    path: /\/model\/[^/]+\/invoke-with-response-stream$/,
+    request: invokeRequest,
+    reply: invokeReply,
+    output: { events: "body", eventJson: "chunk/bytes" },
+    stream: {
+      text: ["type=content_block_delta/delta/type=text_delta/text", "contentBlockDelta/delta/text", "outputText", "generation"],
+      calls: [
+        { at: "type=content_block_start", key: "index", name: "content_block/type=tool_use/name", args: "content_block/type=tool_use/input" },
+        { at: "type=content_block_delta", key: "index", args: "delta/type=input_json_delta/partial_json" },
+      ],
+      inputTokens: ["type=message_start/message/usage/input_tokens", "metadata/usage/inputTokens", `${METRICS}/inputTokenCount`],
+      outputTokens: ["type=message_delta/usage/output_tokens", "metadata/usage/outputTokens", `${METRICS}/outputTokenCount`],
+    },
   },
 ];
 

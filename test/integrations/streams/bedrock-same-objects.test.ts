@@ -1,11 +1,11 @@
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, InvokeModelCommand, InvokeModelWithResponseStreamCommand } from "@aws-sdk/client-bedrock-runtime";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../../src/devserver/index.js";
 import { startFakeBedrock } from "../../../src/fakes/index.js";
 import { observe, shutdown } from "../../../src/index.js";
 import { wrapBedrock } from "../../../src/integrations/bedrock/index.js";
 import { configureForTest } from "../../helpers/sdk.js";
-import { expectSameObjects } from "./same-objects.js";
+import { expectSameObjects, objectShape } from "./same-objects.js";
 
 // Issue 42, class 3a, on @aws-sdk/client-bedrock-runtime: what the wrapped client returns reads as
 // what the raw client returns (the event stream's own [Symbol.asyncIterator] was replaced before).
@@ -50,5 +50,24 @@ describe("@aws-sdk/client-bedrock-runtime: the wrapped client's outputs read as 
         snap("InvokeModelWithResponseStream body, read", s.body);
       }),
     );
+  });
+});
+
+describe("@aws-sdk/client-bedrock-runtime: the client is not changed by wrapping (own keys, descriptors, util.inspect with hidden members; issue 42)", () => {
+  it("a wrapped client reads as a raw one, before and after the four model commands (and send's callback form)", async () => {
+    const raw = client(false);
+    const wrapped = client(true);
+    expect(objectShape(wrapped)).toEqual(objectShape(raw));
+    for (const c of [raw, wrapped]) {
+      await traced(async () => {
+        await c.send(new ConverseCommand({ modelId: CLAUDE, messages }));
+        for await (const _ of (await c.send(new ConverseStreamCommand({ modelId: CLAUDE, messages }))).stream!);
+        await c.send(new InvokeModelCommand({ modelId: CLAUDE, body }));
+        for await (const _ of (await c.send(new InvokeModelWithResponseStreamCommand({ modelId: CLAUDE, body }))).body!);
+        await new Promise((resolve) => c.send(new ConverseCommand({ modelId: CLAUDE, messages }), resolve));
+      });
+    }
+    expect(objectShape(wrapped)).toEqual(objectShape(raw));
+    expect(Object.hasOwn(wrapped, "send")).toBe(false);
   });
 });

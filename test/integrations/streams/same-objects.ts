@@ -105,3 +105,17 @@ export function clientReading(client: object, paths: readonly string[]): Record<
   }
   return out;
 }
+
+/**
+ * How an SDK object itself reads (issue 42: no own property of an SDK object replaced or added):
+ * its own keys, each own property's descriptor, and `util.inspect` with hidden members, masked.
+ */
+export function objectShape(value: object): { keys: string[]; descriptors: string; inspect: string } {
+  const descriptors: Record<string, unknown> = {};
+  for (const key of Reflect.ownKeys(value)) descriptors[String(key)] = Object.getOwnPropertyDescriptor(value, key);
+  return {
+    keys: Reflect.ownKeys(value).map(String),
+    descriptors: masked(inspect(descriptors, { depth: 2, showHidden: true })),
+    inspect: masked(inspect(value, { showHidden: true, depth: 4 })),
+  };
+}
