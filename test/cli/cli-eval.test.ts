@@ -87,7 +87,7 @@ describe("evaltrace eval (child process, emulator in strict mode)", () => {
       { input: "Where is A-2?", actualOutput: "Orders ship in 2 days.", toolsCalled: [{ name: "lookup_order", inputParameters: { orderId: "A-1" }, output: { status: "shipped", id: "A-1" } }] },
     ]);
     expect(r.stdout).toContain(`support: 2 golden(s), 2 sent to support, test run ${run!.id}`);
-    expect(r.stdout).toMatch(/Mentions shipping\s+2\s+0\s+0\s+100\.0%/);
+    expect(r.stdout).toMatch(/Mentions shipping\s+2\s+0\s+0\s+0\s+100\.0%\s+1\.00\s+1\.00/);
     expect(r.stdout).toContain("Mentions shipping: 100.0% >= 90.0%");
     // Each golden's trace reached the emulator, with the llm span of the real openai call.
     const traces = Object.values(dev.state.traces).filter((t) => (t!.fields.metadata as Record<string, unknown> | undefined)?.["evaltrace.experiment"] === "support");
