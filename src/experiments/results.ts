@@ -24,27 +24,41 @@ export const NOT_JUDGED_REASONS = {
 export async function readVerdicts(client: Client, runIds: string[], sentPerRun: number[], metrics: string[], waitMillis = JUDGE_WAIT_MILLIS): Promise<MetricVerdict[][] | undefined> {
   const runs = await judgedRuns(client, runIds, waitMillis);
   if (!runs) return undefined;
-  const out: MetricVerdict[][] = [];
-  runIds.forEach((id, r) => {
-    const run = runs.find((x) => isPlainObject(x) && x.id === id) as Record<string, unknown> | undefined;
-    const results = Array.isArray(run?.results) ? run.results : undefined;
-    const status = run?.status;
-    const message = typeof run?.message === "string" ? run.message : undefined;
-    for (let i = 0; i < (sentPerRun[r] ?? 0); i++) {
-      const result = results?.[i];
-      const data = isPlainObject(result) && Array.isArray(result.metricsData) ? result.metricsData.filter(isPlainObject) : [];
-      out.push(
-        metrics.map((name) => {
-          const d = data.find((x) => (typeof x.name === "string" ? x.name : x.metric) === name);
-          if (d) return fromData(name, d);
-          if (status === "ERRORED" && !results) return errored(name, message ?? "the judge failed");
-          const why = status === "NOT_JUDGED" ? NOT_JUDGED_REASONS.noJudge : status === "PENDING" ? NOT_JUDGED_REASONS.pending : NOT_JUDGED_REASONS.missing;
-          return notJudged(name, why, "service");
-        }),
-      );
-    }
+  return runIds.flatMap((id, r) => {
+    const run = runs.find((x) => isPlainObject(x) && x.id === id);
+    return readVerdictsOf(isPlainObject(run) ? run : {}, sentPerRun[r] ?? 0, metrics);
   });
-  return out;
+}
+
+/** The key of a sent test case's `additionalMetadata` that keeps the app's scorers' verdicts (for the platform, and a later `--baseline`). */
+export const SCORES_KEY = "evaltrace.scores";
+
+/**
+ * The verdicts of the `count` cases of one emulator test run: of `metrics` (else every metric its
+ * results name), then of the scorers kept in each test case's `additionalMetadata`.
+ */
+export function readVerdictsOf(run: Record<string, unknown>, count: number, metrics?: readonly string[]): MetricVerdict[][] {
+  const results = Array.isArray(run.results) ? run.results : undefined;
+  const testCases = Array.isArray(run.testCases) ? run.testCases : [];
+  const status = run.status;
+  const message = typeof run.message === "string" ? run.message : undefined;
+  return Array.from({ length: count }, (_, i) => {
+    const result = results?.[i];
+    const data = isPlainObject(result) && Array.isArray(result.metricsData) ? result.metricsData.filter(isPlainObject) : [];
+    const nameOf = (x: Record<string, unknown>) => String(typeof x.name === "string" ? x.name : x.metric);
+    const service = (metrics ?? data.map(nameOf)).map((name) => {
+      const d = data.find((x) => nameOf(x) === name);
+      if (d) return fromData(name, d);
+      if (status === "ERRORED" && !results) return errored(name, message ?? "the judge failed");
+      const why = status === "NOT_JUDGED" ? NOT_JUDGED_REASONS.noJudge : status === "PENDING" ? NOT_JUDGED_REASONS.pending : NOT_JUDGED_REASONS.missing;
+      return notJudged(name, why, "service");
+    });
+    if (metrics) return service;
+    const tc = testCases[i];
+    const kept = isPlainObject(tc) && isPlainObject(tc.additionalMetadata) ? tc.additionalMetadata[SCORES_KEY] : undefined;
+    const scored = Array.isArray(kept) ? kept.filter(isPlainObject).map((d) => ({ ...fromData(String(d.name), d), source: "scorer" as const })) : [];
+    return [...service, ...scored];
+  });
 }
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);

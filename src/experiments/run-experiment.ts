@@ -3,7 +3,7 @@ import { flush } from "../lifecycle/delivery.js";
 import type { ConversationalTestCase, EvaluateInput, SingleTurnTestCase } from "../protocol/types.js";
 import { checkOptions, findCollection, resolveGoldens } from "./options.js";
 import { formatSummary, progressReporter } from "./report.js";
-import { counts, metricNames, NOT_JUDGED_REASONS, notJudged, readVerdicts } from "./results.js";
+import { counts, metricNames, NOT_JUDGED_REASONS, notJudged, readVerdicts, SCORES_KEY } from "./results.js";
 import { runCase } from "./run-case.js";
 import { runScorers, type ScorerOutcome, scorerInput, scorerName, scorerVerdicts } from "./scorers.js";
 import { goldenSummaries, metricSummaries } from "./tally.js";
@@ -53,6 +53,15 @@ async function runAll<T>(goldens: T[], concurrency: number, signal: AbortSignal,
   await Promise.race([Promise.all(workers), aborted]);
 }
 
+/**
+ * The test case with the scorers' verdicts in its `additionalMetadata` (under {@link SCORES_KEY}):
+ * the platform shows them beside the collection's, and a later run compares with them (`--baseline`).
+ */
+function withScores(testCase: TestCase, outcomes: readonly ScorerOutcome[]): TestCase {
+  const scores = outcomes.filter((o) => o.ok).map(({ verdict: v }) => ({ name: v.name, score: v.score, threshold: v.threshold, success: v.success, ...(v.reason ? { reason: v.reason } : {}) }));
+  return { ...testCase, additionalMetadata: { ...testCase.additionalMetadata, [SCORES_KEY]: scores } };
+}
+
 /** One run of a golden: the golden, its position, and which trial. */
 interface CaseSlot {
   golden: ExperimentGolden;
@@ -100,10 +109,11 @@ export async function experiment<G extends ExperimentGolden>(options: Experiment
       const base = { golden: golden as G, traceUuid, goldenIndex, trial, metrics: [] };
       if (made.ok) {
         // The scorers run outside the case's trace (their own calls are traces of their own).
-        if (scorers.length > 0) scored[index] = await runScorers(scorers, scorerInput(golden, made.testCase, made.actualOutput, run.trace));
+        const outcomes = scorers.length > 0 ? await runScorers(scorers, scorerInput(golden, made.testCase, made.actualOutput, run.trace)) : undefined;
         if (controller.signal.aborted) return;
+        scored[index] = outcomes;
         results[index] = { ...base, actualOutput: made.actualOutput };
-        testCases[index] = made.testCase;
+        testCases[index] = outcomes ? withScores(made.testCase, outcomes) : made.testCase;
       } else {
         results[index] = { ...base, actualOutput: undefined, error: made.error };
         failed++;

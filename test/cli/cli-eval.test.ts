@@ -121,7 +121,7 @@ describe("evaltrace eval (child process, emulator in strict mode)", () => {
     const bareEnv = { ...env, EVALTRACE_API_KEY: bare.projectKey, EVALTRACE_BASE_URL: bare.url };
     const r = await runCli(["eval", esm, "--min-pass-rate", "1"], bareEnv);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain("Mentions shipping: not judged, not gated");
+    expect(r.stdout).toContain("Mentions shipping: not judged (no judge configured (the emulator without a judge answers NOT_JUDGED)), not gated");
     expect(r.stdout).toContain("tasks: 100.0% >= 100.0%");
     const failing = await runCli(["eval", cjs, "--metric-collection", "support", "--min-pass-rate", "0.9"], bareEnv);
     expect(failing.code).toBe(1);

@@ -48,7 +48,7 @@ describe("an experiment whose requests lose their first answer", () => {
       identifier: "lossy",
       dataset: "faq",
       metricCollection: "support",
-      task: (g) => `answer to ${g.input}`,
+      task: (g) => `answer to ${"input" in g ? g.input : g.scenario}`,
       chunkSize: 2,
       client,
       output: null,
