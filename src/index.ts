@@ -61,11 +61,18 @@ export type {
   ExperimentResult,
   ExperimentSummary,
   ExperimentTask,
+  GoldenSummary,
+  MetricSummary,
+  MetricVerdict,
   MultiTurnTaskOutput,
   PassCounts,
+  Scorer,
+  ScorerInput,
+  ScorerResult,
   SingleTurnTaskOutput,
   TaskContext,
   TaskOutput,
+  VerdictState,
 } from "./experiments/types.js";
 export { runExperiment } from "./experiments/entry.js";
 export type { EvaltraceSpanProcessorOptions } from "./bridge/span-processor.js";

@@ -3,7 +3,7 @@ import { ValidationError } from "../client/errors.js";
 import { checkDatasetPush } from "../protocol/requests.js";
 import { isPlainObject, SchemaError } from "../protocol/schema.js";
 import type { MetricCollection } from "../protocol/types.js";
-import type { ExperimentGolden, ExperimentOptions } from "./types.js";
+import type { ExperimentGolden, ExperimentOptions, Scorer } from "./types.js";
 
 /** The options of a run, checked, with their defaults. */
 export interface CheckedOptions {
@@ -12,9 +12,11 @@ export interface CheckedOptions {
   hyperparameters: Record<string, string | number | boolean | null> | undefined;
   concurrency: number;
   chunkSize: number;
+  trials: number;
+  scorers: Scorer[];
 }
 
-const known = new Set(["identifier", "goldens", "dataset", "task", "metricCollection", "hyperparameters", "concurrency", "signal", "client", "chunkSize", "output"]);
+const known = new Set(["identifier", "goldens", "dataset", "task", "metricCollection", "hyperparameters", "concurrency", "signal", "client", "chunkSize", "output", "scorers", "trials"]);
 
 const bad = (message: string) => new ValidationError(message);
 
@@ -43,12 +45,17 @@ export function checkOptions(options: ExperimentOptions<ExperimentGolden>): Chec
   }
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) throw bad("options.signal must be an AbortSignal");
   if (o.output !== undefined && o.output !== null && typeof (o.output as { write?: unknown }).write !== "function") throw bad("options.output must be a stream (with write) or null");
+  if (o.scorers !== undefined && (!Array.isArray(o.scorers) || o.scorers.some((f) => typeof f !== "function"))) {
+    throw bad("options.scorers must be a list of functions ({ input, actualOutput, ..., trace }) => ({ name, score, reason?, threshold? })");
+  }
   return {
     identifier: (o.identifier as string | undefined) ?? "experiment",
     metricCollection: o.metricCollection,
     hyperparameters: o.hyperparameters as CheckedOptions["hyperparameters"],
     concurrency: positiveInteger(o.concurrency, "concurrency", 5),
     chunkSize: positiveInteger(o.chunkSize, "chunkSize", 500),
+    trials: positiveInteger(o.trials, "trials", 1),
+    scorers: (o.scorers as Scorer[] | undefined) ?? [],
   };
 }
 

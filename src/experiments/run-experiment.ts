@@ -3,8 +3,10 @@ import { flush } from "../lifecycle/delivery.js";
 import type { ConversationalTestCase, EvaluateInput, SingleTurnTestCase } from "../protocol/types.js";
 import { checkOptions, findCollection, resolveGoldens } from "./options.js";
 import { formatSummary, progressReporter } from "./report.js";
-import { counts, metricNames, readVerdicts } from "./results.js";
+import { counts, metricNames, NOT_JUDGED_REASONS, notJudged, readVerdicts, SCORES_KEY } from "./results.js";
 import { runCase } from "./run-case.js";
+import { runScorers, type ScorerOutcome, scorerInput, scorerName, scorerVerdicts } from "./scorers.js";
+import { goldenSummaries, metricSummaries } from "./tally.js";
 import type { ExperimentCaseResult, ExperimentGolden, ExperimentOptions, ExperimentResult, ExperimentSummary } from "./types.js";
 
 type TestCase = SingleTurnTestCase | ConversationalTestCase;
@@ -32,15 +34,10 @@ function chunks(cases: TestCase[], chunkSize: number): TestCase[][] {
 }
 
 /**
- * Runs `task` on `goldens` with at most `concurrency` at once, in the goldens' order. After an
+ * Runs `one` on each item with at most `concurrency` at once, in the goldens' order. After an
  * abort no task starts and the running ones are not waited for (they got the signal).
  */
-async function runAll(
-  goldens: ExperimentGolden[],
-  concurrency: number,
-  signal: AbortSignal,
-  one: (golden: ExperimentGolden, index: number) => Promise<void>,
-): Promise<void> {
+async function runAll<T>(goldens: T[], concurrency: number, signal: AbortSignal, one: (golden: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
   const aborted = new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
@@ -56,11 +53,27 @@ async function runAll(
   await Promise.race([Promise.all(workers), aborted]);
 }
 
+/**
+ * The test case with the scorers' verdicts in its `additionalMetadata` (under {@link SCORES_KEY}):
+ * the platform shows them beside the collection's, and a later run compares with them (`--baseline`).
+ */
+function withScores(testCase: TestCase, outcomes: readonly ScorerOutcome[]): TestCase {
+  const scores = outcomes.filter((o) => o.ok).map(({ verdict: v }) => ({ name: v.name, score: v.score, threshold: v.threshold, success: v.success, ...(v.reason ? { reason: v.reason } : {}) }));
+  return { ...testCase, additionalMetadata: { ...testCase.additionalMetadata, [SCORES_KEY]: scores } };
+}
+
+/** One run of a golden: the golden, its position, and which trial. */
+interface CaseSlot {
+  golden: ExperimentGolden;
+  goldenIndex: number;
+  trial: number;
+}
+
 /** `runExperiment` (./entry.ts), the summary table printed to the output or not (the CLI prints it to stdout). */
 export async function experiment<G extends ExperimentGolden>(options: ExperimentOptions<G>, printSummary: boolean): Promise<ExperimentResult<G>> {
   const started = Date.now();
   const checked = checkOptions(options as ExperimentOptions<ExperimentGolden>);
-  const { identifier, metricCollection, concurrency } = checked;
+  const { identifier, metricCollection, concurrency, trials, scorers } = checked;
   const out = options.output === undefined ? process.stderr : options.output;
   const client = options.client ?? new Client();
   try {
@@ -71,21 +84,38 @@ export async function experiment<G extends ExperimentGolden>(options: Experiment
     if (options.signal?.aborted) forward();
     else options.signal?.addEventListener("abort", forward, { once: true });
 
-    const results: ExperimentCaseResult<G>[] = goldens.map((golden) => ({ golden: golden as G, actualOutput: undefined, traceUuid: undefined, error: "aborted before it finished", aborted: true }));
-    const testCases: (TestCase | undefined)[] = new Array(goldens.length).fill(undefined);
-    const progress = progressReporter(out, identifier, goldens.length);
+    const slots: CaseSlot[] = goldens.flatMap((golden, goldenIndex) => Array.from({ length: trials }, (_, trial) => ({ golden, goldenIndex, trial })));
+    const results: ExperimentCaseResult<G>[] = slots.map(({ golden, goldenIndex, trial }) => ({
+      golden: golden as G,
+      actualOutput: undefined,
+      traceUuid: undefined,
+      error: "aborted before it finished",
+      aborted: true,
+      goldenIndex,
+      trial,
+      metrics: [],
+    }));
+    const testCases: (TestCase | undefined)[] = new Array(slots.length).fill(undefined);
+    const scored: (ScorerOutcome[] | undefined)[] = new Array(slots.length).fill(undefined);
+    const progress = progressReporter(out, identifier, slots.length);
     let done = 0;
     let failed = 0;
-    const task = options.task as (golden: ExperimentGolden, ctx: { index: number; signal: AbortSignal }) => unknown;
-    await runAll(goldens, concurrency, controller.signal, async (golden, index) => {
-      const { made, traceUuid } = await runCase(task, golden, { index, signal: controller.signal }, identifier);
+    const task = options.task as (golden: ExperimentGolden, ctx: { index: number; trial: number; signal: AbortSignal }) => unknown;
+    await runAll(slots, concurrency, controller.signal, async ({ golden, goldenIndex, trial }, index) => {
+      const run = await runCase(task, golden, { index: goldenIndex, trial, signal: controller.signal }, identifier, scorers.length > 0);
+      const { made, traceUuid } = run;
       // A case that finishes after the abort is not part of the run.
       if (controller.signal.aborted) return;
+      const base = { golden: golden as G, traceUuid, goldenIndex, trial, metrics: [] };
       if (made.ok) {
-        results[index] = { golden: golden as G, actualOutput: made.actualOutput, traceUuid };
-        testCases[index] = made.testCase;
+        // The scorers run outside the case's trace (their own calls are traces of their own).
+        const outcomes = scorers.length > 0 ? await runScorers(scorers, scorerInput(golden, made.testCase, made.actualOutput, run.trace)) : undefined;
+        if (controller.signal.aborted) return;
+        scored[index] = outcomes;
+        results[index] = { ...base, actualOutput: made.actualOutput };
+        testCases[index] = outcomes ? withScores(made.testCase, outcomes) : made.testCase;
       } else {
-        results[index] = { golden: golden as G, actualOutput: undefined, traceUuid, error: made.error };
+        results[index] = { ...base, actualOutput: undefined, error: made.error };
         failed++;
       }
       progress.update(++done, failed);
@@ -106,23 +136,32 @@ export async function experiment<G extends ExperimentGolden>(options: Experiment
     await flush();
 
     const aborted = results.filter((r) => r.aborted).length;
-    const names = metricNames(collection);
-    const verdicts = testRunIds.length > 0 ? await readVerdicts(client, testRunIds, sentPerRun, names) : undefined;
+    const serviceNames = metricNames(collection);
+    const verdicts = testRunIds.length > 0 ? await readVerdicts(client, testRunIds, sentPerRun, serviceNames) : undefined;
+    const scorerNames = scorers.map((scorer, i) => scorerName(scorer, i, scored));
+    let sent = 0;
+    testCases.forEach((tc, i) => {
+      if (tc === undefined) return;
+      const service = verdicts?.[sent] ?? serviceNames.map((name) => notJudged(name, NOT_JUDGED_REASONS.noResults, "service"));
+      sent++;
+      results[i]!.metrics = [...service, ...scorerVerdicts(scored[i] ?? [], scorerNames)];
+    });
+    const names = [...serviceNames.map((name) => ({ name, source: "service" as const })), ...scorerNames.map((name) => ({ name, source: "scorer" as const }))];
     const summary: ExperimentSummary = {
       identifier,
       metricCollection,
       total: goldens.length,
+      cases: slots.length,
+      trials,
       tasks: { ...counts(sendable.length, failed + aborted, 0), aborted },
       sent: sendable.length,
       testRunIds,
-      metrics: names.map((name) => {
-        const v = verdicts?.get(name);
-        return { name, ...counts(v?.passed ?? 0, (v?.failed ?? 0) + failed, v?.notJudged ?? (verdicts ? 0 : sendable.length)) };
-      }),
+      metrics: metricSummaries(results, names),
+      goldens: goldenSummaries(results, goldens.length, names.map((n) => n.name)),
       resultsAvailable: verdicts !== undefined,
       durationMillis: Date.now() - started,
     };
-    if (printSummary) out?.write(formatSummary(summary));
+    if (printSummary) out?.write(formatSummary(summary, results));
     return { testRunId: testRunIds[0], results, summary };
   } finally {
     if (!options.client) await client.close();

@@ -1,5 +1,6 @@
 import type { Client } from "../client/client.js";
 import type { MultiTurnGolden, SingleTurnGolden, ToolCall, Turn } from "../protocol/types.js";
+import type { CapturedTrace } from "../testing/captured.js";
 
 /** A golden an experiment runs its task on: single-turn (`input`) or multi-turn (`scenario`). */
 export type ExperimentGolden = SingleTurnGolden | MultiTurnGolden;
@@ -25,6 +26,8 @@ export type TaskOutput<G extends ExperimentGolden> = G extends MultiTurnGolden ?
 export interface TaskContext {
   /** The golden's position in the list. */
   index: number;
+  /** Which run of the golden this is, from 0 (see `trials`). */
+  trial: number;
   /** Aborted when the experiment's `signal` is: stop early, the result is not sent. */
   signal: AbortSignal;
 }
@@ -61,6 +64,65 @@ interface ExperimentCommon<G extends ExperimentGolden> {
   chunkSize?: number;
   /** Progress and the summary table; `null` for none. @default process.stderr */
   output?: ExperimentOutput | null;
+  /** The app's own scorers, run in-process on every case whose task finished, beside the collection's metrics. */
+  scorers?: Scorer[];
+  /** Runs of each golden (each its own trace and test case); the summary gives each golden's mean and spread. @default 1 */
+  trials?: number;
+}
+
+/** What a {@link Scorer} gets: the case's test-case fields and its trace. */
+export interface ScorerInput<G extends ExperimentGolden = ExperimentGolden> {
+  golden: G;
+  /** The golden's input (single-turn) or scenario (multi-turn). */
+  input: string;
+  /** The task's output (single-turn), or the last assistant turn (multi-turn). */
+  actualOutput: string;
+  expectedOutput: string | undefined;
+  context: string[] | undefined;
+  retrievalContext: string[] | undefined;
+  toolsCalled: ToolCall[] | undefined;
+  /** The conversation a multi-turn task returned. */
+  turns: Turn[] | undefined;
+  /**
+   * The case's span tree as `evaltrace/testing` gives it, read when the task returned: the
+   * root span (not ended yet: its end time is its start) with every span that ended under it.
+   * Undefined when tracing is off.
+   */
+  trace: CapturedTrace | undefined;
+}
+
+/** What a scorer returns: a score from 0 to 1, passing at `threshold` or above. */
+export interface ScorerResult {
+  /** The metric's name in the results, the summary and the table. */
+  name: string;
+  /** From 0 to 1. */
+  score: number;
+  reason?: string;
+  /** @default 0.5 */
+  threshold?: number;
+}
+
+/** The app's own metric: scores one case in-process. A throw, or a result that is no {@link ScorerResult}, is an errored verdict. */
+export type Scorer<G extends ExperimentGolden = ExperimentGolden> = (input: ScorerInput<G>) => ScorerResult | Promise<ScorerResult>;
+
+/** What became of one metric on one case. */
+export type VerdictState = "passed" | "failed" | "errored" | "notJudged";
+
+/** One metric's verdict on one case: the service's (read back where it returns them) or a scorer's. */
+export interface MetricVerdict {
+  name: string;
+  state: VerdictState;
+  score: number | null;
+  threshold: number | null;
+  /** True passed, false failed; null when errored or not judged. */
+  success: boolean | null;
+  reason: string | null;
+  /** Why it errored (the judge or the scorer failed). */
+  error: string | null;
+  /** Why it was not judged (no judge configured, the service returns no verdicts ...). */
+  notJudgedReason?: string;
+  /** `service` (the metric collection) or `scorer` (in-process). */
+  source: "service" | "scorer";
 }
 
 /** Options of {@link runExperiment}: goldens given, or a dataset to pull. */
@@ -78,26 +140,58 @@ export interface ExperimentCaseResult<G extends ExperimentGolden = ExperimentGol
   error?: string;
   /** True when the case was aborted before it finished (not sent). */
   aborted?: boolean;
+  /** The golden's position in the goldens (several results share it with `trials`). */
+  goldenIndex: number;
+  /** Which run of the golden this is, from 0 (see `trials`). */
+  trial: number;
+  /** The verdict of every metric (the collection's, then the scorers'); empty when the task failed. */
+  metrics: MetricVerdict[];
 }
 
 /** Pass counts of one metric (or of the tasks themselves). */
 export interface PassCounts {
   passed: number;
   failed: number;
+  /** Cases whose judge or scorer failed: gated apart (`evaltrace eval` exits 4), never counted as passed or failed. */
+  errored: number;
   /** Cases without a verdict: the service did not judge them (the emulator without a judge: NOT_JUDGED). */
   notJudged: number;
   /** passed / (passed + failed); null when nothing was judged. Failed tasks count as failed for every metric. */
   passRate: number | null;
 }
 
+/** One metric over the run: its counts, scores, and why cases errored or were not judged. */
+export interface MetricSummary extends PassCounts {
+  name: string;
+  source: "service" | "scorer";
+  /** Mean of the scores given (errored and not-judged cases have none); null when none was. */
+  meanScore: number | null;
+  minScore: number | null;
+  /** Each distinct error, once. */
+  errors: string[];
+  /** Why cases were not judged, each reason once. */
+  notJudgedReasons: string[];
+}
+
+/** One golden over its trials (see `trials`): per metric, the spread of its scores. */
+export interface GoldenSummary {
+  goldenIndex: number;
+  trials: number;
+  /** Trials whose task failed. */
+  failedTasks: number;
+  metrics: { name: string; meanScore: number | null; minScore: number | null; maxScore: number | null; stdDev: number | null; passed: number; failed: number; errored: number }[];
+}
+
 /** The outcome of a run, in numbers. */
 export interface ExperimentSummary {
   identifier: string;
   metricCollection: string;
-  /** Goldens in the run. */
+  /** Goldens in the run (each run `trials` times). */
   total: number;
   /** Tasks that finished with a usable result, and those that did not (thrown, unusable, aborted). */
   tasks: PassCounts & { aborted: number };
+  /** Goldens × trials: the cases run. */
+  cases: number;
   /** Test cases sent to the service. */
   sent: number;
   /** Every test run the cases went to (one per request of `chunkSize`). */
@@ -105,9 +199,13 @@ export interface ExperimentSummary {
   /**
    * Per metric of the collection: `available` when the service answered with results (the
    * emulator does, at `/_dev/test-runs`), else the live platform shows them and counts are of
-   * failed tasks only.
+   * failed tasks only. The collection's metrics first, then the scorers'.
    */
-  metrics: (PassCounts & { name: string })[];
+  metrics: MetricSummary[];
+  /** Runs of each golden. */
+  trials: number;
+  /** One per golden, with each metric's mean and spread over its trials. */
+  goldens: GoldenSummary[];
   /** Whether metric results could be read back. */
   resultsAvailable: boolean;
   durationMillis: number;
@@ -117,7 +215,7 @@ export interface ExperimentSummary {
 export interface ExperimentResult<G extends ExperimentGolden = ExperimentGolden> {
   /** The (first) test run's id; undefined when nothing was sent (all failed or aborted). */
   testRunId: string | undefined;
-  /** One per golden, in the goldens' order. */
+  /** One per golden and trial, in the goldens' order (a golden's trials side by side). */
   results: ExperimentCaseResult<G>[];
   summary: ExperimentSummary;
 }

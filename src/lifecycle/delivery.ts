@@ -66,6 +66,7 @@ const zero: Omit<SdkStats, "enabled"> = {
   tracesDiscarded: 0,
   spansDiscarded: 0,
   retrieverEmbeddersDefaulted: 0,
+  spansWithoutTestCase: 0,
   internalErrors: 0,
   netSpans: 0,
 };

@@ -1,3 +1,4 @@
+import { spansWithoutTestCaseCount } from "../util/spans-without-test-case.js";
 import { defaultEmbedderCount } from "../util/default-embedder.js";
 import { internalErrorCount, reportInternalError } from "../util/internal-errors.js";
 import { netSpanCount } from "../util/net-spans.js";
@@ -50,6 +51,8 @@ export interface SdkStats extends ExporterStats {
   netSpans: number;
   /** Retriever spans of an integration whose embedding model could not be read, sent with the `default-embedder` placeholder (no warning: the app did nothing wrong), for the process. */
   retrieverEmbeddersDefaulted: number;
+  /** Spans that ended with a `metricCollection` but no `llmTestCase` (so not evaluated: the first of each collection is logged), for the process. */
+  spansWithoutTestCase: number;
 }
 
 /** What `dropTrace` did: see {@link TraceAssembler.drop}. */
@@ -186,6 +189,7 @@ export class Runtime {
       internalErrors: internalErrorCount(),
       netSpans: netSpanCount(),
       retrieverEmbeddersDefaulted: defaultEmbedderCount(),
+      spansWithoutTestCase: spansWithoutTestCaseCount(),
     };
   }
 

@@ -14,6 +14,7 @@ import { MAX_NAME_CHARS, truncateString } from "../util/string-limits.js";
 import { isLater, preciseNow } from "../spans/time.js";
 import { routeTrace } from "./trace-key.js";
 import { warnFieldOnce } from "../spans/field-warnings.js";
+import { noteSpanWithoutTestCase } from "../util/spans-without-test-case.js";
 
 /** Any function: what `observe` wraps. */
 export type AnyFunction = (...args: never[]) => unknown;
@@ -209,6 +210,8 @@ export function end(rt: Runtime, span: Span, data: SpanData, output: unknown, er
       const out = capture(rt, output);
       if (out !== undefined) data.output = out;
     }
+    const collection = data.fields.metricCollection;
+    if (typeof collection === "string" && data.fields.llmTestCase === undefined) noteSpanWithoutTestCase(collection, data.name ?? String((span as { name?: unknown }).name), rt.logger);
     // Every recording span here is ours (rt.startSpan): it takes the time itself, never before its start.
     span.end();
   } catch (err) {

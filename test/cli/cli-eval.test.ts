@@ -87,7 +87,7 @@ describe("evaltrace eval (child process, emulator in strict mode)", () => {
       { input: "Where is A-2?", actualOutput: "Orders ship in 2 days.", toolsCalled: [{ name: "lookup_order", inputParameters: { orderId: "A-1" }, output: { status: "shipped", id: "A-1" } }] },
     ]);
     expect(r.stdout).toContain(`support: 2 golden(s), 2 sent to support, test run ${run!.id}`);
-    expect(r.stdout).toMatch(/Mentions shipping\s+2\s+0\s+0\s+100\.0%/);
+    expect(r.stdout).toMatch(/Mentions shipping\s+2\s+0\s+0\s+0\s+100\.0%\s+1\.00\s+1\.00/);
     expect(r.stdout).toContain("Mentions shipping: 100.0% >= 90.0%");
     // Each golden's trace reached the emulator, with the llm span of the real openai call.
     const traces = Object.values(dev.state.traces).filter((t) => (t!.fields.metadata as Record<string, unknown> | undefined)?.["evaltrace.experiment"] === "support");
@@ -121,7 +121,7 @@ describe("evaltrace eval (child process, emulator in strict mode)", () => {
     const bareEnv = { ...env, EVALTRACE_API_KEY: bare.projectKey, EVALTRACE_BASE_URL: bare.url };
     const r = await runCli(["eval", esm, "--min-pass-rate", "1"], bareEnv);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain("Mentions shipping: not judged, not gated");
+    expect(r.stdout).toContain("Mentions shipping: not judged (no judge configured (the emulator without a judge answers NOT_JUDGED)), not gated");
     expect(r.stdout).toContain("tasks: 100.0% >= 100.0%");
     const failing = await runCli(["eval", cjs, "--metric-collection", "support", "--min-pass-rate", "0.9"], bareEnv);
     expect(failing.code).toBe(1);

@@ -36,6 +36,6 @@ describe("runExperiment with an emulator that judges through an endpoint", () =>
   it("waits for the background verdicts: 2 passed and 1 failed, none counted as not judged", async () => {
     const goldens = [{ input: "order 1?" }, { input: "order 2?" }, { input: "refund?" }];
     const { summary } = await runExperiment({ goldens, task: (g) => (g.input.startsWith("order") ? "It ships in 2 days." : "No idea."), metricCollection: "support", client, output: null });
-    expect(summary.metrics).toEqual([{ name: "Mentions shipping", passed: 2, failed: 1, notJudged: 0, passRate: 2 / 3 }]);
+    expect(summary.metrics).toMatchObject([{ name: "Mentions shipping", passed: 2, failed: 1, errored: 0, notJudged: 0, passRate: 2 / 3, meanScore: (0.9 + 0.9 + 0.2) / 3, minScore: 0.2 }]);
   });
 });

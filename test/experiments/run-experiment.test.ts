@@ -82,8 +82,8 @@ describe("runExperiment against the emulator (strict)", () => {
       if (i === 0) expect(trace.fields).toMatchObject({ expectedOutput: "In 2 days.", context: ["Orders ship in 2 days."], expectedTools: [{ name: "lookup" }] });
     }
     expect(summary).toMatchObject({ total: 2, sent: 2, testRunIds: [testRunId], tasks: { passed: 2, failed: 0, passRate: 1 }, resultsAvailable: true });
-    expect(summary.metrics).toEqual([{ name: "Mentions shipping", passed: 2, failed: 0, notJudged: 0, passRate: 1 }]);
-    expect(out.text()).toMatch(/Mentions shipping\s+2\s+0\s+0\s+100\.0%/);
+    expect(summary.metrics).toMatchObject([{ name: "Mentions shipping", passed: 2, failed: 0, errored: 0, notJudged: 0, passRate: 1, meanScore: 1, minScore: 1 }]);
+    expect(out.text()).toMatch(/Mentions shipping\s+2\s+0\s+0\s+0\s+100\.0%\s+1\.00\s+1\.00/);
   });
 
   it("runs each golden as a new trace even when called inside an observed span", async () => {
@@ -241,7 +241,7 @@ describe("runExperiment against an emulator without a judge", () => {
     try {
       await c.metricCollections.create({ name: "support", multiTurn: false, metricSettings: [{ metric: { name: "Answer Relevancy" } }] });
       const { summary } = await runExperiment({ goldens: goldens(3), task: () => "ships", metricCollection: "support", client: c, output: null });
-      expect(summary.metrics).toEqual([{ name: "Answer Relevancy", passed: 0, failed: 0, notJudged: 3, passRate: null }]);
+      expect(summary.metrics).toMatchObject([{ name: "Answer Relevancy", passed: 0, failed: 0, errored: 0, notJudged: 3, passRate: null, meanScore: null, minScore: null }]);
       expect(summary.resultsAvailable).toBe(true);
     } finally {
       await c.close();
