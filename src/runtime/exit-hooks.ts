@@ -44,18 +44,40 @@ export function installExitHooks(reg: Registry): void {
   if (!proc || typeof proc.on !== "function" || typeof proc.listeners !== "function") return;
   if (!reg.current?.options.registerExitHooks) return;
   reg.hooksInstalled = true;
+  // Next.js's edge runtime has a `process` whose `on` is a stub that throws (issue 49): a
+  // function, but no way to listen. There a process has no exit to hook: nothing is installed,
+  // and what was installed before the throw is taken back.
+  const added: [string, Listener][] = [];
+  try {
+    addHooks(proc, reg, (event, listener) => {
+      proc.on(event, listener);
+      added.push([event, listener]);
+    });
+  } catch {
+    for (const [event, listener] of added) {
+      try {
+        proc.removeListener(event, listener);
+      } catch {
+        // A stub that throws here too: nothing was added through it either.
+      }
+    }
+    reg.current?.logger.debug("exit hooks: process.on is not available in this runtime (an edge runtime?): none installed; deliver with deliver() or flush()");
+  }
+}
+
+function addHooks(proc: Proc, reg: Registry, on: (event: string, listener: Listener) => void): void {
   // Hooks are installed once per process; the current configure() says whether they act.
   const wanted = () => reg.current?.options.registerExitHooks === true;
   // How the process is ending, for the warning at `exit`: the loop ran dry (then the flush on
   // the way out ran out of time), an uncaught exception, or else process.exit().
   let ending: "ranDry" | "uncaught" | undefined;
-  proc.on(
+  on(
     "uncaughtExceptionMonitor",
     ours(() => {
       ending = "uncaught";
     }),
   );
-  proc.on(
+  on(
     "beforeExit",
     ours(() => {
       ending ??= "ranDry";
@@ -68,7 +90,7 @@ export function installExitHooks(reg: Registry): void {
       }
     }),
   );
-  proc.on(
+  on(
     "exit",
     ours(() => {
       const runtimes = allRuntimes();
@@ -103,6 +125,6 @@ export function installExitHooks(reg: Registry): void {
         if (proc.listeners(signal).length === 0) proc.kill(proc.pid, signal);
       });
     });
-    proc.on(signal, onSignal);
+    on(signal, onSignal);
   }
 }
