@@ -127,7 +127,7 @@ describe.skipIf(!onNode20)("a Next.js 16 app (next build, next start) with evalt
     { name: "configure() and @vercel/otel with EvaltraceSpanProcessor", tag: "otel", env: {} },
   ];
   for (const setup of setups) {
-    it(`${setup.name}: node and edge routes behind the edge middleware answer 200 as without evaltrace, each request one complete trace`, async () => {
+    it(`${setup.name}: node and edge routes behind the edge middleware answer 200 with the model's text, each request one complete trace, no error or warning printed`, async () => {
       const s = await serve(setup.env);
       try {
         const tag = setup.tag;
