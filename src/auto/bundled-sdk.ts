@@ -5,14 +5,16 @@ import type { LibraryName } from "./libraries.js";
 import { autoState, isOn } from "./state.js";
 
 /**
- * How a model SDK's HTTP request names the SDK that sent it: a header, and how its value starts.
- * The Stainless SDKs send `User-Agent: OpenAI/JS 6.49.0`; `@google/genai` sends
- * `x-goog-api-client: google-genai-sdk/1.30.0 gl-node/...`.
+ * How a model SDK's HTTP request names the SDK that sent it, by headers that survive bundling and
+ * minifying (the Stainless SDKs' `User-Agent` is `${constructor.name}/JS ...`, and a minifier renames
+ * the class): `has` maps a header to `true` (present) or to how its value starts; `lacks` lists
+ * headers that must be absent. Both Stainless SDKs send `x-stainless-lang`; only Anthropic's sends
+ * `anthropic-version`. `@google/genai` sends `x-goog-api-client: google-genai-sdk/1.30.0 ...`.
  */
-const SIGNATURES: readonly { library: LibraryName; pkg: string; header: string; prefix: string; wrap: string }[] = [
-  { library: "openai", pkg: "openai", header: "user-agent", prefix: "OpenAI/JS ", wrap: "wrapOpenAI" },
-  { library: "anthropic", pkg: "@anthropic-ai/sdk", header: "user-agent", prefix: "Anthropic/JS ", wrap: "wrapAnthropic" },
-  { library: "google-genai", pkg: "@google/genai", header: "x-goog-api-client", prefix: "google-genai-sdk/", wrap: "wrapGoogleGenAI" },
+const SIGNATURES: readonly { library: LibraryName; pkg: string; wrap: string; has: Readonly<Record<string, true | string>>; lacks: readonly string[] }[] = [
+  { library: "openai", pkg: "openai", wrap: "wrapOpenAI", has: { "x-stainless-lang": true }, lacks: ["anthropic-version"] },
+  { library: "anthropic", pkg: "@anthropic-ai/sdk", wrap: "wrapAnthropic", has: { "x-stainless-lang": true, "anthropic-version": true }, lacks: [] },
+  { library: "google-genai", pkg: "@google/genai", wrap: "wrapGoogleGenAI", has: { "x-goog-api-client": "google-genai-sdk/" }, lacks: [] },
 ];
 
 /** The fix for a bundled `pkg`, in the log line and in the doctor's report. */
@@ -26,26 +28,36 @@ export function bundledLibraries(): { library: LibraryName; pkg: string; fix: st
   return SIGNATURES.filter((s) => bundled?.has(s.library)).map((s) => ({ library: s.library, pkg: s.pkg, fix: bundledFix(s.pkg, s.wrap) }));
 }
 
-/** A header's value from undici's request (`[name, value, ...]`, or older `"name: value\r\n..."`). */
-function headerValue(headers: unknown, name: string): string | undefined {
+/** The headers of undici's request (`[name, value, ...]`, or older `"name: value\r\n..."`), by lower-case name. */
+function headerMap(headers: unknown): Map<string, string> {
+  const map = new Map<string, string>();
   if (Array.isArray(headers)) {
-    for (let i = 0; i + 1 < headers.length; i += 2) {
-      if (String(headers[i]).toLowerCase() === name) return String(headers[i + 1]);
+    for (let i = 0; i + 1 < headers.length; i += 2) map.set(String(headers[i]).toLowerCase(), String(headers[i + 1]));
+  } else if (typeof headers === "string") {
+    for (const line of headers.split("\r\n")) {
+      const colon = line.indexOf(":");
+      if (colon > 0) map.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
     }
-    return undefined;
   }
-  if (typeof headers !== "string") return undefined;
-  const line = headers.split("\r\n").find((l) => l.toLowerCase().startsWith(`${name}:`));
-  return line?.slice(name.length + 1).trim();
+  return map;
+}
+
+function matches(sig: (typeof SIGNATURES)[number], headers: Map<string, string>): boolean {
+  for (const [name, want] of Object.entries(sig.has)) {
+    const value = headers.get(name);
+    if (value === undefined || (want !== true && !value.startsWith(want))) return false;
+  }
+  return sig.lacks.every((name) => !headers.has(name));
 }
 
 function onRequest(message: unknown): void {
   try {
     const state = autoState();
-    const headers = (message as { request?: { headers?: unknown } } | null)?.request?.headers;
+    let headers: Map<string, string> | undefined;
     for (const sig of SIGNATURES) {
       if (!isOn(sig.library) || state.loaded.has(sig.library) || state.bundled.has(sig.library)) continue;
-      if (!headerValue(headers, sig.header)?.startsWith(sig.prefix)) continue;
+      headers ??= headerMap((message as { request?: { headers?: unknown } } | null)?.request?.headers);
+      if (!matches(sig, headers)) continue;
       // A client the app wrapped itself is recorded by its wrapper: not a miss.
       if (modelCallOwned()) return;
       state.bundled.add(sig.library);

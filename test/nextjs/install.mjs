@@ -2,7 +2,8 @@
 // Installs test/nextjs/app (a Next.js app: next, react, openai, @vercel/otel) into its own
 // node_modules (git-ignored) with `npm ci`, when its node_modules does not match its lock, and
 // copies the freshly built packages/evaltrace (package.json, dist, bin) into
-// app/node_modules/evaltrace, as `npm install evaltrace` would lay it out. A copy, not a link:
+// app/node_modules/evaltrace (and packages/auto's manifest into @evaltrace/auto), as
+// `npm install evaltrace @evaltrace/auto` would lay them out. A copy, not a link:
 // Next's bundlers resolve a symlink to its real path, outside the app, and then treat it as
 // source of their own.
 //   node test/nextjs/install.mjs
@@ -35,6 +36,11 @@ export function install() {
   const target = join(dir, "node_modules", "evaltrace");
   rmSync(target, { recursive: true, force: true });
   for (const part of ["package.json", "dist", "bin"]) cpSync(join(built, part), join(target, part), { recursive: true });
+  // Zero-code's hook packages: @evaltrace/auto has no code, only dependencies, which the app
+  // already has at the same versions (peers of @vercel/otel).
+  const auto = join(dir, "node_modules", "@evaltrace", "auto");
+  rmSync(auto, { recursive: true, force: true });
+  cpSync(join(root, "packages", "auto", "package.json"), join(auto, "package.json"));
   return dir;
 }
 

@@ -143,6 +143,21 @@ describe.skipIf(!onNode20)("a Next.js 16 app (next build, next start) with evalt
     }, 120_000);
   }
 
+  it('zero-code (NODE_OPTIONS="--import evaltrace/auto" next start): Next bundles openai, the route answers as usual, and the server says so once, naming serverExternalPackages', async () => {
+    const s = await serve({ APP_OTEL: "0", NODE_OPTIONS: "--import evaltrace/auto" });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${s.url}/api/plain`);
+        expect(res.status).toBe(200);
+        expect(await res.json()).toEqual({ text: "Orders ship in 2 days." });
+      }
+      await expect.poll(() => s.output()).toContain('serverExternalPackages: ["openai"]');
+      expect(s.output().split("\n").filter((l) => l.includes("zero-code cannot patch a bundled copy"))).toHaveLength(1);
+    } finally {
+      await stop(s);
+    }
+  }, 120_000);
+
   it("SIGTERM right after the answers (Next's handler calls process.exit()): every trace of the round is stored", async () => {
     const s = await serve({});
     const answers = await ask(s, "sigterm", 3);
