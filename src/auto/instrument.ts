@@ -13,6 +13,7 @@ import { llamaindexHook } from "./hooks/llamaindex.js";
 import { mcpHook } from "./hooks/mcp.js";
 import { openaiHook } from "./hooks/openai.js";
 import { openaiAgentsHook } from "./hooks/openai-agents.js";
+import { watchBundledSdks } from "./bundled-sdk.js";
 import { type HookDependencies, hookDependencies, reportMissingHooks } from "./dependencies.js";
 import { createInstrumentation, type LibraryHook } from "./instrumentation.js";
 import { isLibraryName, LIBRARIES, type LibraryName } from "./libraries.js";
@@ -155,7 +156,10 @@ function apply(wanted: readonly LibraryName[]): LibraryName[] {
   }
   // After the instrumentations are made: the thirty-odd files of @opentelemetry/instrumentation
   // they load would otherwise each go through the loader hooks (on Node 22, some 10 ms of start-up).
-  if (wanted.length > 0) registerEsmHook(dependencies);
+  if (wanted.length > 0) {
+    registerEsmHook(dependencies);
+    watchBundledSdks();
+  }
   return LIBRARIES.filter((name) => state.enabled.has(name));
 }
 

@@ -14,11 +14,15 @@ export interface AutoState {
   loaded: Set<LibraryName>;
   /** The ESM loader hook was registered. */
   esmHookRegistered: boolean;
+  /** Libraries whose requests were seen from a bundled copy, never loaded through the hooks (`bundled-sdk.ts`). */
+  bundled: Set<LibraryName>;
+  /** The watch for bundled copies is on. */
+  bundledWatch: boolean;
 }
 
 /** The process-wide state of zero-code instrumentation. */
 export function autoState(): AutoState {
-  return processWide<AutoState>("auto", () => ({ enabled: new Set(), created: new Set(), loaded: new Set(), esmHookRegistered: false }));
+  return processWide<AutoState>("auto", () => ({ enabled: new Set(), created: new Set(), loaded: new Set(), esmHookRegistered: false, bundled: new Set(), bundledWatch: false }));
 }
 
 /** Whether `library` is instrumented now (a library turned off later stops recording at once). */

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { bundledLibraries } from "../auto/bundled-sdk.js";
 import { LIBRARIES, type LibraryName } from "../auto/libraries.js";
 import { autoState } from "../auto/state.js";
 import type { Check } from "./context.js";
@@ -55,6 +56,15 @@ export const checkIntegrations: Check = async (ctx) => {
       severity: "info",
       message: `zero-code instrumentation on for ${enabled.join(", ")}${loaded.length > 0 ? `; loaded so far: ${loaded.join(", ")}` : ""}`,
     });
+    for (const b of bundledLibraries()) {
+      findings.push({
+        check,
+        ok: false,
+        severity: "warning",
+        message: `bundled into the app, not instrumented: ${b.pkg} (its requests come from a copy the module hooks never saw load, and are not recorded)`,
+        fix: b.fix,
+      });
+    }
     const off = installed.filter((i) => !state.enabled.has(i.library));
     if (off.length > 0) {
       findings.push({

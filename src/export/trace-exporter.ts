@@ -4,6 +4,7 @@ import { isRetryableStatus } from "../http/retry.js";
 import { newIdempotencyKey, type RequestBody, type TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger } from "../logger.js";
 import { Fifo } from "../util/fifo.js";
+import { nextTurn } from "../util/next-turn.js";
 import { groupByKey, keyRefusals } from "../http/keyed-transport.js";
 import { encodeRun, moveToSlab, newSlab, type PreparedTrace, recoverTraceTexts, slabBody, traceText } from "../encode/batch-body.js";
 import type { JsonBytes } from "../encode/json-bytes.js";
@@ -56,8 +57,7 @@ const SLICE_MILLIS = 0.25;
 /** At shutdown, how long (at least) the queue is written to the spool while earlier batches are being written. */
 const SPILL_GRACE_MILLIS = 1_000;
 
-const defer: (fn: () => void) => void =
-  typeof globalThis.setImmediate === "function" ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
+const defer = nextTurn;
 
 /** Spans taken between two readings of the clock. */
 const CHECK_EVERY_SPANS = 4;

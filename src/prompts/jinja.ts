@@ -1,6 +1,5 @@
-import { createRequire } from "node:module";
 import type * as Jinja from "@huggingface/jinja";
-import { ownFile } from "../util/own-file.js";
+import { requireHere } from "../util/lazy-dependency.js";
 import { missingError, PromptInterpolationError } from "./errors.js";
 
 // The engine's own declarations import their siblings without a file extension, which NodeNext
@@ -42,7 +41,7 @@ function loadEngine(): Engine {
   if (engine) return engine;
   let jinja: typeof Jinja;
   try {
-    jinja = createRequire(ownFile())(JINJA) as typeof Jinja;
+    jinja = requireHere(JINJA) as typeof Jinja;
   } catch (err) {
     throw engineError(err);
   }

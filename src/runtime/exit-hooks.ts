@@ -5,6 +5,7 @@ import { allRuntimes } from "./registry.js";
 type Listener = (...args: unknown[]) => void;
 type Proc = {
   on(event: string, listener: Listener): unknown;
+  prependListener?(event: string, listener: Listener): unknown;
   removeListener(event: string, listener: Listener): unknown;
   listeners(event: string): Listener[];
   kill(pid: number, signal: string): unknown;
@@ -44,18 +45,42 @@ export function installExitHooks(reg: Registry): void {
   if (!proc || typeof proc.on !== "function" || typeof proc.listeners !== "function") return;
   if (!reg.current?.options.registerExitHooks) return;
   reg.hooksInstalled = true;
+  // Next.js's edge runtime has a `process` whose `on` is a stub that throws (issue 49): a
+  // function, but no way to listen. There a process has no exit to hook: nothing is installed,
+  // and what was installed before the throw is taken back.
+  const added: [string, Listener][] = [];
+  try {
+    addHooks(proc, reg, (event, listener, first) => {
+      if (first && typeof proc.prependListener === "function") proc.prependListener(event, listener);
+      else proc.on(event, listener);
+      added.push([event, listener]);
+    });
+  } catch {
+    for (const [event, listener] of added) {
+      try {
+        proc.removeListener(event, listener);
+      } catch {
+        // A stub that throws here too: nothing was added through it either.
+      }
+    }
+    reg.current?.logger.debug("exit hooks: process.on is not available in this runtime (an edge runtime?): none installed; deliver with deliver() or flush()");
+  }
+}
+
+function addHooks(proc: Proc, reg: Registry, on: (event: string, listener: Listener, first?: boolean) => void): void {
   // Hooks are installed once per process; the current configure() says whether they act.
   const wanted = () => reg.current?.options.registerExitHooks === true;
   // How the process is ending, for the warning at `exit`: the loop ran dry (then the flush on
-  // the way out ran out of time), an uncaught exception, or else process.exit().
-  let ending: "ranDry" | "uncaught" | undefined;
-  proc.on(
+  // the way out ran out of time), an uncaught exception, a signal the app handles itself (its
+  // handler, such as `next start`'s, then called process.exit()), or else process.exit().
+  let ending: "ranDry" | "uncaught" | "SIGTERM" | "SIGINT" | undefined;
+  on(
     "uncaughtExceptionMonitor",
     ours(() => {
       ending = "uncaught";
     }),
   );
-  proc.on(
+  on(
     "beforeExit",
     ours(() => {
       ending ??= "ranDry";
@@ -68,7 +93,7 @@ export function installExitHooks(reg: Registry): void {
       }
     }),
   );
-  proc.on(
+  on(
     "exit",
     ours(() => {
       const runtimes = allRuntimes();
@@ -84,7 +109,9 @@ export function installExitHooks(reg: Registry): void {
           ? `the flush on the way out did not finish within shutdownTimeoutMillis (${shutdownTimeoutMillis} ms; the service at ${baseUrl} did not take them in time). Check that the service is reachable (stats() and the warnings above say what failed) or raise shutdownTimeoutMillis.`
           : ending === "uncaught"
             ? "the process ended on an uncaught exception, and nothing can be sent after it. Await flush() in your error handling before the process ends."
-            : "process.exit() ends a process at once and nothing can be sent after it. Await flush() (or shutdown()) before process.exit().";
+            : ending === "SIGTERM" || ending === "SIGINT"
+              ? `the app's own ${ending} handler ended the process with process.exit() before they were sent (next start's does so). Deliver each request's traces as it ends (in Next.js: deliver(after) in the handler, docs/nextjs.md), or await flush() in that handler before process.exit().`
+              : "process.exit() ends a process at once and nothing can be sent after it. Await flush() (or shutdown()) before process.exit().";
       current.logger.warn(`the process exited with ${left} trace(s) not delivered: ${why}`);
     }),
   );
@@ -92,6 +119,7 @@ export function installExitHooks(reg: Registry): void {
     const onSignal = ours(() => {
       const runtimes = allRuntimes();
       if (appListeners(proc, signal) > 0) {
+        ending ??= signal;
         if (!wanted()) return;
         for (const live of runtimes) if (!live.isShutdown) void live.flush(live.options.shutdownTimeoutMillis);
         return;
@@ -103,6 +131,10 @@ export function installExitHooks(reg: Registry): void {
         if (proc.listeners(signal).length === 0) proc.kill(proc.pid, signal);
       });
     });
-    proc.on(signal, onSignal);
+    // First of the signal's listeners: an app's handler that calls process.exit() (next start's,
+    // registered before instrumentation.ts runs) would otherwise end the process before ours
+    // runs, and the warning at `exit` could not say why. Ours only starts work, so the app's
+    // handler runs right after, as it would have.
+    on(signal, onSignal, true);
   }
 }

@@ -1,4 +1,4 @@
-import { createRequire } from "node:module";
+import { nodeBuiltinNow } from "./node-builtin.js";
 import { ownFile } from "./own-file.js";
 
 /**
@@ -11,7 +11,18 @@ import { ownFile } from "./own-file.js";
 export function lazyDependency<T>(name: string): () => T {
   let loaded: T | undefined;
   return () => {
-    loaded ??= createRequire(ownFile())(name) as T;
+    loaded ??= requireHere(name) as T;
     return loaded;
   };
+}
+
+/**
+ * `require(name)` from the built file. `node:module` is taken when called, not imported (an edge
+ * bundler sees no Node builtin at module scope, issue 49); where the runtime has none (an edge
+ * runtime) it throws, as `require` of a missing package does.
+ */
+export function requireHere(name: string): unknown {
+  const mod = nodeBuiltinNow<typeof import("node:module")>("module");
+  if (!mod) throw Object.assign(new Error(`cannot load ${name}: this runtime has no require (node:module)`), { code: "MODULE_NOT_FOUND" });
+  return mod.createRequire(ownFile())(name);
 }

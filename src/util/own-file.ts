@@ -1,11 +1,12 @@
-import { fileURLToPath } from "node:url";
+import { nodeBuiltinNow } from "./node-builtin.js";
 
 let file: string | undefined;
 
 /**
  * The path of this built file, the same way in the ESM and the CommonJS build (`import.meta` is
  * a syntax error in CommonJS, and `__filename` does not exist in ESM): read from this function's
- * own stack frame.
+ * own stack frame. `node:url` is taken when called, not imported: an edge bundler (Next.js's) sees
+ * no Node builtin at module scope (issue 49).
  */
 export function ownFile(): string {
   if (file !== undefined) return file;
@@ -20,6 +21,7 @@ export function ownFile(): string {
   } finally {
     Error.prepareStackTrace = prepare;
   }
-  file = name?.startsWith("file:") ? fileURLToPath(name) : (name ?? process.cwd());
+  const url = nodeBuiltinNow<typeof import("node:url")>("url");
+  file = name?.startsWith("file:") && url ? url.fileURLToPath(name) : (name ?? globalThis.process?.cwd?.() ?? "");
   return file;
 }

@@ -79,6 +79,30 @@ describe.each(formats)("exit paths (%s)", (format) => {
     expect(warnings[0]).toContain("Await flush()");
   });
 
+  // Issue 49: `next start`'s own SIGTERM handler calls process.exit(); "await flush() before
+  // process.exit()" is advice the app cannot follow in a handler it does not own.
+  it("the app's SIGTERM handler calls process.exit() with undelivered work: the warning names the signal and says to deliver each request's traces as it ends (docs/nextjs.md)", async () => {
+    const child = runChild(
+      format,
+      `${load(format, "evaltrace", ["observe"])}
+       const f = observe({ name: "exit-on-signal" }, async (i) => i);
+       process.on("SIGTERM", () => process.exit(143));
+       setInterval(() => {}, 1000);
+       await f(1);
+       console.log("ready");`,
+      { EVALTRACE_API_KEY: dev.projectKey, EVALTRACE_BASE_URL: dev.url },
+    );
+    await child.waitFor("ready");
+    child.process.kill("SIGTERM");
+    const done = await child.finished;
+    expect(done.code).toBe(143);
+    const warnings = done.stderr.split("\n").filter((l) => l.includes("not delivered"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("the app's own SIGTERM handler ended the process with process.exit()");
+    expect(warnings[0]).toContain("deliver(after)");
+    expect(warnings[0]).toContain("docs/nextjs.md");
+  });
+
   it("an app that ends on its own while the service never answers: the warning says the flush on the way out ran out of time and names the address, not process.exit()", async () => {
     // A service that takes connections and never answers.
     const silent = createServer(() => {});
