@@ -9,6 +9,7 @@ import { foreignSpanClaimed, getSpanData, parentSpanIdOf, sentStartOf, setParent
 import type { ParentSpan } from "../spans/observed-tracer.js";
 import { anchorTraceState, joinRemoteParent } from "../spans/remote-parent.js";
 import { keptShapes } from "../spans/kept-shapes.js";
+import { parentSpanContextOf, scopeNameOf } from "../spans/span-shape.js";
 import { isLater, preciseNow } from "../spans/time.js";
 import { ChurnMap } from "../util/churn-map.js";
 import { MAX_REMEMBERED_TRACES, RecentTraces } from "../util/recent-traces.js";
@@ -149,9 +150,9 @@ export class TraceAssembler implements SpanProcessor {
     if (this.discardedIds.has(traceId)) return;
     // Our own spans name themselves in what is propagated; a span under a remote evaltrace
     // caller's span joins the caller's trace (remote-parent.ts).
-    const ours = span.instrumentationScope.name === "evaltrace";
+    const ours = scopeNameOf(span) === "evaltrace";
     if (ours) anchorTraceState(span);
-    const remote = span.parentSpanContext?.isRemote === true && joinRemoteParent(span);
+    const remote = parentSpanContextOf(span)?.isRemote === true && joinRemoteParent(span);
     let rec = this.records.get(traceId);
     const parent = rec === undefined || this.dropped !== undefined || !ours ? parentOf(span, parentContext, parentSpan) : undefined;
     // A child of a dropped span has nowhere to hang: dropped with it.
