@@ -5,12 +5,14 @@ import { MAX_NAME_CHARS, truncateString } from "../util/string-limits.js";
 import { checkField, spanFieldRules } from "../spans/validate-fields.js";
 import { aiSdk } from "./ai-sdk.js";
 import { genAi } from "./genai.js";
+import { genkit } from "./genkit.js";
 import { openInference } from "./openinference.js";
 import { openLlmetry } from "./openllmetry.js";
 import type { Convention, FieldSource, FinishedSpan, Mapped } from "./types.js";
+import { voltAgent } from "./voltagent.js";
 
 /** The conventions, most specific first: the first that claims a span reads it. */
-export const conventions: readonly Convention[] = [openInference, openLlmetry, aiSdk, genAi];
+export const conventions: readonly Convention[] = [openInference, openLlmetry, aiSdk, genkit, voltAgent, genAi];
 
 const spanTypes = new Set<string>(["base", "llm", "retriever", "agent", "tool"]);
 

@@ -52,9 +52,9 @@ function idOf(o: Obj, keys: readonly string[]): string | undefined {
 }
 
 /** Where each convention keeps a call's id: Responses `call_id` (its `id` is the item's), the Agents SDK `callId`, the AI SDK `toolCallId`, Bedrock and Strands `toolUseId`, then `id` (OpenAI Chat, GenAI, Anthropic, Gemini). */
-const CALL_ID_KEYS = ["call_id", "callId", "toolCallId", "toolUseId", "id"] as const;
+const CALL_ID_KEYS = ["call_id", "callId", "toolCallId", "toolUseId", "id", "ref"] as const;
 /** Where a result names its call: OpenAI `tool_call_id`, Responses `call_id`, Agents SDK `callId`, Anthropic `tool_use_id`, AI SDK `toolCallId`, Bedrock and Strands `toolUseId`, GenAI `id`. */
-const RESULT_ID_KEYS = ["tool_call_id", "call_id", "callId", "tool_use_id", "toolCallId", "toolUseId", "id"] as const;
+const RESULT_ID_KEYS = ["tool_call_id", "call_id", "callId", "tool_use_id", "toolCallId", "toolUseId", "id", "ref"] as const;
 
 /**
  * Part `type`s that are a tool call: GenAI `tool_call`, Anthropic `tool_use`, AI SDK
@@ -72,9 +72,10 @@ const RESULT_TYPES = new Set(["tool_call_response", "tool_result", "tool-result"
  * Untyped parts that wrap a call or a result under one key: Bedrock Converse content blocks
  * (`{toolUse: {toolUseId, name, input}}`, `{toolResult: {toolUseId, content}}`, as Strands
  * Python's events hold them) and Gemini parts (`{functionCall: {id, name, args}}`,
- * `{functionResponse: {id, name, response}}`, as ADK's llm_request holds them).
+ * `{functionResponse: {id, name, response}}`, as ADK's llm_request holds them) and Genkit's
+ * (`{toolRequest: {ref, name, input}}`, `{toolResponse: {ref, name, output}}`).
  */
-const WRAPPED_PARTS: Record<string, "call" | "result"> = { toolUse: "call", functionCall: "call", toolResult: "result", functionResponse: "result" };
+const WRAPPED_PARTS: Record<string, "call" | "result"> = { toolUse: "call", functionCall: "call", toolRequest: "call", toolResult: "result", functionResponse: "result", toolResponse: "result" };
 
 /** The key of an untyped part that wraps a call or a result ({@link WRAPPED_PARTS}), if it is one. */
 function wrapperKey(part: Obj): string | undefined {
@@ -242,7 +243,7 @@ function readMessage(m: JsonValue, calls: FoundToolCall[]): ReadableMessage | un
   calls.push(...found.calls);
   const own = idOf(m, ["tool_call_id", "toolCallId"]);
   const role = typeof m.role === "string" ? m.role : typeof m.type === "string" && m.type !== "message" ? m.type : "user";
-  return readableMessage(role === "human" ? "user" : role === "ai" ? "assistant" : role, content, found.calls, own === undefined ? found.answers : [own]);
+  return readableMessage(role === "human" ? "user" : role === "ai" || role === "model" ? "assistant" : role, content, found.calls, own === undefined ? found.answers : [own]);
 }
 
 /**
