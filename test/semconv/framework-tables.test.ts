@@ -133,3 +133,70 @@ describe("VoltAgent (entity.*, span.type, llm.*, usage.*)", () => {
     expect(interpret(span("memory.read", { ...common, "span.type": "memory" }))).toBeUndefined();
   });
 });
+
+// google/adk-js core/src/telemetry/tracing.ts (traceCallLlm, traceToolCall): the model call's
+// span has `gen_ai.system: "gcp.vertex.agent"`, `gen_ai.request.model`, tokens, and the
+// LlmRequest / LlmResponse as JSON in `gcp.vertex.agent.llm_request` / `llm_response` (Gemini
+// `Content`s: roles user/model, parts `{text}`, `{functionCall}`, `{functionResponse}`); a tool's
+// span `execute_tool` with `gcp.vertex.agent.tool_call_args` / `tool_response` (and `{}` for the llm ones).
+describe("Google ADK (gcp.vertex.agent.*)", () => {
+  const request = {
+    model: "gemini-2.5-flash",
+    contents: [
+      { role: "user", parts: [{ text: "Weather in Paris?" }] },
+      { role: "model", parts: [{ functionCall: { id: "f1", name: "get_weather", args: { city: "Paris" } } }] },
+      { role: "user", parts: [{ functionResponse: { id: "f1", name: "get_weather", response: { temperature: 18 } } }] },
+    ],
+    config: { systemInstruction: "You answer weather questions." },
+  };
+  it("a model call's span has its messages (system instruction first, call and result linked), output, model and tokens, and no provider from gen_ai.system", () => {
+    const mapped = interpret(
+      span("call_llm", {
+        "gen_ai.system": "gcp.vertex.agent",
+        "gen_ai.request.model": "gemini-2.5-flash",
+        "gcp.vertex.agent.llm_request": j(request),
+        "gcp.vertex.agent.llm_response": j({ content: { role: "model", parts: [{ text: "It is 18°C in Paris." }] }, usageMetadata: { promptTokenCount: 40, candidatesTokenCount: 8 } }),
+        "gen_ai.usage.input_tokens": 40,
+        "gen_ai.usage.output_tokens": 8,
+      }),
+    );
+    expect(mapped).toMatchObject({
+      type: "llm",
+      integration: "Google ADK",
+      input: [
+        { role: "system", content: "You answer weather questions." },
+        { role: "user", content: "Weather in Paris?" },
+        { role: "assistant", tool_calls: [{ id: "f1", name: "get_weather", arguments: { city: "Paris" } }] },
+        { role: "user", content: '{"temperature":18}', tool_call_id: "f1" },
+      ],
+      output: "It is 18°C in Paris.",
+      fields: { model: "gemini-2.5-flash", inputTokenCount: 40, outputTokenCount: 8 },
+    });
+    expect(mapped!.fields.provider).toBeUndefined();
+  });
+
+  it("a model call that asks for a tool has it as toolsCalled; a tool's span has its arguments and response", () => {
+    const call = interpret(
+      span("call_llm", {
+        "gen_ai.system": "gcp.vertex.agent",
+        "gen_ai.request.model": "gemini-2.5-flash",
+        "gcp.vertex.agent.llm_request": j({ ...request, contents: [request.contents[0]] }),
+        "gcp.vertex.agent.llm_response": j({ content: { role: "model", parts: [{ functionCall: { id: "f1", name: "get_weather", args: { city: "Paris" } } }] } }),
+      }),
+    );
+    expect(call).toMatchObject({ type: "llm", fields: { toolsCalled: [{ name: "get_weather", inputParameters: { city: "Paris" } }] } });
+    const tool = interpret(
+      span("execute_tool get_weather", {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "get_weather",
+        "gen_ai.tool.type": "FunctionTool",
+        "gcp.vertex.agent.llm_request": "{}",
+        "gcp.vertex.agent.llm_response": "{}",
+        "gcp.vertex.agent.tool_call_args": j({ city: "Paris" }),
+        "gen_ai.tool.call.id": "f1",
+        "gcp.vertex.agent.tool_response": j({ temperature: 18 }),
+      }),
+    );
+    expect(tool).toMatchObject({ type: "tool", name: "get_weather", input: { city: "Paris" }, output: { temperature: 18 } });
+  });
+});

@@ -151,6 +151,34 @@ describe("TanStack AI otelMiddleware", () => {
     expect(mapped!.fields.inputTokenCount).toBeUndefined();
   });
 
+  it("the root chat span takes its input and its final answer from langfuse.observation.input / output", () => {
+    const mapped = interpret(
+      span(
+        "chat gpt-4o",
+        {
+          ...root,
+          "langfuse.observation.input": j([{ role: "user", content: "Weather in Paris?" }]),
+          "langfuse.observation.output": j([{ role: "assistant", content: "It is 18°C in Paris." }]),
+          "langfuse.trace.output": j([{ role: "assistant", content: "It is 18°C in Paris." }]),
+        },
+        [],
+        ["chat"],
+      ),
+    );
+    expect(mapped).toMatchObject({ type: "base", input: [{ role: "user", content: "Weather in Paris?" }], output: "It is 18°C in Paris." });
+  });
+
+  it("a tool span with only langfuse.observation.* (no GenAI content) reads its arguments and result from them", () => {
+    const mapped = interpret(
+      span("execute_tool get_weather", {
+        "gen_ai.tool.name": "get_weather",
+        "langfuse.observation.input": j([{ role: "tool", content: j({ city: "Paris" }) }]),
+        "langfuse.observation.output": j([{ role: "tool", content: "18°C" }]),
+      }),
+    );
+    expect(mapped).toMatchObject({ type: "tool", input: { city: "Paris" }, output: "18°C" });
+  });
+
   it("a span with a model and no operation that wraps no model call is still an llm span", () => {
     expect(interpret(span("call_llm", { "gen_ai.request.model": "gemini-2.5-flash", "gen_ai.usage.input_tokens": 5 }))).toMatchObject({ type: "llm", fields: { inputTokenCount: 5 } });
   });
