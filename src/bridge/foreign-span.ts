@@ -1,6 +1,7 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { shapeValue } from "../encode/wire.js";
 import type { SpanType } from "../protocol/types.js";
+import { BeeAiRuns } from "../semconv/beeai.js";
 import { finishedSpan } from "../semconv/finished.js";
 import { interpret } from "../semconv/interpret.js";
 import { type LogRecords, takeLogs } from "./log-records.js";
@@ -39,9 +40,12 @@ export class ForeignReader implements ForeignSpanSource {
     else if (!ops.includes(op)) ops.push(op);
   }
 
+  /** BeeAI runs whose start span carried attributes to the span that closes them (semconv/beeai.ts). */
+  private readonly beeAi = new BeeAiRuns();
+
   /** What the conventions read of `span`, with its records `logs` and its children's operations. */
   finished(span: ReadableSpan, logs: LogRecords | undefined) {
-    return finishedSpan(span, logs, this.children.get(span));
+    return this.beeAi.fold(span, finishedSpan(span, logs, this.children.get(span)));
   }
 
   /** Reads a span that has not ended, as it stands (what its trace sends for it now). */
