@@ -108,6 +108,8 @@ export interface ForeignSpanSource {
   claims?(span: object): boolean;
   /** What a convention reads `span` as, as it stands (its start attributes); undefined: none claims it. */
   claimedType?(span: object): SpanType | undefined;
+  /** A model call of ours (an llm span: zero-code's, an integration's) started under `span`, still open. */
+  modelCallStarted?(span: object): void;
 }
 
 const FOREIGN = Symbol.for("evaltrace.foreignSpan");
@@ -138,6 +140,20 @@ export function foreignSpanClaimed(span: object): boolean {
     return source?.claims?.(span) === true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Tells a span of another instrumentation that one of our llm spans started under it (a
+ * framework's own model-call span around the SDK call zero-code records): one llm span per model
+ * request (bridge/foreign-span.ts). Nothing for any other parent. Never throws.
+ */
+export function foreignModelCallUnder(parent: object): void {
+  const source = (parent as { [FOREIGN]?: ForeignSpanSource })[FOREIGN];
+  try {
+    source?.modelCallStarted?.(parent);
+  } catch {
+    // The parent is read without it.
   }
 }
 

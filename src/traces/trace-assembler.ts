@@ -5,7 +5,7 @@ import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace
 import { isReportableCount, type Logger } from "../logger.js";
 import type { TraceUpdate } from "../spans/fields.js";
 import type { JsonValue } from "../spans/json-value.js";
-import { foreignSpanClaimed, getSpanData, parentSpanIdOf, sentStartOf, setParentOverride, setStartFloor } from "../spans/span-data.js";
+import { foreignModelCallUnder, foreignSpanClaimed, getSpanData, parentSpanIdOf, SPAN_TYPE_ATTRIBUTE, sentStartOf, setParentOverride, setStartFloor } from "../spans/span-data.js";
 import type { ParentSpan } from "../spans/observed-tracer.js";
 import { anchorTraceState, joinRemoteParent } from "../spans/remote-parent.js";
 import { keptShapes } from "../spans/kept-shapes.js";
@@ -151,7 +151,15 @@ export class TraceAssembler implements SpanProcessor {
     // Our own spans name themselves in what is propagated; a span under a remote evaltrace
     // caller's span joins the caller's trace (remote-parent.ts).
     const ours = scopeNameOf(span) === "evaltrace";
-    if (ours) anchorTraceState(span);
+    if (ours) {
+      anchorTraceState(span);
+      // A model call of ours inside another instrumentation's span (zero-code under a framework's
+      // telemetry): that span is told, so that the request is one llm span.
+      if (span.attributes[SPAN_TYPE_ATTRIBUTE] === "llm") {
+        const parent = parentOf(span, parentContext, parentSpan);
+        if (parent !== undefined && getSpanData(parent) === undefined) foreignModelCallUnder(parent);
+      }
+    }
     const remote = parentSpanContextOf(span)?.isRemote === true && joinRemoteParent(span);
     let rec = this.records.get(traceId);
     const parent = rec === undefined || this.dropped !== undefined || !ours ? parentOf(span, parentContext, parentSpan) : undefined;
