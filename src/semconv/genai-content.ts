@@ -1,5 +1,5 @@
 import type { JsonValue } from "../spans/json-value.js";
-import { type Conversation, messageContent, partsFromString, readConversation, readLegacyMessages } from "./messages.js";
+import { type Conversation, messageContent, outputText, partsFromString, readConversation, readLegacyMessages } from "./messages.js";
 import type { FinishedSpan } from "./types.js";
 import { indexed, json } from "./values.js";
 
@@ -142,6 +142,26 @@ export function inputConversation(span: FinishedSpan): Conversation | undefined 
 export function outputConversation(span: FinishedSpan): Conversation | undefined {
   const a = span.attributes;
   return readConversation(json(a["gen_ai.output.messages"])) ?? readConversation(detailsMessages(span, "output")) ?? readLegacyMessages(indexed(a, "gen_ai.completion")) ?? readConversation(choiceMessages(span));
+}
+
+/** The text parts of a message list (GenAI parts: `{type: "text", content}`), joined; undefined when it has none. */
+function textParts(list: JsonValue | undefined): string | undefined {
+  if (!Array.isArray(list)) return undefined;
+  const texts: string[] = [];
+  for (const m of list) {
+    if (!isObj(m) || !Array.isArray(m.parts)) continue;
+    for (const p of m.parts) if (isObj(p) && p.type === "text" && typeof p.content === "string" && p.content !== "") texts.push(p.content);
+  }
+  return texts.length > 0 ? texts.join("\n") : undefined;
+}
+
+/**
+ * An agent's answer: the text of its output messages (AI SDK 7's `invoke_agent` lists the run's
+ * tool calls beside it, which are its model calls' outputs, not its answer), else its output as
+ * an llm's would read.
+ */
+export function agentAnswer(span: FinishedSpan): string | undefined {
+  return textParts(json(span.attributes["gen_ai.output.messages"])) ?? textParts(detailsMessages(span, "output")) ?? outputText(outputConversation(span));
 }
 
 /** The tool call or result part a tool span's message list holds, if any. */

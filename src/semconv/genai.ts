@@ -1,6 +1,6 @@
 import type { SpanType } from "../protocol/types.js";
 import type { JsonValue } from "../spans/json-value.js";
-import { agentTools, inputConversation, outputConversation, toolArguments, toolResult } from "./genai-content.js";
+import { agentAnswer, agentTools, inputConversation, outputConversation, toolArguments, toolResult } from "./genai-content.js";
 import { outputText, toolsCalled } from "./messages.js";
 import { genAiProvider } from "./providers.js";
 import type { Convention, FinishedSpan } from "./types.js";
@@ -62,7 +62,8 @@ export const genAi: Convention = {
   },
   output(span, type) {
     if (type === "tool") return toolResult(span);
-    if (type === "llm" || type === "agent") return outputText(outputConversation(span));
+    if (type === "agent") return agentAnswer(span);
+    if (type === "llm") return outputText(outputConversation(span));
     return undefined;
   },
   extra(span, type) {
