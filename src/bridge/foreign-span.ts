@@ -1,6 +1,7 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { shapeValue } from "../encode/wire.js";
 import type { SpanType } from "../protocol/types.js";
+import { BeeAiRuns } from "../semconv/beeai.js";
 import { finishedSpan } from "../semconv/finished.js";
 import { interpret } from "../semconv/interpret.js";
 import { type LogRecords, takeLogs } from "./log-records.js";
@@ -12,6 +13,9 @@ import type { JsonValue } from "../spans/json-value.js";
 import { type ForeignSpanSource, type SpanData, setForeignSource } from "../spans/span-data.js";
 import { buildTestCase, type LlmTestCaseOption } from "../spans/test-case.js";
 import { checkField, spanFieldRules } from "../spans/validate-fields.js";
+
+/** The GenAI operation a model call of ours counts as, under a span of another instrumentation. */
+const MODEL_CALL = "chat";
 
 /** Online-evaluation settings for the foreign llm spans of one span processor. */
 export interface ForeignEvaluation {
@@ -33,15 +37,31 @@ export class ForeignReader implements ForeignSpanSource {
   /** A tracked span got a child: its GenAI operation, if it has one, is noted for the parent. */
   childStarted(parent: object, child: ReadableSpan): void {
     const op = child.attributes?.["gen_ai.operation.name"];
-    if (typeof op !== "string") return;
+    if (typeof op === "string") this.noteOperation(parent, op);
+  }
+
+  /**
+   * One of our llm spans (zero-code's SDK call) started under a tracked span: noted as a model
+   * call under it, so that a framework's own span of that call is read as no second one (the
+   * GenAI table types a model-call span around model calls base). Ours is kept as the llm span:
+   * it is the request itself, with the SDK's own model, tokens and stream timings.
+   */
+  modelCallStarted(parent: object): void {
+    this.noteOperation(parent, MODEL_CALL);
+  }
+
+  private noteOperation(parent: object, op: string): void {
     const ops = this.children.get(parent);
     if (!ops) this.children.set(parent, [op]);
     else if (!ops.includes(op)) ops.push(op);
   }
 
+  /** BeeAI runs whose start span carried attributes to the span that closes them (semconv/beeai.ts). */
+  private readonly beeAi = new BeeAiRuns();
+
   /** What the conventions read of `span`, with its records `logs` and its children's operations. */
   finished(span: ReadableSpan, logs: LogRecords | undefined) {
-    return finishedSpan(span, logs, this.children.get(span));
+    return this.beeAi.fold(span, finishedSpan(span, logs, this.children.get(span)));
   }
 
   /** Reads a span that has not ended, as it stands (what its trace sends for it now). */

@@ -1,5 +1,5 @@
 import { registry } from "../runtime/registry.js";
-import { detailsEvents } from "../semconv/genai.js";
+import { detailsEvents } from "../semconv/genai-content.js";
 import { holdLogRecord } from "./log-records.js";
 
 /** A log record as an OpenTelemetry LoggerProvider hands it to its processors (the parts read here). */

@@ -9,6 +9,7 @@ import { allRuntimes, registry } from "../runtime/registry.js";
 import { rememberScopedDefaults } from "../tracing/scoped-defaults.js";
 import type { LlmTestCase, SpanType } from "../protocol/types.js";
 import { hasJoinableRemoteParent } from "../spans/remote-parent.js";
+import { parentSpanContextOf, rememberSdk1Parent } from "../spans/span-shape.js";
 import { declareForeignSlots, getSpanData, ownerOf, parentSpanIdOf, setForeignSource, setOwner, setParentOverride, TRACKED_SLOT } from "../spans/span-data.js";
 import { reportInternalError } from "../util/internal-errors.js";
 import { ForeignReader } from "./foreign-span.js";
@@ -65,7 +66,9 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       if (claimedByHook(span, parentContext)) return;
       // Our own spans (observe(), integrations) reach the service through our own provider.
       if (getSpanData(span)) return;
-      const parent = span.parentSpanContext ? otelTrace.getSpan(parentContext) : undefined;
+      // An SDK 1.x span names its parent by id only: its whole context is kept (span-shape.ts).
+      rememberSdk1Parent(span, parentContext);
+      const parent = parentSpanContextOf(span) ? otelTrace.getSpan(parentContext) : undefined;
       // Under a trace we refused (sampled out, or maxOpenTraces): refused with it.
       if (parent && this.refused.has(parent)) {
         this.refused.add(span);
@@ -103,7 +106,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
    * the parent as a bare span context).
    */
   private isKnownParent(rt: Runtime, span: Span, parent: object | undefined): boolean {
-    const parentId = span.parentSpanContext?.spanId;
+    const parentId = parentSpanContextOf(span)?.spanId;
     if (!parentId) return false;
     if (parent && ownerOf(parent) === rt) return true;
     return rt.isSpanOpen(span.spanContext().traceId, parentId);

@@ -3,14 +3,18 @@ import type { JsonValue } from "../spans/json-value.js";
 import { SPAN_TYPE_ATTRIBUTE } from "../spans/span-data.js";
 import { MAX_NAME_CHARS, truncateString } from "../util/string-limits.js";
 import { checkField, spanFieldRules } from "../spans/validate-fields.js";
+import { adk } from "./adk.js";
 import { aiSdk } from "./ai-sdk.js";
 import { genAi } from "./genai.js";
+import { genkit } from "./genkit.js";
+import { langfuseInput, langfuseOutput } from "./langfuse.js";
 import { openInference } from "./openinference.js";
 import { openLlmetry } from "./openllmetry.js";
 import type { Convention, FieldSource, FinishedSpan, Mapped } from "./types.js";
+import { voltAgent } from "./voltagent.js";
 
 /** The conventions, most specific first: the first that claims a span reads it. */
-export const conventions: readonly Convention[] = [openInference, openLlmetry, aiSdk, genAi];
+export const conventions: readonly Convention[] = [openInference, openLlmetry, aiSdk, genkit, voltAgent, adk, genAi];
 
 const spanTypes = new Set<string>(["base", "llm", "retriever", "agent", "tool"]);
 
@@ -58,6 +62,9 @@ export function interpret(span: FinishedSpan): Mapped | undefined {
       if (convention.output !== undefined) output = convention.output(span, type);
       if (convention.extra !== undefined) Object.assign(fields, convention.extra(span, type));
       if (convention.error !== undefined) error = convention.error(span, type);
+      // What the convention did not find, from Langfuse's attributes (langfuse.ts).
+      if (input === undefined) input = langfuseInput(span, type);
+      if (output === undefined) output = langfuseOutput(span, type);
     }
     for (const key in fields) {
       if (!Object.hasOwn(spanFieldRules, key)) continue;

@@ -51,10 +51,38 @@ function idOf(o: Obj, keys: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** Where each convention keeps a call's id: Responses `call_id` (its `id` is the item's), the Agents SDK `callId`, the AI SDK `toolCallId`, then `id` (OpenAI Chat, GenAI, Anthropic). */
-const CALL_ID_KEYS = ["call_id", "callId", "toolCallId", "id"] as const;
-/** Where a result names its call: OpenAI `tool_call_id`, Responses `call_id`, Agents SDK `callId`, Anthropic `tool_use_id`, AI SDK `toolCallId`, GenAI `id`. */
-const RESULT_ID_KEYS = ["tool_call_id", "call_id", "callId", "tool_use_id", "toolCallId", "id"] as const;
+/** Where each convention keeps a call's id: Responses `call_id` (its `id` is the item's), the Agents SDK `callId`, the AI SDK `toolCallId`, Bedrock and Strands `toolUseId`, then `id` (OpenAI Chat, GenAI, Anthropic, Gemini). */
+const CALL_ID_KEYS = ["call_id", "callId", "toolCallId", "toolUseId", "id", "ref"] as const;
+/** Where a result names its call: OpenAI `tool_call_id`, Responses `call_id`, Agents SDK `callId`, Anthropic `tool_use_id`, AI SDK `toolCallId`, Bedrock and Strands `toolUseId`, GenAI `id`. */
+const RESULT_ID_KEYS = ["tool_call_id", "call_id", "callId", "tool_use_id", "toolCallId", "toolUseId", "id", "ref"] as const;
+
+/**
+ * Part `type`s that are a tool call: GenAI `tool_call`, Anthropic `tool_use`, AI SDK
+ * `tool-call`, Responses `function_call`, Strands (TypeScript) `toolUseBlock` and, in its
+ * legacy events, `toolUse`.
+ */
+const CALL_TYPES = new Set(["tool_call", "tool_use", "tool-call", "function_call", "toolUseBlock", "toolUse"]);
+/**
+ * Part `type`s that are a tool's result: GenAI `tool_call_response`, Anthropic `tool_result`,
+ * AI SDK `tool-result`, Responses `function_call_output`, Agents SDK `function_call_result`,
+ * Strands (TypeScript) `toolResultBlock` and `toolResult`.
+ */
+const RESULT_TYPES = new Set(["tool_call_response", "tool_result", "tool-result", "function_call_output", "function_call_result", "toolResultBlock", "toolResult"]);
+/**
+ * Untyped parts that wrap a call or a result under one key: Bedrock Converse content blocks
+ * (`{toolUse: {toolUseId, name, input}}`, `{toolResult: {toolUseId, content}}`, as Strands
+ * Python's events hold them) and Gemini parts (`{functionCall: {id, name, args}}`,
+ * `{functionResponse: {id, name, response}}`, as ADK's llm_request holds them) and Genkit's
+ * (`{toolRequest: {ref, name, input}}`, `{toolResponse: {ref, name, output}}`).
+ */
+const WRAPPED_PARTS: Record<string, "call" | "result"> = { toolUse: "call", functionCall: "call", toolRequest: "call", toolResult: "result", functionResponse: "result", toolResponse: "result" };
+
+/** The key of an untyped part that wraps a call or a result ({@link WRAPPED_PARTS}), if it is one. */
+function wrapperKey(part: Obj): string | undefined {
+  if (part.type !== undefined) return undefined;
+  for (const key in WRAPPED_PARTS) if (isObj(part[key])) return key;
+  return undefined;
+}
 
 /** A tool call as one line of text, so that a message of calls only still reads as something. */
 function callLine(call: FoundToolCall): string {
@@ -83,13 +111,18 @@ function args(v: JsonValue | undefined): Obj | undefined {
  */
 function readPart(part: JsonValue, found: Found): string {
   if (!isObj(part)) return text(part);
+  const wrapper = wrapperKey(part);
+  if (wrapper !== undefined) {
+    const inner = part[wrapper] as Obj;
+    return readPart({ ...inner, type: WRAPPED_PARTS[wrapper] === "call" ? "tool_call" : "tool_call_response" }, found);
+  }
   const type = typeof part.type === "string" ? part.type : "text";
-  if (type === "tool_call" || type === "tool_use" || type === "tool-call" || type === "function_call") {
+  if (CALL_TYPES.has(type)) {
     const call = callOf(part);
     found.calls.push(call);
     return callLine(call);
   }
-  if (type === "tool_call_response" || type === "tool_result" || type === "tool-result" || type === "function_call_output" || type === "function_call_result") {
+  if (RESULT_TYPES.has(type)) {
     const id = idOf(part, RESULT_ID_KEYS);
     if (id !== undefined) found.answers.push(id);
     return resultText(part);
@@ -111,6 +144,24 @@ export function contentFromString(text: string): string {
   if (Array.isArray(parsed) && parsed.length > 0 && parsed.every(typed)) return messageContent(parsed);
   if (parsed !== undefined && typeof parsed !== "string" && typed(parsed)) return messageContent(parsed);
   return text;
+}
+
+/** Keys that make an untyped object a content part: text, or a wrapped call or result ({@link WRAPPED_PARTS}). */
+const PART_KEYS = ["text", "content", ...Object.keys(WRAPPED_PARTS)];
+const isPart = (p: JsonValue): boolean => isObj(p) && (typeof p.type === "string" || PART_KEYS.some((k) => p[k] !== undefined));
+
+/**
+ * A content written as JSON text, as the legacy GenAI events of some frameworks hold it (Strands
+ * serialises its content blocks): a list of parts (typed, or Bedrock-style `{text}`,
+ * `{toolUse}` ...) parsed; any other text, JSON-looking or not, stays as it is.
+ */
+export function partsFromString(value: string): JsonValue {
+  const t = value.trimStart();
+  if (!t.startsWith("[") && !t.startsWith("{")) return value;
+  const parsed = json(value);
+  if (Array.isArray(parsed) && parsed.length > 0 && parsed.every(isPart)) return parsed;
+  if (parsed !== undefined && !Array.isArray(parsed) && typeof parsed === "object" && parsed !== null && isPart(parsed) && wrapperKey(parsed as Obj) !== undefined) return parsed;
+  return value;
 }
 
 /** A call part or item (`{name, arguments}`, `{toolName, input}`, `{name, args}`) with its id. */
@@ -192,7 +243,7 @@ function readMessage(m: JsonValue, calls: FoundToolCall[]): ReadableMessage | un
   calls.push(...found.calls);
   const own = idOf(m, ["tool_call_id", "toolCallId"]);
   const role = typeof m.role === "string" ? m.role : typeof m.type === "string" && m.type !== "message" ? m.type : "user";
-  return readableMessage(role === "human" ? "user" : role === "ai" ? "assistant" : role, content, found.calls, own === undefined ? found.answers : [own]);
+  return readableMessage(role === "human" ? "user" : role === "ai" || role === "model" ? "assistant" : role, content, found.calls, own === undefined ? found.answers : [own]);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { JsonValue } from "../spans/json-value.js";
 import { type Conversation, lacksLinks, outputText, readConversation, readIndexedMessages, toolsCalled, withLinksFrom } from "./messages.js";
 import type { Convention, FinishedSpan } from "./types.js";
 import { indexed, indexedLists, json, str, typedValue } from "./values.js";
+import { beeAiEvent, beeAiRunName } from "./beeai.js";
 
 /** `openinference.span.kind` → span type. */
 const kinds: Record<string, SpanType> = {
@@ -64,7 +65,12 @@ function embeddedTexts(span: FinishedSpan): string[] {
 export const openInference: Convention = {
   name: "OpenInference",
   claims: (span) => span.attributes["openinference.span.kind"] !== undefined,
-  type: (span) => kinds[String(span.attributes["openinference.span.kind"]).toUpperCase()] ?? "base",
+  type(span) {
+    // BeeAI's event spans: one span per call (beeai.ts).
+    const bee = beeAiEvent(span.attributes);
+    if (bee !== undefined && bee.fold !== "keep") return undefined;
+    return kinds[String(span.attributes["openinference.span.kind"]).toUpperCase()] ?? "base";
+  },
   fields: [
     { field: "model", keys: ["llm.model_name", "embedding.model_name"], as: "string", types: ["llm"] },
     { field: "provider", keys: ["llm.provider", "llm.system"], as: "string", types: ["llm"] },
@@ -73,7 +79,11 @@ export const openInference: Convention = {
     { field: "embedder", keys: ["embedding.model_name"], as: "string", types: ["retriever"] },
     { field: "description", keys: ["tool.description"], as: "string", types: ["tool"] },
   ],
-  spanName: (span, type) => (type === "tool" ? str(span.attributes["tool.name"]) : undefined),
+  spanName(span, type) {
+    const bee = beeAiEvent(span.attributes);
+    if (type === "tool") return str(span.attributes["tool.name"]) ?? (bee && beeAiRunName(bee, "TOOL"));
+    return bee && beeAiRunName(bee, String(span.attributes["openinference.span.kind"]));
+  },
   input(span, type) {
     const a = span.attributes;
     if (type === "llm") {

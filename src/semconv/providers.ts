@@ -27,3 +27,32 @@ export function providerName(raw: string): string {
   for (const [pattern, name] of vocabulary) if (pattern.test(firstWord) || pattern.test(normalised)) return name;
   return raw;
 }
+
+/**
+ * `gen_ai.system` (the GenAI conventions before `gen_ai.provider.name`) → the provider it
+ * names, for its well-known values the vocabulary above does not read; null for values that
+ * name a framework rather than a provider (ADK's `gcp.vertex.agent`, whichever API it calls;
+ * Strands' default service name): no provider rather than a wrong one. Other values pass
+ * through (the vocabulary maps them when sent).
+ */
+const genAiSystems: Record<string, string | null> = {
+  "gcp.gemini": "Gemini",
+  "gcp.gen_ai": "Gemini",
+  "gcp.vertex_ai": "VertexAI",
+  "aws.bedrock": "Bedrock",
+  "az.ai.inference": "Azure",
+  "az.ai.openai": "Azure",
+  "azure.ai.inference": "Azure",
+  "azure.ai.openai": "Azure",
+  mistral_ai: "Mistral",
+  "gcp.vertex.agent": null,
+  "strands-agents": null,
+};
+
+/** The provider a span's `gen_ai.provider.name`, else its `gen_ai.system`, names; undefined when neither does. */
+export function genAiProvider(providerAttr: unknown, systemAttr: unknown): string | undefined {
+  if (typeof providerAttr === "string" && providerAttr !== "") return providerAttr;
+  if (typeof systemAttr !== "string" || systemAttr === "") return undefined;
+  const mapped = genAiSystems[systemAttr];
+  return mapped === undefined ? systemAttr : (mapped ?? undefined);
+}

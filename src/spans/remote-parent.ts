@@ -1,5 +1,6 @@
 import { type Context, type Span, type SpanContext, type TraceState, trace } from "@opentelemetry/api";
 import { setParentOverride } from "./span-data.js";
+import { parentSpanContextOf } from "./span-shape.js";
 import { keptShapes } from "./kept-shapes.js";
 import { TraceState as W3CTraceState } from "../util/trace-state.js";
 
@@ -52,8 +53,8 @@ export function joinableRemoteParent(ctx: Context): Span | undefined {
  * says that its trace belongs to the caller (what this process records of it goes out as late
  * updates). False for any other span: it is recorded as usual.
  */
-export function joinRemoteParent(span: { parentSpanContext?: SpanContext | undefined }): boolean {
-  const parent = span.parentSpanContext;
+export function joinRemoteParent(span: object): boolean {
+  const parent = parentSpanContextOf(span);
   const anchor = remoteAnchor(parent);
   if (anchor === undefined) return false;
   if (anchor !== parent!.spanId) setParentOverride(span, anchor);
@@ -61,8 +62,8 @@ export function joinRemoteParent(span: { parentSpanContext?: SpanContext | undef
 }
 
 /** Whether a span's parent is a remote span of a trace an evaltrace caller records. */
-export function hasJoinableRemoteParent(span: { parentSpanContext?: SpanContext | undefined }): boolean {
-  return remoteAnchor(span.parentSpanContext) !== undefined;
+export function hasJoinableRemoteParent(span: object): boolean {
+  return remoteAnchor(parentSpanContextOf(span)) !== undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { HrTime, Span } from "@opentelemetry/api";
 import type { SpanType } from "../protocol/types.js";
 import type { JsonValue } from "./json-value.js";
+import { parentSpanContextOf, SDK1_PARENT_SLOT } from "./span-shape.js";
 
 /**
  * What evaltrace knows about one of its spans beyond OTel attributes: captured values already
@@ -59,10 +60,10 @@ export function setParentOverride(span: object, parentSpanId: string | null): vo
 }
 
 /** The parent span id to use for a span in our traces (undefined for a root). */
-export function parentSpanIdOf(span: { parentSpanContext?: { spanId: string } | undefined }): string | undefined {
+export function parentSpanIdOf(span: object): string | undefined {
   const override = (span as { [PARENT]?: string | null })[PARENT];
   if (override !== undefined) return override ?? undefined;
-  return span.parentSpanContext?.spanId;
+  return parentSpanContextOf(span)?.spanId;
 }
 
 const START_FLOOR = Symbol.for("evaltrace.startFloor");
@@ -107,6 +108,8 @@ export interface ForeignSpanSource {
   claims?(span: object): boolean;
   /** What a convention reads `span` as, as it stands (its start attributes); undefined: none claims it. */
   claimedType?(span: object): SpanType | undefined;
+  /** A model call of ours (an llm span: zero-code's, an integration's) started under `span`, still open. */
+  modelCallStarted?(span: object): void;
 }
 
 const FOREIGN = Symbol.for("evaltrace.foreignSpan");
@@ -140,6 +143,20 @@ export function foreignSpanClaimed(span: object): boolean {
   }
 }
 
+/**
+ * Tells a span of another instrumentation that one of our llm spans started under it (a
+ * framework's own model-call span around the SDK call zero-code records): one llm span per model
+ * request (bridge/foreign-span.ts). Nothing for any other parent. Never throws.
+ */
+export function foreignModelCallUnder(parent: object): void {
+  const source = (parent as { [FOREIGN]?: ForeignSpanSource })[FOREIGN];
+  try {
+    source?.modelCallStarted?.(parent);
+  } catch {
+    // The parent is read without it.
+  }
+}
+
 /** What a convention reads a span of another instrumentation that has not ended as, as it stands; undefined: none, or not such a span. */
 export function foreignSpanClaimedAs(span: object): SpanType | undefined {
   const source = (span as { [FOREIGN]?: ForeignSpanSource })[FOREIGN];
@@ -156,7 +173,7 @@ export const TRACKED_SLOT = Symbol.for("evaltrace.tracked");
 export const SCOPED_DEFAULTS_SLOT = Symbol.for("evaltrace.scopedDefaults");
 
 /** Every slot the bridge may set on a span of another instrumentation, in the order they are made. */
-const FOREIGN_SLOTS: readonly symbol[] = [PARENT, SPAN_OWNER, TRACKED_SLOT, FOREIGN, START_FLOOR, SCOPED_DEFAULTS_SLOT];
+const FOREIGN_SLOTS: readonly symbol[] = [PARENT, SPAN_OWNER, TRACKED_SLOT, FOREIGN, START_FLOOR, SCOPED_DEFAULTS_SLOT, SDK1_PARENT_SLOT];
 
 /**
  * Makes every slot the bridge may set on a span of another instrumentation, unset, in one order,

@@ -1,3 +1,4 @@
+import { parentSpanContextOf } from "../spans/span-shape.js";
 import type { TraceView } from "./trace-view.js";
 
 /**
@@ -24,6 +25,6 @@ export function isJoinedRemotely(rec: TraceView): boolean {
  */
 export function servesRemoteCaller(rec: TraceView): boolean {
   if (!joined.has(rec)) return false;
-  for (const span of rec.openSpans) if (span.parentSpanContext?.isRemote) return true;
+  for (const span of rec.openSpans) if (parentSpanContextOf(span)?.isRemote) return true;
   return false;
 }

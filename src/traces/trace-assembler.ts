@@ -5,10 +5,11 @@ import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace
 import { isReportableCount, type Logger } from "../logger.js";
 import type { TraceUpdate } from "../spans/fields.js";
 import type { JsonValue } from "../spans/json-value.js";
-import { foreignSpanClaimed, getSpanData, parentSpanIdOf, sentStartOf, setParentOverride, setStartFloor } from "../spans/span-data.js";
+import { foreignModelCallUnder, foreignSpanClaimed, getSpanData, parentSpanIdOf, SPAN_TYPE_ATTRIBUTE, sentStartOf, setParentOverride, setStartFloor } from "../spans/span-data.js";
 import type { ParentSpan } from "../spans/observed-tracer.js";
 import { anchorTraceState, joinRemoteParent } from "../spans/remote-parent.js";
 import { keptShapes } from "../spans/kept-shapes.js";
+import { parentSpanContextOf, scopeNameOf } from "../spans/span-shape.js";
 import { isLater, preciseNow } from "../spans/time.js";
 import { ChurnMap } from "../util/churn-map.js";
 import { MAX_REMEMBERED_TRACES, RecentTraces } from "../util/recent-traces.js";
@@ -149,9 +150,17 @@ export class TraceAssembler implements SpanProcessor {
     if (this.discardedIds.has(traceId)) return;
     // Our own spans name themselves in what is propagated; a span under a remote evaltrace
     // caller's span joins the caller's trace (remote-parent.ts).
-    const ours = span.instrumentationScope.name === "evaltrace";
-    if (ours) anchorTraceState(span);
-    const remote = span.parentSpanContext?.isRemote === true && joinRemoteParent(span);
+    const ours = scopeNameOf(span) === "evaltrace";
+    if (ours) {
+      anchorTraceState(span);
+      // A model call of ours inside another instrumentation's span (zero-code under a framework's
+      // telemetry): that span is told, so that the request is one llm span.
+      if (span.attributes[SPAN_TYPE_ATTRIBUTE] === "llm") {
+        const parent = parentOf(span, parentContext, parentSpan);
+        if (parent !== undefined && getSpanData(parent) === undefined) foreignModelCallUnder(parent);
+      }
+    }
+    const remote = parentSpanContextOf(span)?.isRemote === true && joinRemoteParent(span);
     let rec = this.records.get(traceId);
     const parent = rec === undefined || this.dropped !== undefined || !ours ? parentOf(span, parentContext, parentSpan) : undefined;
     // A child of a dropped span has nowhere to hang: dropped with it.

@@ -56,4 +56,30 @@ describe.skipIf(!supported)("AI SDK 7 with @ai-sdk/otel", () => {
     expect(t.spans.find((s) => s.type === "tool")).toMatchObject({ input: { orderId: "A-1001" } });
     expect(nothingLeftOpen()).toBe(true);
   });
+
+  it("a ToolLoopAgent run alone: its invoke_agent span is the trace's agent root with the prompt as input and the answer as output", async () => {
+    const { ToolLoopAgent, tool, stepCountIs } = fromOtel!("ai");
+    const { createOpenAI } = requireNode22("ai-sdk-openai-4");
+    const { z } = requireCjs("zod");
+    const openai = createOpenAI({ apiKey: "sk-test", baseURL: bridge.fake.url });
+    const agent = new ToolLoopAgent({
+      id: "support-agent",
+      model: openai.chat("gpt-4o-mini"),
+      instructions: "You are a support bot.",
+      tools: { lookup_order: tool({ description: "Finds an order", inputSchema: z.object({ orderId: z.string() }), execute: async ({ orderId }: { orderId: string }) => `order ${orderId} shipped` }) },
+      stopWhen: stepCountIs(3),
+      experimental_telemetry: { functionId: "support-agent" },
+    });
+    const result = await agent.generate({ prompt: "Where is order A-1001? use lookup_order" });
+    expect(result.text).toBe("Orders ship in 2 days.");
+    expect(await flush()).toMatchObject({ ok: true });
+    const t = Object.values(bridge.dev.state.traces).find((x) => x.spans.some((s) => s.type === "agent" && !s.parentUuid && s.name !== "ai7-agent"))!;
+    const root = t.spans.find((s) => !s.parentUuid)!;
+    expect(root.type).toBe("agent");
+    expect(root.input).toEqual(expect.arrayContaining([{ role: "user", content: "Where is order A-1001? use lookup_order" }]));
+    expect(root.output).toBe("Orders ship in 2 days.");
+    // The trace's input and output are its root's (trace-level values are strings on the wire).
+    expect(t.fields.output).toBe("Orders ship in 2 days.");
+    expect(String(t.fields.input)).toContain("Where is order A-1001?");
+  });
 });
