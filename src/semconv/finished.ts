@@ -1,4 +1,5 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { scopeNameOf } from "../spans/span-shape.js";
 import type { FinishedSpan } from "./types.js";
 
 const NO_LOGS: FinishedSpan["logs"] = Object.freeze([]);
@@ -15,5 +16,7 @@ export function finishedSpan(span: ReadableSpan, logs: FinishedSpan["logs"] | un
     logs: logs ?? NO_LOGS,
   };
   if (childOperations) finished.childOperations = childOperations;
+  const scope = scopeNameOf(span);
+  if (scope !== undefined) finished.scope = scope;
   return finished;
 }

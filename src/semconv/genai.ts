@@ -1,3 +1,4 @@
+import { aiSdkOtelError } from "./ai-sdk-otel.js";
 import type { SpanType } from "../protocol/types.js";
 import type { JsonValue } from "../spans/json-value.js";
 import { agentAnswer, agentTools, inputConversation, outputConversation, toolArguments, toolResult } from "./genai-content.js";
@@ -79,4 +80,5 @@ export const genAi: Convention = {
     if (calls) out.toolsCalled = calls;
     return out;
   },
+  error: aiSdkOtelError,
 };

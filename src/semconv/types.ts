@@ -27,6 +27,8 @@ export interface FinishedSpan {
    * an operation that wraps model calls of its own kind is no model call itself.
    */
   childOperations?: readonly string[];
+  /** The name of the instrumentation that made it (its scope), when it has one. */
+  scope?: string;
 }
 
 /** What a convention makes of a span: its type, name, service fields, input and output. */

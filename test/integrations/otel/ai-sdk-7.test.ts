@@ -82,4 +82,44 @@ describe.skipIf(!supported)("AI SDK 7 with @ai-sdk/otel", () => {
     expect(t.fields.output).toBe("Orders ship in 2 days.");
     expect(String(t.fields.input)).toContain("Where is order A-1001?");
   });
+  it("a streamText the app aborts (its AbortController) is ERRORED on its invoke_agent and chat spans, which @ai-sdk/otel ends with no status and no finish reason (issue 42)", async () => {
+    const { streamText } = fromOtel!("ai");
+    const { createOpenAI } = requireNode22("ai-sdk-openai-4");
+    const openai = createOpenAI({ apiKey: "sk-test", baseURL: bridge.fake.url });
+    await observe({ name: "ai7-aborted" }, async () => {
+      const controller = new AbortController();
+      // Paced, so that the abort comes while the model is still answering.
+      const result = streamText({ model: openai.chat("gpt-4o-mini"), prompt: "Tell me a long story", abortSignal: controller.signal, headers: { "x-fake-stream-delay-ms": "30" } });
+      let chunks = 0;
+      try {
+        for await (const _ of result.textStream) if (++chunks === 2) controller.abort();
+      } catch {
+        // an abort may or may not reject the loop
+      }
+    })();
+    expect(await flush()).toMatchObject({ ok: true });
+    const t = traceNamed(bridge.dev, "ai7-aborted");
+    // The call (invoke_agent, an agent span) and its model call (chat, an llm span); the step
+    // span between them carries no finish reason even when it ends normally: it says nothing.
+    const ours = t.spans.filter((s) => s.type === "llm" || s.type === "agent");
+    expect(ours.map((s) => s.type).sort()).toEqual(["agent", "llm"]);
+
+    for (const s of ours) expect(s, s.name).toMatchObject({ status: "ERRORED", error: expect.stringContaining("aborted") });
+  });
+
+  it("a streamText read to its end stays SUCCESS (its spans carry their finish reason)", async () => {
+    const { streamText } = fromOtel!("ai");
+    const { createOpenAI } = requireNode22("ai-sdk-openai-4");
+    const openai = createOpenAI({ apiKey: "sk-test", baseURL: bridge.fake.url });
+    await observe({ name: "ai7-read" }, async () => {
+      const result = streamText({ model: openai.chat("gpt-4o-mini"), prompt: "When do orders ship?" });
+      for await (const _ of result.textStream) {
+        // read to its end
+      }
+    })();
+    expect(await flush()).toMatchObject({ ok: true });
+    const t = traceNamed(bridge.dev, "ai7-read");
+    expect(t.spans.every((s) => s.status === "SUCCESS")).toBe(true);
+    expect(t.spans.find((s) => s.type === "llm")).toMatchObject({ output: "Orders ship in 2 days." });
+  });
 });
