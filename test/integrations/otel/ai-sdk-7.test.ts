@@ -104,7 +104,7 @@ describe.skipIf(!supported)("AI SDK 7 with @ai-sdk/otel", () => {
     const ours = t.spans.filter((s) => s.type === "llm" || s.type === "agent");
     expect(ours.map((s) => s.type).sort()).toEqual(["agent", "llm"]);
 
-    for (const s of ours) expect(s, s.name).toMatchObject({ status: "ERRORED", error: expect.stringContaining("aborted") });
+    for (const s of ours) expect(s, String(s.name)).toMatchObject({ status: "ERRORED", error: expect.stringContaining("aborted") });
   });
 
   it("a streamText read to its end stays SUCCESS (its spans carry their finish reason)", async () => {
