@@ -26,6 +26,7 @@ let data: LoaderData | undefined;
 let claimed = new Set<string>();
 let loading: Promise<Hook> | undefined;
 let hook: Hook | undefined;
+let failed = false;
 
 export async function initialize(given: LoaderData): Promise<void> {
   data = given;
@@ -35,14 +36,20 @@ export async function initialize(given: LoaderData): Promise<void> {
 export async function resolve(specifier: string, context: object, next: NextResolve): Promise<Resolved> {
   if (hook) return hook.resolve(specifier, context, next);
   const resolved = await next(specifier, context);
-  if (!data || !claimed.has(packageOfUrl(resolved.url) ?? "")) return resolved;
+  if (!data || failed || !claimed.has(packageOfUrl(resolved.url) ?? "")) return resolved;
   const { include, hook: url } = data;
   loading ??= (import(url) as Promise<Hook>).then(async (loaded) => {
     await loaded.initialize({ include });
     hook = loaded;
     return loaded;
   });
-  return (await loading).resolve(specifier, context, next);
+  try {
+    return (await loading).resolve(specifier, context, next);
+  } catch {
+    // import-in-the-middle could not be loaded here: the app's modules load as they are, unhooked.
+    failed = true;
+    return resolved;
+  }
 }
 
 export async function load(url: string, context: object, next: NextLoad): Promise<Loaded> {
