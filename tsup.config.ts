@@ -48,7 +48,8 @@ export default defineConfig([
     ...common,
     // ESM: the SDK's entries and the CLI (bin/evaltrace.mjs imports dist/cli.js), one set of
     // shared chunks for all of them. The CLI has no types: it is a program, not an API.
-    entry: { ...sdkEntries, cli: "src/cli/main.ts" },
+    // `auto-loader`: the loader zero-code registers on Node's module-hooks thread (an ESM file).
+    entry: { ...sdkEntries, cli: "src/cli/main.ts", "auto-loader": "src/auto/esm-loader.ts" },
     dts: { ...(common.dts as object), entry: sdkEntries },
     outDir: "packages/evaltrace/dist",
     format: ["esm"],
@@ -60,7 +61,9 @@ export default defineConfig([
   },
   {
     ...common,
-    entry: sdkEntries,
+    // `auto-setup`: what zero-code loads (synchronously, so as CommonJS) at the app's first import of a library it hooks.
+    entry: { ...sdkEntries, "auto-setup": "src/auto/setup.ts" },
+    dts: { ...(common.dts as object), entry: sdkEntries },
     outDir: "packages/evaltrace/dist",
     format: ["cjs"],
     splitting: true,

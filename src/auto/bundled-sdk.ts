@@ -1,6 +1,7 @@
 import { modelCallOwned } from "../integrations/kit/model-call.js";
 import { currentRuntime } from "../runtime/configure.js";
 import { nodeBuiltinNow } from "../util/node-builtin.js";
+import { BUNDLED_CHECK_KEY } from "./bundled-constants.js";
 import type { LibraryName } from "./libraries.js";
 import { autoState, isOn } from "./state.js";
 
@@ -83,6 +84,8 @@ export function watchBundledSdks(): void {
   const state = autoState();
   if (state.bundledWatch) return;
   state.bundledWatch = true;
+  // The request that set zero-code up (on-first-import.ts) is looked at through this.
+  Object.defineProperty(globalThis, Symbol.for(BUNDLED_CHECK_KEY), { value: onRequest, configurable: true, enumerable: false, writable: false });
   try {
     nodeBuiltinNow<typeof import("node:diagnostics_channel")>("diagnostics_channel")?.subscribe("undici:request:create", onRequest);
   } catch {

@@ -1,4 +1,5 @@
 import * as nodeModule from "node:module";
+import { pathToFileURL } from "node:url";
 import type { InstrumentationBase } from "@opentelemetry/instrumentation";
 import { processEnv } from "../config/options.js";
 import { currentRuntime, ensureRuntime } from "../runtime/configure.js";
@@ -16,14 +17,15 @@ import { openaiAgentsHook } from "./hooks/openai-agents.js";
 import { watchBundledSdks } from "./bundled-sdk.js";
 import { type HookDependencies, hookDependencies, reportMissingHooks } from "./dependencies.js";
 import { createInstrumentation, type LibraryHook } from "./instrumentation.js";
+import { DISABLE_ENV, disabledByEnvironment } from "./disabled.js";
 import { isLibraryName, LIBRARIES, type LibraryName } from "./libraries.js";
-import { autoState } from "./state.js";
+import { autoState, type ResolveHook } from "./state.js";
+import { esmIncludeOf } from "./claims.js";
+import { syncHooksWork } from "./sync-hooks.js";
 
 /** Which libraries {@link instrument} turns on (`true`) or off (`false`); a library left out is on. */
 export type InstrumentOptions = { [Library in LibraryName]?: boolean };
 
-/** The environment variable that turns libraries off for zero-code: `openai,langchain` (or `all`). */
-export const DISABLE_ENV = "EVALTRACE_DISABLE_INSTRUMENTATIONS";
 
 const hooks: Record<LibraryName, LibraryHook> = {
   openai: openaiHook,
@@ -38,57 +40,60 @@ const hooks: Record<LibraryName, LibraryHook> = {
   "claude-agent-sdk": claudeAgentSdkHook,
 };
 
-/** What the ESM loader hook intercepts: each library's own list (its package by default). */
-const esmInclude: (string | RegExp)[] = Object.values(hooks).flatMap((hook) => [...(hook.esmInclude ?? [hook.packageName]), ...(hook.modules ?? []).map((m) => m.packageName)]);
-
 /** Each library's instrumentation, made on first use and kept for the process (several entries share it). */
 const instrumentations = new Map<LibraryName, InstrumentationBase>();
 
 /**
  * Registers import-in-the-middle's loader hook once, so that ESM imports are hooked too, with its
- * `include` list: only the modules of the libraries above are intercepted. Where Node runs
- * synchronous module hooks correctly (`module.registerHooks`: Node >= 22.22.3, >= 24.11.1, as
+ * `include` list: only the modules of `libraries` are intercepted. Where Node runs synchronous
+ * module hooks correctly (`module.registerHooks`: Node >= 22.22.3, >= 24.11.1, as
  * import-in-the-middle's `supportsSyncHooks` says), they run on the app's thread; elsewhere the
  * asynchronous hooks of `module.register` run on a thread of their own, and every module the app
- * imports crosses to it and back (start-up: see bench/startup.mjs).
+ * imports crosses to it and back (start-up: see bench/startup.mjs). Under `evaltrace/auto` the
+ * thread's hook is registered at start (`on-first-import.ts`), and this finds it done.
  */
-function registerEsmHook(dependencies: HookDependencies): void {
+function registerEsmHook(dependencies: HookDependencies, libraries: readonly LibraryName[]): void {
   const state = autoState();
   if (state.esmHookRegistered) return;
+  const include = esmIncludeOf(libraries);
   try {
-    if (registerSyncHooks(dependencies)) {
+    if (registerSyncHooks(dependencies, include)) {
       state.esmHookRegistered = true;
       return;
     }
     if (typeof nodeModule.register !== "function") return;
     state.esmHookRegistered = true;
-    nodeModule.register("import-in-the-middle/hook.mjs", dependencies.parentUrl, { data: { include: esmInclude } });
+    nodeModule.register("import-in-the-middle/hook.mjs", dependencies.parentUrl, { data: { include } });
   } catch {
     // No loader hooks here (a runtime without them): CommonJS is still hooked.
   }
 }
 
-/** import-in-the-middle's synchronous hooks, where this Node runs them correctly; false elsewhere (Bun included). */
-function registerSyncHooks(dependencies: HookDependencies): boolean {
-  if (typeof (nodeModule as { registerHooks?: unknown }).registerHooks !== "function" || "bun" in process.versions) return false;
+type CreateHook = (meta: { url: string }) => { applyOptions: (options: { include: (string | RegExp)[] }) => void; resolveSync: ResolveHook; loadSync: unknown };
+
+/**
+ * import-in-the-middle's synchronous hooks, where this Node runs them correctly; false elsewhere
+ * (Bun included). Made as its `register-hooks.mjs` makes them, keeping their resolve step in
+ * {@link AutoState.resolveEsm}: zero-code's start-up hook hands it the import that set the hooks up.
+ */
+function registerSyncHooks(dependencies: HookDependencies, include: (string | RegExp)[]): boolean {
+  if (!syncHooksWork(dependencies)) return false;
   const load = dependencies.require;
-  const { supportsSyncHooks } = load("import-in-the-middle/supports-sync-hooks.mjs") as { supportsSyncHooks: () => boolean };
-  if (!supportsSyncHooks()) return false;
-  const { register } = load("import-in-the-middle/register-hooks.mjs") as { register: (options: { include: (string | RegExp)[] }) => void };
-  register({ include: esmInclude });
+  const { createHook } = load("import-in-the-middle/create-hook.mjs") as { createHook: CreateHook };
+  const hook = createHook({ url: pathToFileURL(load.resolve("import-in-the-middle/register-hooks.mjs")).href });
+  hook.applyOptions({ include });
+  const registerHooks = (nodeModule as unknown as { registerHooks: (hooks: object) => void }).registerHooks;
+  registerHooks({ resolve: hook.resolveSync, load: hook.loadSync });
   // import-in-the-middle 3.6 gives a builtin required from code with no parent URL (`node -e`)
   // the format "commonjs" (its entry-point rule), and Node then reads it as a file: a hook that
   // runs before it puts the format of a `node:` URL back.
-  const registerHooks = (nodeModule as unknown as { registerHooks: (hooks: { resolve: BuiltinFix }) => void }).registerHooks;
   registerHooks({ resolve: keepBuiltins });
+  autoState().resolveEsm = (specifier, context, next) => keepBuiltins(specifier, context, (s, c) => hook.resolveSync(s, c ?? context, next));
   return true;
 }
 
-type Resolved = { url: string; format?: string | null };
-type BuiltinFix = (specifier: string, context: object, next: (specifier: string, context: object) => Resolved) => Resolved;
-
 /** A resolve hook: a `node:` URL keeps the format "builtin" whatever the hooks after it said. */
-const keepBuiltins: BuiltinFix = (specifier, context, next) => {
+const keepBuiltins: ResolveHook = (specifier, context, next) => {
   const resolved = next(specifier, context);
   return resolved.url.startsWith("node:") && resolved.format !== "builtin" ? { ...resolved, format: "builtin" } : resolved;
 };
@@ -129,6 +134,7 @@ export function instrument(options: InstrumentOptions = {}): LibraryName[] {
     if (!isLibraryName(key)) fail(`instrument(): unknown library \`${key}\` (known: ${LIBRARIES.join(", ")})`);
     if (typeof value !== "boolean" && value !== undefined) fail(`instrument(): \`${key}\` must be true or false`);
   }
+  autoState().calledInstrument = true;
   return apply(LIBRARIES.filter((name) => options[name] !== false));
 }
 
@@ -157,37 +163,26 @@ function apply(wanted: readonly LibraryName[]): LibraryName[] {
   // After the instrumentations are made: the thirty-odd files of @opentelemetry/instrumentation
   // they load would otherwise each go through the loader hooks (on Node 22, some 10 ms of start-up).
   if (wanted.length > 0) {
-    registerEsmHook(dependencies);
+    registerEsmHook(dependencies, wanted);
     watchBundledSdks();
   }
   return LIBRARIES.filter((name) => state.enabled.has(name));
 }
 
 /**
- * The libraries the environment turns off: `EVALTRACE_DISABLE_INSTRUMENTATIONS`, names separated
- * by commas or spaces (`all` or `*`: every one). Unknown names are reported.
+ * What `evaltrace/auto` does (at the app's first import of a claimed package: `on-first-import.ts`):
+ * the SDK configured from the environment, and every library not turned off by
+ * `EVALTRACE_DISABLE_INSTRUMENTATIONS` instrumented, of those in `installed` (default: all). Never throws.
  */
-export function disabledByEnvironment(value: string | undefined): { disabled: LibraryName[]; unknown: string[] } {
-  const names = (value ?? "")
-    .split(/[\s,]+/)
-    .map((n) => n.trim().toLowerCase())
-    .filter(Boolean);
-  if (names.includes("all") || names.includes("*")) return { disabled: [...LIBRARIES], unknown: [] };
-  return { disabled: names.filter(isLibraryName), unknown: names.filter((n) => !isLibraryName(n)) };
-}
-
-/**
- * What `evaltrace/auto` does on load: the SDK configured from the environment, and every
- * library not turned off by `EVALTRACE_DISABLE_INSTRUMENTATIONS` instrumented. Never throws.
- */
-export function instrumentFromEnvironment(): void {
+export function instrumentFromEnvironment(installed: readonly LibraryName[] = LIBRARIES): void {
   try {
     const runtime = ensureRuntime();
     const { disabled, unknown } = disabledByEnvironment(processEnv()[DISABLE_ENV]);
     if (unknown.length > 0) {
       runtime?.logger.warn(`${DISABLE_ENV} names unknown libraries (${unknown.join(", ")}); known: ${LIBRARIES.join(", ")}`);
     }
-    apply(LIBRARIES.filter((name) => !disabled.includes(name)));
+    // The app's own instrument() call, made before its first import of a library, has the last word.
+    if (!autoState().calledInstrument) apply(LIBRARIES.filter((name) => !disabled.includes(name) && installed.includes(name)));
   } catch (error) {
     // Zero-code never stops the app from starting; counted and logged.
     reportInternalError("zero-code setup (evaltrace/auto)", error, currentRuntime()?.logger);

@@ -40,11 +40,6 @@ export interface LibraryHook {
    * them by name instead.
    */
   requireFilesByName?: boolean;
-  /**
-   * What the ESM loader hook intercepts for this library: module names, or patterns of the files'
-   * URLs (default: `packageName`). Nothing else of the app goes through the loader.
-   */
-  esmInclude?: (string | RegExp)[];
   /** Other packages of the same library (a framework spread over packages), each hooked when its main entry loads. */
   modules?: { packageName: string; versions: string[]; onLoad: (exports: Record<string, unknown>) => unknown }[];
 }

@@ -8,8 +8,6 @@ export interface ResourceClientHook {
   library: LibraryName;
   packageName: string;
   versions: string[];
-  /** What the ESM loader hook intercepts (default: `packageName`); see {@link LibraryHook}. */
-  esmInclude?: (string | RegExp)[];
   /** Files of the package that are its entry under another name (`openai/index.mjs`): hooked as the entry is. */
   entryFiles?: string[];
   /** The client class's export (`OpenAI`, `Anthropic`); `default` is tried after it. */
@@ -54,7 +52,6 @@ export function resourceClientHook(spec: ResourceClientHook): LibraryHook {
     library: spec.library,
     packageName: spec.packageName,
     versions: spec.versions,
-    ...(spec.esmInclude ? { esmInclude: spec.esmInclude } : {}),
     onLoad,
     ...(spec.entryFiles ? { files: spec.entryFiles.map((path) => ({ path, onLoad })) } : {}),
   };

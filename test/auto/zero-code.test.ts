@@ -186,6 +186,22 @@ console.log(typeof r.candidates[0].content.parts[0].text, text.length > 0, Objec
 });
 
 describe.skipIf(onBun)("instrument() from the app's code", () => {
+  it.each(["esm", "cjs"] as const)("under zero-code (%s), instrument() called before any library is imported keeps its say: the library it turned off stays off after the first import", async (format) => {
+    const marker = `instrument-first-${format}`;
+    const src = `${imports(format, [["{ instrument }", "evaltrace/instrument"]])}
+instrument({ openai: false });
+const mod = ${format === "esm" ? 'await import("openai")' : 'require("openai")'};
+const OpenAI = mod.default ?? mod;
+const Anthropic = ${format === "esm" ? '(await import("@anthropic-ai/sdk")).default' : 'require("@anthropic-ai/sdk")'};
+const o = new OpenAI({ apiKey: "k", baseURL: process.env.FAKE_OPENAI, maxRetries: 0 });
+await o.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "${marker}" }] });
+const a = new Anthropic({ apiKey: "k", baseURL: process.env.FAKE_ANTHROPIC, maxRetries: 0 });
+await a.messages.create({ model: "claude-sonnet-4-6", max_tokens: 50, messages: [{ role: "user", content: "${marker} anthropic" }] });`;
+    const f = await runApp(format, format === "esm" ? "--import" : "-r", src);
+    ok(f);
+    expect(tracesOf(marker).flatMap((t) => t.map((s) => s.name))).toEqual(["anthropic.messages.create"]);
+  });
+
   it("turns on what it is told, in a CommonJS app with no preload", async () => {
     const marker = "prog-instrument";
     const src = `const { instrument } = require("evaltrace/instrument");

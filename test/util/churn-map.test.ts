@@ -22,6 +22,26 @@ function expectSame(churn: ChurnMap<string, number>, model: Map<string, number>)
 }
 
 describe("ChurnMap", () => {
+  it("filled without deletions, copies each entry at most twice on average in its rotations (issue 46: the merge was quadratic)", () => {
+    const Original = globalThis.Map;
+    let copied = 0;
+    globalThis.Map = class CountingMap<K, V> extends Original<K, V> {
+      constructor(entries?: Iterable<readonly [K, V]> | null) {
+        super(entries);
+        if (entries) copied += this.size;
+      }
+    } as MapConstructor;
+    try {
+      const churn = new ChurnMap<string, number>();
+      const n = 64 * ROTATE_AFTER;
+      for (let i = 0; i < n; i++) churn.set(`k${i}`, i);
+      expect(churn.size).toBe(n);
+      expect(copied).toBeLessThanOrEqual(2 * n);
+    } finally {
+      globalThis.Map = Original;
+    }
+  });
+
   it("agrees with a Map over random operations spanning many rotations", () => {
     for (const seed of [1, 2, 3]) {
       const random = prng(seed);

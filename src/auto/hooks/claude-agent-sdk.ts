@@ -32,7 +32,6 @@ export const claudeAgentSdkHook: LibraryHook = {
   library: "claude-agent-sdk",
   packageName: "@anthropic-ai/claude-agent-sdk",
   versions: [">=0.1"],
-  esmInclude: ["@anthropic-ai/claude-agent-sdk", /\/@anthropic-ai\/claude-agent-sdk\/core\.mjs$/],
   onLoad: onEntry,
   files: [{ path: "@anthropic-ai/claude-agent-sdk/core.mjs", onLoad: onEntry }],
 };

@@ -77,7 +77,6 @@ const onVectorStores = (exports: Record<string, unknown>) => noteRetrieverEmbedd
 export const langchainHook: LibraryHook = {
   library: "langchain",
   packageName: "@langchain/core",
-  esmInclude: [/\/@langchain\/core\/dist\/(callbacks\/manager|embeddings|vectorstores)\.js$/],
   versions: [">=0.2"],
   files: [
     { path: "@langchain/core/dist/callbacks/manager.cjs", onLoad: onManager },

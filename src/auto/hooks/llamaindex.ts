@@ -26,7 +26,6 @@ const onEmbeddings = (exports: Record<string, unknown>) => traceBaseEmbedding(ex
 export const llamaindexHook: LibraryHook = {
   library: "llamaindex",
   packageName: "@llamaindex/core",
-  esmInclude: [/\/@llamaindex\/core\/(global|embeddings)\/dist\/index\.js$/],
   versions: [">=0.4"],
   // @llamaindex/core has no main entry ("."): its files are hooked under require by their names.
   requireFilesByName: true,

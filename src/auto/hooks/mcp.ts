@@ -25,7 +25,6 @@ const onServer = (exports: Record<string, unknown>) => {
 export const mcpHook: LibraryHook = {
   library: "mcp",
   packageName: "@modelcontextprotocol/sdk",
-  esmInclude: [/\/@modelcontextprotocol\/sdk\/dist\/esm\/(client|server)\/(index|mcp)\.js$/],
   versions: [">=1"],
   requireFilesByName: true,
   files: [

@@ -8,7 +8,6 @@ export const openaiHook = resourceClientHook({
   packageName: "openai",
   // The package's entry by name, and by its file: `import OpenAI from "openai/index"` (as
   // openai-node's own examples do) loads the very same module through another specifier.
-  esmInclude: ["openai", /\/openai\/index\.mjs$/],
   entryFiles: ["openai/index.mjs", "openai/index.js"],
   versions: [">=4"],
   clientExport: "OpenAI",

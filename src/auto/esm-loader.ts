@@ -1,0 +1,61 @@
+/**
+ * The module loader `evaltrace/auto` registers with `module.register` where Node has no
+ * synchronous hooks that import-in-the-middle runs on (Node 20): it runs on Node's module-hooks
+ * thread, where every module the app imports crosses. Until a module resolves into a claimed
+ * package it passes each one on and loads nothing; then it loads import-in-the-middle's hook and
+ * hands it every module from there on, with one statement put first in each wrapper module it
+ * makes: the call that sets zero-code up on the app's thread (`on-first-import.ts`) before the
+ * wrapper hands the module to the hooks.
+ */
+import { packageOfUrl } from "./claims.js";
+import type { LoaderData } from "./on-first-import.js";
+
+type Resolved = { url: string; format?: string | null };
+type Loaded = { format?: string | null; source?: string | ArrayBuffer | ArrayBufferView | null };
+type NextResolve = (specifier: string, context?: object) => Promise<Resolved>;
+type NextLoad = (url: string, context?: object) => Promise<Loaded>;
+
+/** import-in-the-middle's asynchronous hook module (`hook.mjs`). */
+interface Hook {
+  initialize(data: { include: (string | RegExp)[] }): Promise<void>;
+  resolve(specifier: string, context: object, next: NextResolve): Promise<Resolved>;
+  load(url: string, context: object, next: NextLoad): Promise<Loaded>;
+}
+
+let data: LoaderData | undefined;
+let claimed = new Set<string>();
+let loading: Promise<Hook> | undefined;
+let hook: Hook | undefined;
+let failed = false;
+
+export async function initialize(given: LoaderData): Promise<void> {
+  data = given;
+  claimed = new Set(given.packages);
+}
+
+export async function resolve(specifier: string, context: object, next: NextResolve): Promise<Resolved> {
+  if (hook) return hook.resolve(specifier, context, next);
+  const resolved = await next(specifier, context);
+  if (!data || failed || !claimed.has(packageOfUrl(resolved.url) ?? "")) return resolved;
+  const { include, hook: url } = data;
+  loading ??= (import(url) as Promise<Hook>).then(async (loaded) => {
+    await loaded.initialize({ include });
+    hook = loaded;
+    return loaded;
+  });
+  try {
+    return (await loading).resolve(specifier, context, next);
+  } catch {
+    // import-in-the-middle could not be loaded here: the app's modules load as they are, unhooked.
+    failed = true;
+    return resolved;
+  }
+}
+
+export async function load(url: string, context: object, next: NextLoad): Promise<Loaded> {
+  if (!hook || !data) return next(url, context);
+  const loaded = await hook.load(url, context, next);
+  if (!/[?&]iitm=true(?:&|#|$)/.test(url) || loaded.source == null) return loaded;
+  const source = typeof loaded.source === "string" ? loaded.source : new TextDecoder().decode(loaded.source as ArrayBuffer);
+  return { ...loaded, source: data.prelude + source };
+}

@@ -1,0 +1,34 @@
+import { existsSync, realpathSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
+
+/**
+ * Which of `packages` the app can load: each one whose `node_modules/<name>/package.json` is in
+ * a folder Node's resolution walks from the app's script or the working directory (or in
+ * `NODE_PATH`). A few `stat` calls, where resolving each would read and parse package manifests.
+ * Under Yarn Plug'n'Play there is no `node_modules` to look in: every package counts as installed.
+ */
+export function installedPackages(packages: readonly string[], from: readonly string[] = appDirectories()): string[] {
+  if ((process.versions as { pnp?: string }).pnp) return [...packages];
+  const roots = new Set<string>();
+  for (const start of from) {
+    for (let dir = start; ; dir = dirname(dir)) {
+      roots.add(join(dir, "node_modules"));
+      if (dirname(dir) === dir) break;
+    }
+  }
+  for (const extra of (process.env.NODE_PATH ?? "").split(delimiter)) if (extra) roots.add(extra);
+  return packages.filter((name) => [...roots].some((root) => existsSync(join(root, name, "package.json"))));
+}
+
+/** Where the app's packages resolve from: its main script's folder and the working directory. */
+function appDirectories(): string[] {
+  const script = process.argv[1];
+  if (!script) return [process.cwd()];
+  let real = script;
+  try {
+    real = realpathSync(script);
+  } catch {
+    // A script that is not a file (`node -e`, a missing path): its given folder.
+  }
+  return [dirname(real), process.cwd()];
+}

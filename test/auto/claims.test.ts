@@ -1,0 +1,48 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CLAIMS, packageOfSpecifier, packageOfUrl } from "../../src/auto/claims.js";
+import { aiSdkHook } from "../../src/auto/hooks/ai-sdk.js";
+import { anthropicHook } from "../../src/auto/hooks/anthropic.js";
+import { bedrockHook } from "../../src/auto/hooks/bedrock.js";
+import { claudeAgentSdkHook } from "../../src/auto/hooks/claude-agent-sdk.js";
+import { googleGenAIHook } from "../../src/auto/hooks/google-genai.js";
+import { langchainHook } from "../../src/auto/hooks/langchain.js";
+import { llamaindexHook } from "../../src/auto/hooks/llamaindex.js";
+import { mcpHook } from "../../src/auto/hooks/mcp.js";
+import { openaiHook } from "../../src/auto/hooks/openai.js";
+import { openaiAgentsHook } from "../../src/auto/hooks/openai-agents.js";
+import { installedPackages } from "../../src/auto/installed.js";
+import { LIBRARIES } from "../../src/auto/libraries.js";
+
+const hooks = [aiSdkHook, anthropicHook, bedrockHook, claudeAgentSdkHook, googleGenAIHook, langchainHook, llamaindexHook, mcpHook, openaiHook, openaiAgentsHook];
+
+describe("what zero-code claims (auto/claims.ts)", () => {
+  it("names, for every library, exactly the packages its hook loads on (its package and its modules')", () => {
+    expect(hooks.map((h) => h.library).sort()).toEqual([...LIBRARIES].sort());
+    for (const hook of hooks) {
+      expect(CLAIMS[hook.library].packages, hook.library).toEqual([hook.packageName, ...(hook.modules ?? []).map((m) => m.packageName)]);
+    }
+  });
+
+  it("reads the package of a bare specifier and of a file URL under node_modules, and none of a relative, absolute or builtin one", () => {
+    expect(packageOfSpecifier("openai")).toBe("openai");
+    expect(packageOfSpecifier("openai/resources/chat")).toBe("openai");
+    expect(packageOfSpecifier("@langchain/core/callbacks/manager")).toBe("@langchain/core");
+    expect(packageOfSpecifier("@google/genai")).toBe("@google/genai");
+    expect([packageOfSpecifier("./x.js"), packageOfSpecifier("/a/b.js"), packageOfSpecifier("node:fs"), packageOfSpecifier("#internal")]).toEqual([undefined, undefined, undefined, undefined]);
+    expect(packageOfUrl("file:///app/node_modules/x/node_modules/@langchain/core/dist/callbacks/manager.js")).toBe("@langchain/core");
+    expect(packageOfUrl("file:///app/src/openai.js")).toBeUndefined();
+  });
+});
+
+describe("installedPackages (auto/installed.ts)", () => {
+  it("finds a package in a node_modules folder above the app's folder and not one that is absent", () => {
+    const root = mkdtempSync(join(tmpdir(), "evaltrace-installed-"));
+    mkdirSync(join(root, "node_modules", "@anthropic-ai", "sdk"), { recursive: true });
+    writeFileSync(join(root, "node_modules", "@anthropic-ai", "sdk", "package.json"), "{}");
+    mkdirSync(join(root, "app", "src"), { recursive: true });
+    expect(installedPackages(["openai", "@anthropic-ai/sdk", "ai"], [join(root, "app", "src")])).toEqual(["@anthropic-ai/sdk"]);
+  });
+});
