@@ -17,6 +17,7 @@ import type { LateUpdates } from "./late-updates.js";
 import type { Requests } from "./requests.js";
 import type { Settlement } from "./settlement.js";
 import { Spill } from "./spool/spill.js";
+import { OUTAGE_SPILL_MILLIS, SpoolMode } from "./spool/spool-mode.js";
 import type { TraceSpool } from "./spool/trace-spool.js";
 import type { EvaluationOutcome, ExporterCounters, ExporterStats, FlushResult } from "./types.js";
 
@@ -111,6 +112,10 @@ export class TraceExporter implements TraceSink {
   private readonly spool: TraceSpool | undefined;
   /** How batches reach the spool (with one). */
   private readonly spiller: Spill | undefined;
+  /** Whether the service is in an outage, with a spool (then every batch goes to it). */
+  private readonly mode: SpoolMode | undefined;
+  /** Traces in requests in flight that are not written ahead: only in memory. */
+  private sendingFromMemory = 0;
   /** What a flush calls to send what is queued now. */
   private readonly sendNow = (): void => this.pump();
 
@@ -130,6 +135,11 @@ export class TraceExporter implements TraceSink {
     this.spiller =
       this.spool &&
       new Spill({ spool: this.spool, settlement: this.settlement, bodies: this.bodies, counters: this.counters, logger: this.logger, apiKey: options.apiKey, maxRequestBytes: options.batch.maxRequestBytes });
+    if (this.spool !== undefined) {
+      const mode = (this.mode = new SpoolMode(this.spool.writesAhead, this.clock, this.logger));
+      // A replay answered: the service is back, batches are sent again.
+      this.spool.onAnswered = () => mode.answered();
+    }
     // Any request that frees its slot (a batch's, a late update's, an evaluation's) lets what
     // waits for one go, on the next turn (a slot counts its task as running until a microtask after it settled).
     this.requests.onSlotFreed(() => {
@@ -138,7 +148,16 @@ export class TraceExporter implements TraceSink {
   }
 
   stats(): ExporterStats {
-    return { ...this.counters, queued: this.queuedTraces(), inFlight: this.requests.inFlight, spooled: this.spool?.traces ?? 0, spoolBytes: this.spool?.bytes ?? 0 };
+    const queued = this.queuedTraces();
+    return {
+      ...this.counters,
+      queued,
+      inFlight: this.requests.inFlight,
+      spooled: this.spool?.traces ?? 0,
+      spoolBytes: this.spool?.bytes ?? 0,
+      spoolMode: this.mode?.name(this.spool?.open === true) ?? "none",
+      tracesOnlyInMemory: queued + this.sendingFromMemory + (this.spiller?.tracesUnwritten ?? 0),
+    };
   }
 
   /** Queues a trace whose root ended. Drops it (counted) when the queue is full. */
@@ -269,10 +288,29 @@ export class TraceExporter implements TraceSink {
 
   private armTimer(): void {
     if (this.timer !== undefined || this.stopped) return;
+    const interval = this.options.batch.flushIntervalMillis;
+    // In an outage, what is queued goes to the spool within OUTAGE_SPILL_MILLIS at most.
+    const wait = this.inOutage() ? Math.min(interval, OUTAGE_SPILL_MILLIS) : interval;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.pump(true);
-    }, this.options.batch.flushIntervalMillis);
+    }, wait);
+  }
+
+  /** In an outage with a spool that takes batches: what is queued goes to the spool, not to requests. */
+  private inOutage(): boolean {
+    return this.mode?.outage === true && this.spool?.accepting === true;
+  }
+
+  /** A request failed for want of the service: an outage begins (if none is on), and what is queued goes to the spool now. */
+  private outageBegins(): void {
+    if (this.mode?.failed() !== true) return;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.hasQueued()) {
+      this.forcedPending = true;
+      this.schedulePump();
+    }
   }
 
   private schedulePump(): void {
@@ -303,13 +341,14 @@ export class TraceExporter implements TraceSink {
 
   private pumpOnce(force: boolean): void {
     const spill = this.overflowing();
-    if (this.hasQueued() && (this.requests.hasFreeSlot || spill)) {
+    const outage = this.inOutage();
+    if (this.hasQueued() && (this.requests.hasFreeSlot || spill || outage)) {
       const partialOk = force || this.settlement.isFlushing || this.stopped;
       if (partialOk || this.queuedSpans >= this.sendAt || this.taking !== undefined || spill) {
         const taken = this.takeBatch();
         if (taken !== undefined && taken.traces.length > 0) {
           const { traces, slab } = taken;
-          if (this.requests.hasFreeSlot) {
+          if (this.requests.hasFreeSlot && !outage) {
             void this.requests.add(() => this.sendBatch(traces, false, slab)).catch((err: unknown) => this.settlement.lose(traces, err));
           } else this.spiller?.spill(traces, { slab });
         }
@@ -327,10 +366,11 @@ export class TraceExporter implements TraceSink {
   }
 
   /**
-   * Whether the oldest queued traces go to the disk spool now: past a quarter of the queue's
-   * bound, the service is down or slower than the app (while it keeps up, the queue never gets
-   * there); the rest of the bound is headroom while batches are taken to the spool, a slice of
-   * the loop at a time.
+   * Whether the oldest queued traces go to the disk spool now: in an outage, at once (batches are
+   * taken when full, or when the timer of at most OUTAGE_SPILL_MILLIS fires); past a quarter of
+   * the queue's bound, the service is slower than the app (while it keeps up, the queue never
+   * gets there); the rest of the bound is headroom while batches are taken to the spool, a slice
+   * of the loop at a time.
    */
   private overflowing(): boolean {
     return this.spool?.accepting === true && this.queuedTraces() >= Math.ceil(this.options.batch.maxQueuedTraces / 4);
@@ -455,10 +495,39 @@ export class TraceExporter implements TraceSink {
     }
   }
 
-  /** Posts a batch's body and settles its traces by the answer. */
+  /**
+   * Posts a batch's body and settles its traces by the answer. With a spool that takes it, the
+   * request is tried once: should the service not answer, the batch is spooled (with this key)
+   * and retried from disk; in write-ahead mode it was written before it went.
+   */
   private async postBatch(batch: PreparedTrace[], body: RequestBody, maybeStored: boolean): Promise<void> {
     const key = newIdempotencyKey();
-    const outcome = await this.requests.send("POST", "/v1/traces", body, batch[0]?.rec.apiKey, { idempotencyKey: key });
+    const spoolTakes = this.spiller !== undefined && this.spool?.open === true && batch[0]?.rec.apiKey === undefined;
+    const ahead = spoolTakes && this.spool?.writesAhead === true ? await this.spiller?.ahead(batch, body, key) : undefined;
+    let outcome: TransportOutcome;
+    if (ahead === undefined) this.sendingFromMemory += batch.length;
+    try {
+      outcome = await this.requests.send("POST", "/v1/traces", body, batch[0]?.rec.apiKey, { idempotencyKey: key, ...(spoolTakes ? { maxRetries: 0 } : {}) });
+    } finally {
+      if (ahead === undefined) this.sendingFromMemory -= batch.length;
+    }
+    if (this.spiller !== undefined && this.spool?.open && unanswered(outcome)) {
+      // The service did not answer (or asked to wait): an outage, and the batch to the disk with
+      // this key (busy or not: the body is in hand, see Spool.write), or left there if it was
+      // written ahead.
+      this.outageBegins();
+      if (ahead !== undefined) this.spiller.keep(batch, ahead, outcome.message);
+      else this.spiller.spill(batch, { body, key, failure: outcome.message });
+      return;
+    }
+    // Answered (or no spool would take it): the copy written ahead goes.
+    this.spiller?.answered(ahead);
+    if (outcome.status !== undefined && !unanswered(outcome)) this.mode?.answered();
+    await this.settleBatch(batch, body, maybeStored, outcome);
+  }
+
+  /** Settles a batch by the answer to its request: delivered, resent in another shape or in halves, or given up. */
+  private async settleBatch(batch: PreparedTrace[], body: RequestBody, maybeStored: boolean, outcome: TransportOutcome): Promise<void> {
     if (!outcome.ok && outcome.status !== undefined && shapeRefusals.has(outcome.status)) {
       // A service that does not take the list form (the spec allows both): one trace per
       // request, for the rest of the process.
@@ -478,10 +547,6 @@ export class TraceExporter implements TraceSink {
       recoverTraceTexts(batch, body);
       const half = Math.ceil(batch.length / 2);
       await Promise.all([this.sendBatch(batch.slice(0, half), stored), this.sendBatch(batch.slice(half), stored)]);
-    } else if (this.spiller !== undefined && this.spool?.open && unanswered(outcome)) {
-      // The service did not answer (or asked to wait) through every retry: to the disk, with this
-      // key (busy or not: the body is in hand, see Spool.write).
-      this.spiller.spill(batch, { body, key, failure: outcome.message });
     } else {
       this.settlement.giveUp(batch, outcome.message);
     }
@@ -498,7 +563,8 @@ export class TraceExporter implements TraceSink {
       this.settlement.lose([p], err);
       return;
     }
-    const outcome = await this.requests.send("POST", "/v1/traces", text, p.rec.apiKey);
+    this.sendingFromMemory++;
+    const outcome = await this.requests.send("POST", "/v1/traces", text, p.rec.apiKey).finally(() => this.sendingFromMemory--);
     if (outcome.ok || (outcome.status === 409 && (maybeStored || outcome.attempts > 1))) {
       this.counters.tracesDelivered++;
       this.delivered(p);
@@ -518,7 +584,7 @@ export class TraceExporter implements TraceSink {
 }
 
 /** A failed request the service may take later: no answer, or one that says to retry (408, 429, 5xx). */
-function unanswered(outcome: TransportOutcome): boolean {
+function unanswered(outcome: TransportOutcome): outcome is TransportOutcome & { ok: false } {
   return !outcome.ok && (outcome.status === undefined || isRetryableStatus(outcome.status));
 }
 
