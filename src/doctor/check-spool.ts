@@ -25,9 +25,9 @@ function modeOf(ctx: CheckContext): string {
  */
 export const checkSpool: Check = async (ctx) => {
   const findings = await readSpool(ctx);
-  if (!ctx.spoolDir) return findings;
-  const mode = modeOf(ctx);
-  return findings.map((f) => ({ ...f, message: `${f.message} (${mode})` }));
+  // The mode, of a spool that can be used (an error here means spooling is off).
+  if (!ctx.spoolDir || findings.some((f) => f.severity === "error")) return findings;
+  return [...findings, { check: "spool", ok: true, severity: "info", message: `the spool is in ${modeOf(ctx)}` }];
 };
 
 const readSpool: Check = async (ctx) => {
