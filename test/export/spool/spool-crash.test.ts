@@ -92,7 +92,6 @@ describe.each(formats)("a crash loses nothing (%s)", (format) => {
     const counts = storedCountsIn(rig.dev, run);
     const missing = [...Array(ended).keys()].filter((i) => !counts.has(i));
     const twice = [...counts].filter(([, n]) => n !== 1);
-    if (process.env.SPOOL_DEBUG) console.log({ ended, killedAt, missing: missing.length, first: missing[0], last: missing.at(-1), stats: done.stdout.split("\n").filter((l) => l.startsWith("stats")).slice(-3), at: done.stdout.split("\n").filter((l) => l.startsWith("at")).slice(-40) });
     expect({ missing: missing.slice(0, 5), twice: twice.slice(0, 5) }).toEqual({ missing: [], twice: [] });
     expect(counts.size).toBeGreaterThanOrEqual(storedBefore);
     expect(segments(dir)).toEqual([]);
