@@ -1,15 +1,19 @@
 // What the disk spool costs (docs/spool.md). One process, subjects interleaved round by round
 // (A B A B ...), CPU time of the whole process per trace (the app's work, the SDK's, and its I/O):
-//   service up:   the same traffic, paced so that the receiver keeps up, without a spool and with one
-//                 (target: no measurable difference: the spool is not touched);
+//   service up:   the same traffic, paced so that the receiver keeps up, without a spool, with one
+//                 (memory-first: not touched), and with one writing every batch ahead;
 //   service down: the same traffic to an address where nothing listens, with a spool (each fsync
-//                 policy): what spooling a trace costs, against the same traffic sent while up.
+//                 policy; write-ahead): what spooling a trace costs, against the same traffic sent while up.
 //   node bench/run.mjs spool          (BENCH_QUICK=1: fewer rounds)
+// BENCH_BUILDS="before=.builds/before/index.js" adds that build's "spool" subjects, up and down, to
+// the same run (an ESM entry file: bundle one with esbuild, packages external), so that the spool
+// before and after a change is measured in one run.
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
-import { join } from "node:path";
-import { configure, flush, observe, shutdown, stats } from "evaltrace";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import * as current from "evaltrace";
 import { median, startReceiver, table, tick } from "./common.mjs";
 
 const QUICK = process.env.BENCH_QUICK === "1";
@@ -27,7 +31,8 @@ async function deadPort() {
 }
 
 /** One round: `traces` three-span traces in waves, then (while up) everything delivered. CPU µs per trace. */
-async function round(options, traces, waitDelivered) {
+async function round(options, traces, waitDelivered, sdk = current) {
+  const { configure, flush, observe, shutdown, stats } = sdk;
   configure({ apiKey: "svc_local_proj_bench", registerExitHooks: false, logLevel: "error", ...options });
   const tool = observe({ name: "tool", type: "tool" }, (x) => x * 2);
   const agent = observe({ name: "agent", type: "agent" }, async (q) => tool(q) + tool(q + 1));
@@ -74,15 +79,23 @@ export async function spool() {
   const downOptions = { baseUrl: down, maxRetries: 1, initialRetryDelayMillis: 10, maxRetryDelayMillis: 20, batch: { maxQueuedTraces: 10_000 } };
   const subjects = {
     "up, no spool": () => round({ baseUrl: receiver.url }, TRACES, true),
-    "up, spool configured": () => round({ baseUrl: receiver.url, spool: { dir: freshDir() } }, TRACES, true),
-    "down, spool (fsync none)": () => spooled("none"),
-    "down, spool (fsync rotate, default)": () => spooled("rotate"),
-    "down, spool (fsync always)": () => spooled("always"),
+    "up, spool (memory-first)": () => round({ baseUrl: receiver.url, spool: { dir: freshDir() } }, TRACES, true),
+    "up, spool write-ahead": () => round({ baseUrl: receiver.url, spool: { dir: freshDir(), writeAhead: true } }, TRACES, true),
+    "up, spool write-ahead (fsync always)": () => round({ baseUrl: receiver.url, spool: { dir: freshDir(), writeAhead: true, fsync: "always" } }, TRACES, true),
+    "down, spool (fsync none)": () => spooled({ fsync: "none" }),
+    "down, spool (fsync rotate, default)": () => spooled({ fsync: "rotate" }),
+    "down, spool (fsync always)": () => spooled({ fsync: "always" }),
+    "down, spool write-ahead": () => spooled({ writeAhead: true }),
   };
+  for (const [name, file] of Object.entries(builds())) {
+    const sdk = await import(pathToFileURL(resolve(file)).href);
+    subjects[`up, spool @${name}`] = () => round({ baseUrl: receiver.url, spool: { dir: freshDir() } }, TRACES, true, sdk);
+    subjects[`down, spool @${name}`] = () => spooled({}, sdk);
+  }
   const diskPerTrace = [];
-  async function spooled(fsync) {
+  async function spooled(spool, sdk = current) {
     const dir = freshDir();
-    const r = await round({ ...downOptions, spool: { dir, fsync } }, TRACES, false);
+    const r = await round({ ...downOptions, spool: { dir, ...spool } }, TRACES, false, sdk);
     diskPerTrace.push(dirBytes(dir) / Math.max(1, r.stats.tracesSpooled));
     return r;
   }
@@ -115,9 +128,20 @@ export async function spool() {
     rounds: ROUNDS,
     spansPerTrace: 3,
     rows,
-    upRatio: Number((median(samples["up, spool configured"]) / up).toFixed(3)),
+    upRatio: Number((median(samples["up, spool (memory-first)"]) / up).toFixed(3)),
+    writeAheadUpRatio: Number((median(samples["up, spool write-ahead"]) / up).toFixed(3)),
     diskBytesPerTrace: Math.round(median(diskPerTrace)),
   };
-  console.log(`spool configured while up / no spool: ${result.upRatio}; ${result.diskBytesPerTrace} bytes on disk per spooled trace`);
+  console.log(`spool configured while up / no spool: ${result.upRatio}; write-ahead while up / no spool: ${result.writeAheadUpRatio}; ${result.diskBytesPerTrace} bytes on disk per spooled trace`);
   return result;
+}
+
+/** BENCH_BUILDS="name=entry.js,...": other builds of evaltrace whose spool is measured beside this one. */
+function builds() {
+  return Object.fromEntries(
+    (process.env.BENCH_BUILDS ?? "")
+      .split(",")
+      .filter(Boolean)
+      .map((entry) => entry.split("=")),
+  );
 }

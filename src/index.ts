@@ -79,6 +79,7 @@ export type { EvaltraceSpanProcessorOptions } from "./bridge/span-processor.js";
 export { EvaltraceSpanProcessor } from "./bridge/span-processor.js";
 export type { EvaluationOutcome, ExporterStats, FlushResult } from "./export/types.js";
 export type { SpoolInspection } from "./export/spool/inspect.js";
+export type { SpoolModeName } from "./export/spool/spool-mode.js";
 export { inspectSpool } from "./export/spool/inspect.js";
 export type { EmittedLogRecord } from "./bridge/log-record-processor.js";
 export { EvaltraceLogRecordProcessor } from "./bridge/log-record-processor.js";

@@ -40,6 +40,14 @@ export interface SpoolOptions {
    * (each batch). @default "rotate"
    */
   fsync?: "none" | "rotate" | "always";
+  /**
+   * Write-ahead: every batch is written to the spool before it is sent and deleted once the
+   * service answered, so that a process killed at any moment (SIGKILL, the OOM killer) loses
+   * nothing that ended more than a batch interval earlier, the service up or down. Off: batches
+   * go to disk only once the service failed to take one (docs/spool.md, the two modes).
+   * @default process.env.EVALTRACE_SPOOL_WRITE_AHEAD === "true" (or "1"), else false
+   */
+  writeAhead?: boolean;
 }
 
 /** Options of {@link configure}. Every field is optional; environment variables fill the gaps. */
@@ -406,7 +414,7 @@ export function resolveOptions(options: EvaltraceOptions = {}, env: Env = proces
 /** The spool's default `maxBytes`: 256 MiB. */
 export const DEFAULT_SPOOL_MAX_BYTES = 256 * 1024 * 1024;
 
-/** The spool's settings from the option, else EVALTRACE_SPOOL_DIR / EVALTRACE_SPOOL_MAX_BYTES. */
+/** The spool's settings from the option, else EVALTRACE_SPOOL_DIR / EVALTRACE_SPOOL_MAX_BYTES / EVALTRACE_SPOOL_WRITE_AHEAD. */
 function resolveSpool(option: SpoolOptions | false | undefined, env: Env, badEnv: (read: EnvValue, expected: string, then: string) => void): Required<SpoolOptions> | undefined {
   if (option === false) return undefined;
   let maxBytes = DEFAULT_SPOOL_MAX_BYTES;
@@ -415,11 +423,18 @@ function resolveSpool(option: SpoolOptions | false | undefined, env: Env, badEnv
     if (/^\d+$/.test(envMax) && Number(envMax) >= 65_536) maxBytes = Number(envMax);
     else badEnv({ value: envMax, name: "EVALTRACE_SPOOL_MAX_BYTES" }, "an integer >= 65536", `the spool keeps at most ${DEFAULT_SPOOL_MAX_BYTES} bytes`);
   }
-  if (option === undefined) return env.EVALTRACE_SPOOL_DIR ? { dir: env.EVALTRACE_SPOOL_DIR, maxBytes, fsync: "rotate" } : undefined;
-  object("spool", option, ["dir", "maxBytes", "fsync"]);
+  let writeAhead = false;
+  const envAhead = env.EVALTRACE_SPOOL_WRITE_AHEAD?.trim().toLowerCase();
+  if (envAhead) {
+    if (envAhead === "true" || envAhead === "1") writeAhead = true;
+    else if (envAhead !== "false" && envAhead !== "0") badEnv({ value: envAhead, name: "EVALTRACE_SPOOL_WRITE_AHEAD" }, "true or false", "the spool does not write ahead");
+  }
+  if (option === undefined) return env.EVALTRACE_SPOOL_DIR ? { dir: env.EVALTRACE_SPOOL_DIR, maxBytes, fsync: "rotate", writeAhead } : undefined;
+  object("spool", option, ["dir", "maxBytes", "fsync", "writeAhead"]);
   return {
     dir: str("spool.dir", option.dir) ?? fail("spool.dir", option.dir, "a directory path"),
     maxBytes: int("spool.maxBytes", option.maxBytes, maxBytes, 65_536),
     fsync: oneOf("spool.fsync", option.fsync, ["none", "rotate", "always"] as const, "rotate"),
+    writeAhead: bool("spool.writeAhead", option.writeAhead, writeAhead),
   };
 }

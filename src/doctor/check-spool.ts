@@ -1,4 +1,5 @@
-import type { Check } from "./context.js";
+import { registry } from "../runtime/registry.js";
+import type { Check, CheckContext } from "./context.js";
 import { UnusableSpoolDirError } from "./spool-inspector.js";
 
 function age(ms: number): string {
@@ -8,11 +9,28 @@ function age(ms: number): string {
 }
 
 /**
+ * Which mode the spool is in, and how many traces are only in memory: the app's own numbers in
+ * the app (`stats().spoolMode`, `tracesOnlyInMemory`); from the command line, the mode configured.
+ */
+function modeOf(ctx: CheckContext): string {
+  const s = ctx.inApp ? registry().current?.stats() : undefined;
+  if (s !== undefined && s.spoolMode !== "none") return `mode ${s.spoolMode}: ${s.tracesOnlyInMemory} trace(s) of this process only in memory`;
+  return `mode ${ctx.spoolWriteAhead ? "write-ahead" : "memory-first"} as configured; an outage, and what is only in memory, are in the app's stats()`;
+}
+
+/**
  * The disk spool (traces kept on disk while the service cannot take them): none configured, empty
  * or recent, or not draining (records older than `spoolStaleMillis`), read by the spool's own
- * inspector. A lock held by another live process is named.
+ * inspector. A lock held by another live process is named, and so is the spool's mode.
  */
 export const checkSpool: Check = async (ctx) => {
+  const findings = await readSpool(ctx);
+  // The mode, of a spool that can be used (an error here means spooling is off).
+  if (!ctx.spoolDir || findings.some((f) => f.severity === "error")) return findings;
+  return [...findings, { check: "spool", ok: true, severity: "info", message: `the spool is in ${modeOf(ctx)}` }];
+};
+
+const readSpool: Check = async (ctx) => {
   const check = "spool" as const;
   const dir = ctx.spoolDir;
   if (!dir) return [{ check, ok: true, severity: "info", message: "no spool configured (EVALTRACE_SPOOL_DIR): traces the service cannot take are retried in memory only" }];

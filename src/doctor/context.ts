@@ -20,6 +20,8 @@ export interface CheckContext {
   /** The base URL variable set to something that is not an http(s) URL: nothing is sent, nothing to probe. */
   unusableBaseUrl?: { variable: string; value: string };
   spoolDir: string | undefined;
+  /** Whether the spool is configured to write every batch ahead (`spool.writeAhead`, EVALTRACE_SPOOL_WRITE_AHEAD). */
+  spoolWriteAhead: boolean;
   inspectSpool: SpoolInspector | undefined;
   spoolStaleMillis: number;
   /** Set by the base-url check, read by the key check. */

@@ -82,6 +82,7 @@ export async function runDoctor(options: DoctorOptions, inApp: boolean): Promise
     configProblems: problems,
     ...(unusableBaseUrl ? { unusableBaseUrl } : {}),
     spoolDir: options.spoolDir ?? resolved?.spool?.dir ?? (processEnv().EVALTRACE_SPOOL_DIR || undefined),
+    spoolWriteAhead: resolved?.spool?.writeAhead ?? false,
     inspectSpool: options.inspectSpool ?? defaultSpoolInspector,
     spoolStaleMillis: options.spoolStaleMillis ?? 300_000,
   };

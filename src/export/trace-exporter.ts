@@ -1,23 +1,22 @@
 import type { Clock, TimerHandle } from "../clock.js";
 import type { BatchOptions } from "../config/options.js";
-import { isRetryableStatus } from "../http/retry.js";
-import { newIdempotencyKey, type RequestBody, type TransportOutcome } from "../http/transport.js";
 import { isReportableCount, type Logger } from "../logger.js";
 import { Fifo } from "../util/fifo.js";
 import { nextTurn } from "../util/next-turn.js";
-import { groupByKey, keyRefusals } from "../http/keyed-transport.js";
-import { encodeRun, moveToSlab, newSlab, type PreparedTrace, recoverTraceTexts, slabBody, traceText } from "../encode/batch-body.js";
+import { moveToSlab, newSlab, type PreparedTrace } from "../encode/batch-body.js";
 import type { JsonBytes } from "../encode/json-bytes.js";
 import type { TraceBodies } from "../encode/trace-body.js";
 import { markSending } from "../traces/outgoing.js";
-import { markDroppedByApp, markSent } from "../traces/trace-phase.js";
+import { markDroppedByApp } from "../traces/trace-phase.js";
 import type { TraceSink } from "../traces/trace-sink.js";
 import { isQueued, isSent, type TraceView } from "../traces/trace-view.js";
+import { BatchSender } from "./batch-sender.js";
 import type { Evaluations } from "./evaluations.js";
 import type { LateUpdates } from "./late-updates.js";
 import type { Requests } from "./requests.js";
 import type { Settlement } from "./settlement.js";
 import { Spill } from "./spool/spill.js";
+import { OUTAGE_SPILL_MILLIS, SpoolMode } from "./spool/spool-mode.js";
 import type { TraceSpool } from "./spool/trace-spool.js";
 import type { EvaluationOutcome, ExporterCounters, ExporterStats, FlushResult } from "./types.js";
 
@@ -96,8 +95,6 @@ export class TraceExporter implements TraceSink {
   /** A forced (timer) pump ran out of its turn's budget; the next turn continues it. */
   private forcedPending = false;
   private stopped = false;
-  /** False once the service refused the list form: one trace per request. */
-  private listForm = true;
   private shutdownResult: Promise<FlushResult> | undefined;
   private enqueued = 0;
   private readonly requests: Requests;
@@ -111,6 +108,10 @@ export class TraceExporter implements TraceSink {
   private readonly spool: TraceSpool | undefined;
   /** How batches reach the spool (with one). */
   private readonly spiller: Spill | undefined;
+  /** Whether the service is in an outage, with a spool (then every batch goes to it). */
+  private readonly mode: SpoolMode | undefined;
+  /** Sends the batches taken, and settles them by the answer. */
+  private readonly sender: BatchSender;
   /** What a flush calls to send what is queued now. */
   private readonly sendNow = (): void => this.pump();
 
@@ -130,6 +131,25 @@ export class TraceExporter implements TraceSink {
     this.spiller =
       this.spool &&
       new Spill({ spool: this.spool, settlement: this.settlement, bodies: this.bodies, counters: this.counters, logger: this.logger, apiKey: options.apiKey, maxRequestBytes: options.batch.maxRequestBytes });
+    if (this.spool !== undefined) {
+      const mode = (this.mode = new SpoolMode(this.spool.writesAhead, this.clock, this.logger));
+      // A replay answered: the service is back, batches are sent again.
+      this.spool.onAnswered = () => mode.answered();
+    }
+    this.sender = new BatchSender({
+      requests: this.requests,
+      bodies: this.bodies,
+      settlement: this.settlement,
+      lateUpdates: this.lateUpdates,
+      counters: this.counters,
+      logger: this.logger,
+      spool: this.spool,
+      spiller: this.spiller,
+      mode: this.mode,
+      apiKey: options.apiKey,
+      maxRequestBytes: options.batch.maxRequestBytes,
+      onOutage: () => this.outageBegins(),
+    });
     // Any request that frees its slot (a batch's, a late update's, an evaluation's) lets what
     // waits for one go, on the next turn (a slot counts its task as running until a microtask after it settled).
     this.requests.onSlotFreed(() => {
@@ -138,7 +158,16 @@ export class TraceExporter implements TraceSink {
   }
 
   stats(): ExporterStats {
-    return { ...this.counters, queued: this.queuedTraces(), inFlight: this.requests.inFlight, spooled: this.spool?.traces ?? 0, spoolBytes: this.spool?.bytes ?? 0 };
+    const queued = this.queuedTraces();
+    return {
+      ...this.counters,
+      queued,
+      inFlight: this.requests.inFlight,
+      spooled: this.spool?.traces ?? 0,
+      spoolBytes: this.spool?.bytes ?? 0,
+      spoolMode: this.mode?.name(this.spool?.open === true) ?? "none",
+      tracesOnlyInMemory: queued + this.sender.onlyInMemory - this.sender.waitingWritten + (this.spiller?.tracesUnwritten ?? 0),
+    };
   }
 
   /** Queues a trace whose root ended. Drops it (counted) when the queue is full. */
@@ -269,10 +298,29 @@ export class TraceExporter implements TraceSink {
 
   private armTimer(): void {
     if (this.timer !== undefined || this.stopped) return;
+    const interval = this.options.batch.flushIntervalMillis;
+    // In an outage, what is queued goes to the spool within OUTAGE_SPILL_MILLIS at most.
+    const wait = this.inOutage() ? Math.min(interval, OUTAGE_SPILL_MILLIS) : interval;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.pump(true);
-    }, this.options.batch.flushIntervalMillis);
+    }, wait);
+  }
+
+  /** In an outage with a spool that takes batches: what is queued goes to the spool, not to requests. */
+  private inOutage(): boolean {
+    return this.mode?.outage === true && this.spool?.accepting === true;
+  }
+
+  /** A request failed for want of the service: an outage begins (if none is on), and what is queued goes to the spool now. */
+  private outageBegins(): void {
+    if (this.mode?.failed() !== true) return;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.hasQueued()) {
+      this.forcedPending = true;
+      this.schedulePump();
+    }
   }
 
   private schedulePump(): void {
@@ -303,15 +351,19 @@ export class TraceExporter implements TraceSink {
 
   private pumpOnce(force: boolean): void {
     const spill = this.overflowing();
-    if (this.hasQueued() && (this.requests.hasFreeSlot || spill)) {
+    const outage = this.inOutage();
+    // Write-ahead: a batch due is taken and written even when no request slot is free, and waits for one.
+    const ahead = !outage && this.spool?.writesAhead === true && this.spool.accepting;
+    if (this.hasQueued() && (this.requests.hasFreeSlot || spill || outage || ahead)) {
       const partialOk = force || this.settlement.isFlushing || this.stopped;
       if (partialOk || this.queuedSpans >= this.sendAt || this.taking !== undefined || spill) {
         const taken = this.takeBatch();
         if (taken !== undefined && taken.traces.length > 0) {
           const { traces, slab } = taken;
-          if (this.requests.hasFreeSlot) {
-            void this.requests.add(() => this.sendBatch(traces, false, slab)).catch((err: unknown) => this.settlement.lose(traces, err));
-          } else this.spiller?.spill(traces, { slab });
+          if (this.requests.hasFreeSlot && !outage) {
+            void this.requests.add(() => this.sender.sendBatch(traces, false, slab)).catch((err: unknown) => this.settlement.lose(traces, err));
+          } else if (ahead && !spill) void this.sender.writeThenSend(traces, slab).catch((err: unknown) => this.settlement.lose(traces, err));
+          else this.spiller?.spill(traces, { slab });
         }
         if (this.taking !== undefined || (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt || this.overflowing()))) {
           if (partialOk) this.forcedPending = true;
@@ -327,10 +379,11 @@ export class TraceExporter implements TraceSink {
   }
 
   /**
-   * Whether the oldest queued traces go to the disk spool now: past a quarter of the queue's
-   * bound, the service is down or slower than the app (while it keeps up, the queue never gets
-   * there); the rest of the bound is headroom while batches are taken to the spool, a slice of
-   * the loop at a time.
+   * Whether the oldest queued traces go to the disk spool now: in an outage, at once (batches are
+   * taken when full, or when the timer of at most OUTAGE_SPILL_MILLIS fires); past a quarter of
+   * the queue's bound, the service is slower than the app (while it keeps up, the queue never
+   * gets there); the rest of the bound is headroom while batches are taken to the spool, a slice
+   * of the loop at a time.
    */
   private overflowing(): boolean {
     return this.spool?.accepting === true && this.queuedTraces() >= Math.ceil(this.options.batch.maxQueuedTraces / 4);
@@ -362,7 +415,7 @@ export class TraceExporter implements TraceSink {
 
   /** Traces waiting for a request: queued, or in the batch being taken. */
   private queuedTraces(): number {
-    return this.queue.length + (this.taking?.traces.length ?? 0);
+    return this.queue.length + (this.taking?.traces.length ?? 0) + this.sender.waitingForSlot;
   }
 
   /**
@@ -421,106 +474,4 @@ export class TraceExporter implements TraceSink {
     }
     return taking;
   }
-
-  /**
-   * Sends a batch. `maybeStored`: an earlier request carrying these traces may have been stored
-   * although its answer was lost, so a 409 ("already exists") for one of them means delivered.
-   */
-  private async sendBatch(batch: PreparedTrace[], maybeStored = false, slab?: JsonBytes): Promise<void> {
-    if (!this.listForm) {
-      await Promise.all(batch.map((p) => this.sendSingle(p, maybeStored)));
-      return;
-    }
-    // Traces routed to other projects' keys: one request per key, never mixed.
-    const byKey = batch.some((p) => p.rec.apiKey !== undefined) ? groupByKey(batch) : [batch];
-    if (byKey.length > 1) {
-      await Promise.all(byKey.map((group) => this.sendBatch(group, maybeStored)));
-      return;
-    }
-    const secrets = [this.options.apiKey, batch[0]?.rec.apiKey];
-    // As a rule, the batch is its slab's traces: the slab is the body.
-    const whole = slab && slabBody(slab, batch, secrets);
-    if (whole !== undefined) {
-      for (const p of batch) p.slab = undefined;
-      await this.postBatch(batch, whole, maybeStored);
-      return;
-    }
-    // Otherwise as many requests as it takes to stay within maxRequestBytes, one after the
-    // other, each body made of its traces' bytes just before it goes.
-    for (let from = 0; from < batch.length; ) {
-      const run = encodeRun(batch, from, { maxBytes: this.options.batch.maxRequestBytes, secrets, writer: this.bodies.writer });
-      const part = from === 0 && run.to === batch.length ? batch : batch.slice(from, run.to);
-      from = run.to;
-      await this.postBatch(part, run.body, maybeStored);
-    }
-  }
-
-  /** Posts a batch's body and settles its traces by the answer. */
-  private async postBatch(batch: PreparedTrace[], body: RequestBody, maybeStored: boolean): Promise<void> {
-    const key = newIdempotencyKey();
-    const outcome = await this.requests.send("POST", "/v1/traces", body, batch[0]?.rec.apiKey, { idempotencyKey: key });
-    if (!outcome.ok && outcome.status !== undefined && shapeRefusals.has(outcome.status)) {
-      // A service that does not take the list form (the spec allows both): one trace per
-      // request, for the rest of the process.
-      this.listForm = false;
-      this.logger.warn(`the service refused the list form of POST /v1/traces (${outcome.message}); sending one trace per request from now on`);
-      recoverTraceTexts(batch, body);
-      await this.sendBatch(batch, maybeStored || outcome.attempts > 1);
-      return;
-    }
-    const stored = maybeStored || outcome.attempts > 1;
-    if (outcome.ok || (outcome.status === 409 && batch.length === 1 && stored)) {
-      this.counters.tracesDelivered += batch.length;
-      for (const p of batch) this.delivered(p);
-      this.spool?.kick();
-    } else if (outcome.status !== undefined && outcome.status < 500 && batch.length > 1 && !keyRefusals.has(outcome.status)) {
-      // One invalid trace must not take its batch-mates down with it: split and resend.
-      recoverTraceTexts(batch, body);
-      const half = Math.ceil(batch.length / 2);
-      await Promise.all([this.sendBatch(batch.slice(0, half), stored), this.sendBatch(batch.slice(half), stored)]);
-    } else if (this.spiller !== undefined && this.spool?.open && unanswered(outcome)) {
-      // The service did not answer (or asked to wait) through every retry: to the disk, with this
-      // key (busy or not: the body is in hand, see Spool.write).
-      this.spiller.spill(batch, { body, key, failure: outcome.message });
-    } else {
-      this.settlement.giveUp(batch, outcome.message);
-    }
-  }
-
-  /** One trace in the single-trace form of `POST /v1/traces`. */
-  private async sendSingle(p: PreparedTrace, maybeStored: boolean): Promise<void> {
-    let text: string;
-    try {
-      text = traceText(p, [this.options.apiKey, p.rec.apiKey]);
-    } catch (err) {
-      // Given up alone, as in the list form: the batch's other traces go.
-      await undefined;
-      this.settlement.lose([p], err);
-      return;
-    }
-    const outcome = await this.requests.send("POST", "/v1/traces", text, p.rec.apiKey);
-    if (outcome.ok || (outcome.status === 409 && (maybeStored || outcome.attempts > 1))) {
-      this.counters.tracesDelivered++;
-      this.delivered(p);
-    } else {
-      this.counters.tracesFailed++;
-      this.logger.error(`trace ${p.rec.uuid} not delivered: ${outcome.message}`);
-      this.settlement.fail(p.rec, outcome.message);
-    }
-  }
-
-  private delivered(p: PreparedTrace): void {
-    const rec = p.rec;
-    if (!markSent(rec, p.endTime)) return;
-    if (rec.late && !rec.putInFlight) this.lateUpdates.start(rec);
-    this.settlement.settle(rec);
-  }
 }
-
-/** A failed request the service may take later: no answer, or one that says to retry (408, 429, 5xx). */
-function unanswered(outcome: TransportOutcome): boolean {
-  return !outcome.ok && (outcome.status === undefined || isRetryableStatus(outcome.status));
-}
-
-/** Answers to the list form that mean "not this shape" (the spec allows the single-trace form too). */
-const shapeRefusals = new Set([404, 405, 415, 422]);

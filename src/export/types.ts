@@ -1,3 +1,5 @@
+import type { SpoolModeName } from "./spool/spool-mode.js";
+
 /** Counters of what the exporter did; all monotonic except the gauges `queued`, `inFlight`. */
 export interface ExporterStats {
   /** Traces acknowledged by the service. */
@@ -40,13 +42,26 @@ export interface ExporterStats {
   spooled: number;
   /** Bytes of the disk spool now (0 without a spool). */
   spoolBytes: number;
+  /**
+   * What the spool does now: `"none"` (no spool, or it failed), `"memory-first"` (the service
+   * answers; batches go to disk only once it fails), `"write-ahead"` (the service answers; every
+   * batch is written before it is sent), `"outage"` (a request failed for want of the service:
+   * every batch goes to disk until it answers again). See docs/spool.md.
+   */
+  spoolMode: SpoolModeName;
+  /**
+   * Traces finished and handed to the exporter that are only in memory now (a SIGKILL would lose
+   * them): queued, in a batch being taken, in requests in flight not written ahead, or being
+   * written to the spool.
+   */
+  tracesOnlyInMemory: number;
 }
 
 /**
  * The exporter's monotonic counters: one object, made by the composition root and handed to each
  * part of the exporter, which counts in it what it does.
  */
-export type ExporterCounters = Omit<ExporterStats, "queued" | "inFlight" | "spooled" | "spoolBytes">;
+export type ExporterCounters = Omit<ExporterStats, "queued" | "inFlight" | "spooled" | "spoolBytes" | "spoolMode" | "tracesOnlyInMemory">;
 
 /** What `flush()` found. */
 export interface FlushResult {

@@ -57,6 +57,8 @@ const zero: Omit<SdkStats, "enabled"> = {
   inFlight: 0,
   spooled: 0,
   spoolBytes: 0,
+  spoolMode: "none",
+  tracesOnlyInMemory: 0,
   tracesNotRecorded: 0,
   spansDropped: 0,
   tracesForceEnded: 0,

@@ -31,7 +31,7 @@ setTimeout(() => console.log(JSON.stringify({ atStart, after: { hooks: loaded(),
     const source = `${probe(format)}
 const before = { hooks: loaded(), runtime: runtime() };
 ${importOpenAI}
-const patched = Object.getOwnPropertyDescriptor((OpenAI.OpenAI ?? OpenAI).Chat.Completions.prototype, "create").value[Symbol.for("evaltrace.auto.original")] !== undefined;
+const patched = Object.getOwnPropertyDescriptor((OpenAI.OpenAI ?? OpenAI).Chat.Completions.prototype, "create").value[Symbol.for("evaltrace.openai.create")] !== undefined;
 console.log(JSON.stringify({ before, after: { hooks: loaded() > 0, runtime: runtime() }, patched }));`;
     const done = await runZeroCode(format, source, { EVALTRACE_API_KEY: "svc_local_proj_startup", EVALTRACE_BASE_URL: "http://127.0.0.1:9" });
     expect(done.code, done.stderr).toBe(0);

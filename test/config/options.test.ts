@@ -108,3 +108,20 @@ describe("a base URL ending in /v1 (issue 48)", () => {
     ]);
   });
 });
+
+describe("spool.writeAhead", () => {
+  it("off by default; on from the option or EVALTRACE_SPOOL_WRITE_AHEAD=true/1; the option wins over the environment", () => {
+    expect(resolveOptions({ spool: { dir: "/s" } }, {}).spool?.writeAhead).toBe(false);
+    expect(resolveOptions({ spool: { dir: "/s", writeAhead: true } }, {}).spool?.writeAhead).toBe(true);
+    expect(resolveOptions({}, { EVALTRACE_SPOOL_DIR: "/s", EVALTRACE_SPOOL_WRITE_AHEAD: "1" }).spool?.writeAhead).toBe(true);
+    expect(resolveOptions({ spool: { dir: "/s" } }, { EVALTRACE_SPOOL_WRITE_AHEAD: "true" }).spool?.writeAhead).toBe(true);
+    expect(resolveOptions({ spool: { dir: "/s", writeAhead: false } }, { EVALTRACE_SPOOL_WRITE_AHEAD: "true" }).spool?.writeAhead).toBe(false);
+  });
+
+  it("a value that is not a boolean: the option throws naming it; the variable is a problem reported, and the spool does not write ahead", () => {
+    expect(bad({ spool: { dir: "/s", writeAhead: "yes" } })).toThrow(/spool\.writeAhead/);
+    const o = resolveOptions({}, { EVALTRACE_SPOOL_DIR: "/s", EVALTRACE_SPOOL_WRITE_AHEAD: "sometimes" });
+    expect(o.spool?.writeAhead).toBe(false);
+    expect(o.envProblems.join("\n")).toContain("EVALTRACE_SPOOL_WRITE_AHEAD");
+  });
+});

@@ -91,6 +91,8 @@ describe("doctor(): the settings", () => {
 
 describe("doctor(): the spool, read through an injected inspector", () => {
   const stub = (found: SpoolReading) => async () => found;
+  // This process's runtime has no spool: the mode configured is said (the doctor's settings are the runtime's).
+  const modeFinding = expect.objectContaining({ ok: true, severity: "info", message: expect.stringMatching(/^the spool is in mode memory-first as configured/) });
 
   it("no spool directory: ok, no spool configured", async () => {
     const saved = process.env.EVALTRACE_SPOOL_DIR;
@@ -102,7 +104,7 @@ describe("doctor(): the spool, read through an injected inspector", () => {
   it("EVALTRACE_SPOOL_DIR set and no inspector: the directory is read by evaltrace's inspectSpool (not made yet: an empty spool, ok)", async () => {
     process.env.EVALTRACE_SPOOL_DIR = "/nonexistent/evaltrace-spool";
     try {
-      expect(await findings("spool")).toEqual([expect.objectContaining({ ok: true, message: "the spool at /nonexistent/evaltrace-spool is empty" })]);
+      expect(await findings("spool")).toEqual([expect.objectContaining({ ok: true, message: "the spool at /nonexistent/evaltrace-spool is empty" }), modeFinding]);
     } finally {
       delete process.env.EVALTRACE_SPOOL_DIR;
     }
@@ -110,12 +112,12 @@ describe("doctor(): the spool, read through an injected inspector", () => {
 
   it("an empty spool: ok", async () => {
     const found = await findings("spool", { spoolDir: "/s", inspectSpool: stub({ bytes: 0, traces: 0, oldestAgeMs: null, lockedByLivePid: null }) });
-    expect(found).toEqual([expect.objectContaining({ ok: true, message: "the spool at /s is empty" })]);
+    expect(found).toEqual([expect.objectContaining({ ok: true, message: "the spool at /s is empty" }), modeFinding]);
   });
 
   it("records a minute old: ok, draining", async () => {
     const found = await findings("spool", { spoolDir: "/s", inspectSpool: stub({ bytes: 2048, traces: 3, oldestAgeMs: 60_000, lockedByLivePid: process.pid }) });
-    expect(found).toEqual([expect.objectContaining({ ok: true, message: "the spool at /s holds 3 trace(s), 2048 bytes, the oldest 1 min old: draining" })]);
+    expect(found).toEqual([expect.objectContaining({ ok: true, message: "the spool at /s holds 3 trace(s), 2048 bytes, the oldest 1 min old: draining" }), modeFinding]);
   });
 
   it("records older than spoolStaleMillis, locked by another live process: a warning that it is not draining, naming the process", async () => {
@@ -127,6 +129,7 @@ describe("doctor(): the spool, read through an injected inspector", () => {
         message: "the spool at /s is not draining: 12 trace(s), 10000 bytes, the oldest 2.0 h old; locked by process 4242",
         fix: expect.stringContaining("process 4242 holds it"),
       }),
+      modeFinding,
     ]);
   });
 
@@ -135,8 +138,18 @@ describe("doctor(): the spool, read through an injected inspector", () => {
     expect(found[0]).toMatchObject({ ok: false, fix: expect.stringContaining("no process is delivering it") });
   });
 
+  it("the app's runtime spools: the mode is the runtime's (write-ahead), with how many traces are only in memory", async () => {
+    setup({ spool: { dir: "/tmp/evaltrace-doctor-mode-spool", writeAhead: true } });
+    try {
+      const found = await findings("spool", { inspectSpool: stub({ bytes: 0, traces: 0, oldestAgeMs: null, lockedByLivePid: null }) });
+      expect(found[1]).toEqual(expect.objectContaining({ ok: true, severity: "info", message: "the spool is in mode write-ahead: 0 trace(s) of this process only in memory" }));
+    } finally {
+      setup();
+    }
+  });
+
   it("an inspector that throws: a warning that the spool cannot be read, never a throw", async () => {
     const found = await findings("spool", { spoolDir: "/s", inspectSpool: async () => Promise.reject(new Error("EACCES: permission denied")) });
-    expect(found).toEqual([expect.objectContaining({ ok: false, severity: "warning", message: "the spool at /s cannot be read: EACCES: permission denied" })]);
+    expect(found).toEqual([expect.objectContaining({ ok: false, severity: "warning", message: "the spool at /s cannot be read: EACCES: permission denied" }), modeFinding]);
   });
 });

@@ -10,6 +10,9 @@ import { segmentFile } from "../../src/export/spool/lock.js";
 // (records framed by the spool's own encoder, in a segment named as the spool names them).
 const spoolFindings = async (spoolDir: string) => (await doctor({ timeoutMillis: 300, spoolDir, baseUrl: "http://127.0.0.1:9" })).findings.filter((f) => f.check === "spool");
 
+/** After what the directory holds, the mode (no runtime here: the mode configured). */
+const modeFinding = expect.objectContaining({ ok: true, severity: "info", message: expect.stringContaining("the spool is in mode memory-first as configured") });
+
 function segment(dir: string, spooledAt: number, traces: number): void {
   const body = new TextEncoder().encode(JSON.stringify({ traces: [] }));
   const record = encodeRecord({ k: "key-1", n: traces, t: spooledAt }, body);
@@ -20,13 +23,13 @@ function segment(dir: string, spooledAt: number, traces: number): void {
 describe("doctor(): the spool check reads a real spool directory with inspectSpool", () => {
   it("a directory not made yet is an empty spool: ok", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "et-doc-spool-")), "not-yet");
-    expect(await spoolFindings(dir)).toEqual([expect.objectContaining({ ok: true, message: expect.stringContaining("is empty") })]);
+    expect(await spoolFindings(dir)).toEqual([expect.objectContaining({ ok: true, message: expect.stringContaining("is empty") }), modeFinding]);
   });
 
   it("records spooled a minute ago: ok, draining, with their trace count", async () => {
     const dir = mkdtempSync(join(tmpdir(), "et-doc-spool-"));
     segment(dir, Date.now() - 60_000, 7);
-    expect(await spoolFindings(dir)).toEqual([expect.objectContaining({ ok: true, message: expect.stringMatching(/holds 7 trace\(s\).*draining/) })]);
+    expect(await spoolFindings(dir)).toEqual([expect.objectContaining({ ok: true, message: expect.stringMatching(/holds 7 trace\(s\).*draining/) }), modeFinding]);
   });
 
   it("records spooled two hours ago with no process holding them: not ok, not draining, the fix says to start the app", async () => {

@@ -53,7 +53,7 @@ export class Replayer {
 
   /** Arms the retry timer when something is left (or new segments may appear). */
   later(): void {
-    if (this.stopped || this.timer !== undefined || this.running !== undefined || this.spool.segments.length === 0) return;
+    if (this.stopped || this.timer !== undefined || this.running !== undefined || !this.spool.replayable) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.kick();
@@ -81,7 +81,8 @@ export class Replayer {
     await this.spool.rescan();
     for (;;) {
       if (this.stopped) return;
-      const seg = this.spool.segments[0];
+      // Oldest first; a batch written ahead of its request in flight is not replayed (yet).
+      const seg = this.spool.segments.find((s) => s.inFlight !== true);
       if (seg === undefined || this.spool.diskOrUndefined === undefined) return;
       // The segment being appended to is closed first: its records are replayed, new ones go to a new file.
       if (seg.handle !== undefined) await this.spool.seal();

@@ -16,6 +16,12 @@ export interface Segment {
   replayedTo: number;
   /** Dropped to stay within maxBytes: whatever still reads it stops. */
   dropped: boolean;
+  /**
+   * Written ahead (write-ahead mode): one batch whose request is in flight. Not replayed, not
+   * dropped for room and not counted as spooled while set; deleted once the service answered,
+   * else cleared (the batch is spooled). A process killed meanwhile leaves it to the next.
+   */
+  inFlight?: boolean;
 }
 
 /** Counts the traces of a segment's readable records (a claimed segment's worth, for `stats()` and maxBytes). */

@@ -5,7 +5,7 @@ import type { TraceBodies } from "../../encode/trace-body.js";
 import { newIdempotencyKey, type RequestBody } from "../../http/transport.js";
 import type { Settlement } from "../settlement.js";
 import type { ExporterCounters } from "../types.js";
-import type { TraceSpool } from "./trace-spool.js";
+import type { TraceSpool, WrittenAhead } from "./trace-spool.js";
 
 /** Where a spilled batch's bytes come from: the slab it was taken into, or the body (and key) a failed request sent. */
 export interface SpillSource {
@@ -40,6 +40,8 @@ export class Spill {
   private readonly writing = new Set<Promise<void>>();
   /** Uuids written since {@link watch} was called: a shutdown's result lists them as spooled. */
   private watched: Set<string> | undefined;
+  /** Traces handed to the spool and not yet on disk (they are still only in memory). */
+  private unwritten = 0;
 
   constructor(private readonly o: SpillParts) {}
 
@@ -62,16 +64,71 @@ export class Spill {
     }
     for (const { part, body, key } of this.runs(batch, from)) {
       const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
-      const done = this.o.spool.write(bytes, part.length, key, from.body !== undefined).then((ok) => {
-        if (!ok) return this.lost(part, from, "the spool could not take them");
-        this.o.settlement.spooled(part);
-        if (this.watched !== undefined) for (const p of part) this.watched.add(p.rec.uuid);
-      });
-      // Whatever fails from here on is a rejection of `done`: it settles the part, never escapes.
-      const settled = done.catch((err: unknown) => this.lose(part, err));
-      this.writing.add(settled);
-      void settled.finally(() => this.writing.delete(settled));
+      this.track(
+        part,
+        this.o.spool.write(bytes, part.length, key, from.body !== undefined).then((ok) => {
+          if (!ok) return this.lost(part, from, "the spool could not take them");
+          this.spooled(part);
+        }),
+      );
     }
+  }
+
+  /**
+   * Write-ahead: writes a batch about to be sent with `key`; resolves with what to hand back
+   * once it was answered ({@link answered}) or not ({@link keep}), or undefined when it was not
+   * written (routed to another key, or the spool could not take it: it is sent as without
+   * write-ahead). Never rejects.
+   */
+  async ahead(batch: PreparedTrace[], body: RequestBody, key: string): Promise<WrittenAhead | undefined> {
+    try {
+      if (batch.some((p) => p.rec.apiKey !== undefined)) return undefined;
+      const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
+      return await this.o.spool.writeAhead(bytes, batch.length, key);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The request of a batch written ahead was answered: its copy on disk goes. */
+  answered(ahead: WrittenAhead | undefined): void {
+    if (ahead !== undefined) void this.o.spool.answered(ahead);
+  }
+
+  /**
+   * The request of a batch written ahead failed for want of the service: the copy on disk is
+   * the batch's now, replayed with its key; should it be gone, the batch is given up with `failure`.
+   */
+  keep(batch: PreparedTrace[], ahead: WrittenAhead, failure: string): void {
+    this.track(
+      batch,
+      this.o.spool.keep(ahead).then((ok) => {
+        if (!ok) return this.o.settlement.giveUp(batch, failure);
+        this.spooled(batch);
+      }),
+    );
+  }
+
+  /** Traces handed to the spool and not yet on disk. */
+  get tracesUnwritten(): number {
+    return this.unwritten;
+  }
+
+  private spooled(part: PreparedTrace[]): void {
+    this.o.settlement.spooled(part);
+    if (this.watched !== undefined) for (const p of part) this.watched.add(p.rec.uuid);
+  }
+
+  /** Counts a write under way until it settles; whatever fails in it settles the part, never escapes. */
+  private track(part: PreparedTrace[], done: Promise<void>): void {
+    this.unwritten += part.length;
+    const settled = done
+      .catch((err: unknown) => this.lose(part, err))
+      .finally(() => {
+        this.unwritten -= part.length;
+      });
+    this.writing.add(settled);
+    void settled.finally(() => this.writing.delete(settled));
   }
 
   /** Gives up traces a spill failed on (those not already settled): counted and logged, never thrown. */

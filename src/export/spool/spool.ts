@@ -3,7 +3,7 @@ import type { Logger } from "../../logger.js";
 import type { ExporterCounters } from "../types.js";
 import { type Disk, loadDisk } from "./disk.js";
 import { frameOf } from "./format.js";
-import { isLiveOwner, liveTokens, lockFile, newToken, parseSegment, readLock, segmentFile, takeLock } from "./lock.js";
+import { isLiveOwner, liveTokens, lockFile, newToken, parseSegment, readLock, type SegmentName, segmentFile, takeLock } from "./lock.js";
 import { countTraces, type Segment } from "./segments.js";
 
 /** When the spool makes a write durable against a crash of the machine (a killed process loses nothing either way). */
@@ -14,6 +14,8 @@ export interface SpoolSettings {
   dir: string;
   maxBytes: number;
   fsync: SpoolFsync;
+  /** Every batch is written before it is sent (docs/spool.md, write-ahead mode). */
+  writeAhead: boolean;
 }
 
 /** What the spool counts in the exporter's counters. */
@@ -76,11 +78,23 @@ export class Spool {
     return !this.failed && !this.closed && this.writing < MAX_WRITING_BYTES;
   }
 
-  /** Traces in the owned segments not yet replayed. */
+  /** Traces in the owned segments awaiting replay (not those written ahead of a request in flight). */
   get traces(): number {
     let n = 0;
-    for (const s of this.segments) n += s.traces;
+    for (const s of this.segments) if (s.inFlight !== true) n += s.traces;
     return n;
+  }
+
+  /** Traces written ahead of their request, in flight now. */
+  get tracesWrittenAhead(): number {
+    let n = 0;
+    for (const s of this.segments) if (s.inFlight === true) n += s.traces;
+    return n;
+  }
+
+  /** Whether any segment awaits replay (segments written ahead of a request in flight do not). */
+  get replayable(): boolean {
+    return this.segments.some((s) => s.inFlight !== true);
   }
 
   /** Bytes of the owned segments. */
@@ -126,6 +140,67 @@ export class Spool {
       } finally {
         this.writing -= body.length;
       }
+    });
+    this.chain = done;
+    return done;
+  }
+
+  /**
+   * Write-ahead: writes a batch about to be sent, `key` its request's `Idempotency-Key`, to a
+   * segment file of its own, marked in flight. Resolves with that segment once written, or
+   * undefined when it was not (the spool failed, is closed or too busy: the batch is sent all the
+   * same, as without write-ahead). Never rejects. Then {@link answered} or {@link keep}.
+   */
+  writeAhead(body: Uint8Array, traces: number, key: string): Promise<Segment | undefined> {
+    if (!this.accepting) return Promise.resolve(undefined);
+    this.writing += body.length;
+    const done = this.chain.then(async () => {
+      try {
+        if (!(await this.start()) || this.failed || this.closed) return undefined;
+        return await this.appendAlone(body, traces, key);
+      } catch (err) {
+        this.fail(err);
+        return undefined;
+      } finally {
+        this.writing -= body.length;
+      }
+    });
+    this.chain = done;
+    return done;
+  }
+
+  /** The service answered the request of a batch written ahead (took it, or refused it for good): its file goes. */
+  async answered(seg: Segment): Promise<void> {
+    if (seg.dropped || !this.segments.includes(seg)) return;
+    await this.remove(seg);
+  }
+
+  /**
+   * The request of a batch written ahead failed for want of the service: the segment is spooled
+   * as it is (its record carries the request's key), counted, forced to the device unless fsync
+   * is "none", and replayed like any other. Resolves false when it is no longer there (the spool
+   * failed, or the directory is gone): the caller then counts the batch as without a spool.
+   */
+  keep(seg: Segment): Promise<boolean> {
+    const done = this.chain.then(async () => {
+      if (seg.dropped || !this.segments.includes(seg) || this.readFailed) return false;
+      try {
+        if (this.settings.fsync !== "none") {
+          const handle = await this.disk!.fs.open(this.path(seg.file), "r");
+          try {
+            await handle.datasync();
+          } finally {
+            await handle.close();
+          }
+        }
+      } catch (err) {
+        // Gone (the directory deleted), or cannot be read: it cannot be replayed.
+        this.failReads(err);
+        return false;
+      }
+      seg.inFlight = false;
+      this.counters.tracesSpooled += seg.traces;
+      return true;
     });
     this.chain = done;
     return done;
@@ -317,11 +392,36 @@ export class Spool {
     if (this.settings.fsync === "always") await seg.handle!.datasync();
   }
 
-  /** Drops the oldest segments (counted) until `size` more bytes fit within maxBytes. */
+  /** A batch written ahead: a segment file of its own, one record, closed at once (forced only with fsync "always"). */
+  private async appendAlone(body: Uint8Array, traces: number, key: string): Promise<Segment> {
+    const disk = this.disk!;
+    const head = frameOf({ k: key, n: traces, t: this.clock.now() }, body, disk.crc32);
+    const size = head.length + body.length;
+    await this.makeRoom(size);
+    const name = this.nextName();
+    const file = segmentFile(name);
+    const handle = await disk.fs.open(this.path(file), "wx", SEGMENT_MODE);
+    const seg: Segment = { name, file, bytes: 0, traces: 0, replayedTo: 0, dropped: false, inFlight: true };
+    try {
+      // In the list from the start: should writing fail, the file is still deleted with the rest.
+      this.insert(seg);
+      const { bytesWritten } = await handle.writev([head, body]);
+      if (bytesWritten !== size) throw Object.assign(new Error(`short write: ${bytesWritten} of ${size} bytes`), { code: "ENOSPC" });
+      if (this.settings.fsync === "always") await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    seg.bytes = size;
+    seg.traces = traces;
+    return seg;
+  }
+
+  /** Drops the oldest segments (counted) until `size` more bytes fit within maxBytes; batches in flight are not spooled yet, and stay. */
   private async makeRoom(size: number): Promise<void> {
     let total = this.bytes;
-    while (total + size > this.settings.maxBytes && this.segments.length > 0) {
-      const oldest = this.segments[0]!;
+    for (;;) {
+      const oldest = this.segments.find((s) => s.inFlight !== true);
+      if (total + size <= this.settings.maxBytes || oldest === undefined) break;
       // The open segment goes too when it alone is too large: its file is started anew.
       oldest.dropped = true;
       total -= oldest.bytes;
@@ -346,9 +446,14 @@ export class Spool {
     }
   }
 
-  private async openSegment(disk: Disk): Promise<Segment> {
+  /** The name of a new segment of this process: its time and a sequence number make it sort by age. */
+  private nextName(): SegmentName {
     const time = this.clock.now().toString(36).padStart(9, "0");
-    const name = { time, seq: (this.seq++ % 36 ** 6).toString(36).padStart(6, "0"), origin: this.token, owner: this.token };
+    return { time, seq: (this.seq++ % 36 ** 6).toString(36).padStart(6, "0"), origin: this.token, owner: this.token };
+  }
+
+  private async openSegment(disk: Disk): Promise<Segment> {
+    const name = this.nextName();
     const file = segmentFile(name);
     const handle = await disk.fs.open(this.path(file), "a", SEGMENT_MODE);
     const seg: Segment = { name, file, bytes: 0, traces: 0, handle, replayedTo: 0, dropped: false };

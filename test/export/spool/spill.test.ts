@@ -30,7 +30,7 @@ function setup() {
   dirs.push(dir);
   const counters = noWorkYet();
   const log = logger();
-  const spool = new TraceSpool({ dir, maxBytes: 1024 * 1024, fsync: "rotate" }, counters, async () => ({ kind: "retry", message: "down" }), systemClock, log);
+  const spool = new TraceSpool({ dir, maxBytes: 1024 * 1024, fsync: "rotate", writeAhead: false }, counters, async () => ({ kind: "retry", message: "down" }), systemClock, log);
   const settlement = new Settlement({ clock: systemClock, logger: log, counters, onSettled: () => {} });
   const bodies = { writer: new JsonBytes() } as unknown as TraceBodies;
   const spill = new Spill({ spool, settlement, bodies, counters, logger: log, apiKey: undefined, maxRequestBytes: 1024 * 1024 });

@@ -23,7 +23,7 @@ const mode = (path: string) => statSync(path).mode & 0o7777;
 function spoolIn(dir: string) {
   const warnings: string[] = [];
   const logger: Logger = { debug: () => {}, info: () => {}, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) };
-  const spool = new TraceSpool({ dir, maxBytes: 1024 * 1024, fsync: "none" }, noWorkYet(), async () => ({ kind: "retry", message: "down" }), systemClock, logger);
+  const spool = new TraceSpool({ dir, maxBytes: 1024 * 1024, fsync: "none", writeAhead: false }, noWorkYet(), async () => ({ kind: "retry", message: "down" }), systemClock, logger);
   return { spool, warnings };
 }
 const batch = new TextEncoder().encode(JSON.stringify({ traces: [{ uuid: "t", output: "secret" }] }));

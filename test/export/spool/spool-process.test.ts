@@ -1,78 +1,22 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevServer, startDevServer } from "../../../src/devserver/index.js";
-import { type FaultProxy, startFaultProxy } from "../../helpers/fault-proxy.js";
-import { type Child, formats, runChild } from "../../helpers/child.js";
-import { type ChildStats, lastStats, runChildWithFileLimit, spoolApp } from "./spool-app.js";
+import { formats, runChild } from "../../helpers/child.js";
+import { appEnv, expectEachOnceIn, lastStats, lastStatsOr, runChildWithFileLimit, type SpoolRig, spoolApp, startSpoolRig, storedCountsIn, track, until } from "./spool-app.js";
 
 // Child processes on the built dist/ (run `npx tsup --silent` first), against the emulator in
-// strict mode behind a proxy that plays the outage: while `down`, every connection is reset.
-let dev: DevServer;
-let proxy: FaultProxy;
-let down = false;
-/** Set to make the next POST /v1/traces be stored, then its answer dropped after this runs. */
-let onStore: (() => Promise<void>) | undefined;
-const dirs: string[] = [];
-
+// strict mode behind a proxy that plays the outage (spool-app.ts's rig).
+let rig: SpoolRig;
 beforeAll(async () => {
-  dev = await startDevServer({ port: 0, maxTraces: 400_000 });
-  proxy = await startFaultProxy(
-    dev.url,
-    (_n, req) => {
-      if (down) return "reset";
-      if (onStore !== undefined && req.method === "POST" && req.url === "/v1/traces") return "store-then-reset";
-      return undefined;
-    },
-    {
-      afterStore: async () => {
-        const then = onStore;
-        onStore = undefined;
-        await then?.();
-      },
-    },
-  );
+  rig = await startSpoolRig();
 });
-afterAll(async () => {
-  await proxy.close();
-  await dev.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+afterAll(() => rig.close());
+const spoolDir = () => rig.spoolDir();
 
-function spoolDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "evaltrace-spool-"));
-  dirs.push(d);
-  return d;
-}
+const storedCounts = (run: string) => storedCountsIn(rig.dev, run);
+const expectEachOnce = (run: string, count: number) => expectEachOnceIn(rig.dev, run, count);
 
-/** How many times each trace `<run>-<i>` is stored, by i. */
-function storedCounts(run: string): Map<number, number> {
-  const counts = new Map<number, number>();
-  for (const t of Object.values(dev.state.traces)) {
-    const name = t.fields.name as string | undefined;
-    if (!name?.startsWith(`${run}-`)) continue;
-    const i = Number(name.slice(run.length + 1));
-    counts.set(i, (counts.get(i) ?? 0) + 1);
-  }
-  return counts;
-}
-
-function expectEachOnce(run: string, count: number): void {
-  const counts = storedCounts(run);
-  const missing = [...Array(count).keys()].filter((i) => !counts.has(i));
-  const twice = [...counts].filter(([, n]) => n !== 1);
-  expect({ stored: counts.size, missing: missing.slice(0, 5), twice: twice.slice(0, 5) }).toEqual({ stored: count, missing: [], twice: [] });
-}
-
-const base = (dir: string, run: string, count: number, rate: number): Record<string, string> => ({
-  KEY: dev.projectKey,
-  URL: proxy.url,
-  DIR: dir,
-  RUN: run,
-  COUNT: String(count),
-  RATE: String(rate),
-});
+const base = (dir: string, run: string, count: number, rate: number) => appEnv(rig, dir, run, count, rate);
 
 const segments = (dir: string) => readdirSync(dir).filter((f) => f.endsWith(".seg"));
 
@@ -84,10 +28,10 @@ describe.each(formats)("the spool in a child process (%s)", (format) => {
     const dir = spoolDir();
     const run = `outage-${format}`;
     const count = outageSeconds * 2000;
-    down = true;
+    rig.down = true;
     const app = runChild(format, spoolApp(format), { ...base(dir, run, count, 2000), DRAIN_MILLIS: "150000" });
     await app.waitFor("produced");
-    down = false;
+    rig.down = false;
     const done = await app.finished;
     const s = lastStats(done.stdout, "done");
     const produced = lastStats(done.stdout, "produced");
@@ -109,20 +53,20 @@ describe.each(formats)("the spool in a child process (%s)", (format) => {
     const dir = spoolDir();
     const run = `kill-${format}`;
     const count = 3000;
-    down = true;
+    rig.down = true;
     const a = runChild(format, spoolApp(format), { ...base(dir, run, count, 3000), QUEUE: "4000", RETRIES: "0", STAY: "1" });
     const out = track(a);
     await a.waitFor("produced");
     // Everything reaches the disk (the queue spills past 1,000, the failed requests go too).
     await until(() => lastStatsOr(out(), "stats")?.spooled === count, 60_000, out);
     const killed = new Promise<void>((resolve) => {
-      onStore = async () => {
+      rig.onStore = async () => {
         a.process.kill("SIGKILL");
         await a.finished;
         resolve();
       };
     });
-    down = false;
+    rig.down = false;
     await killed;
     const done = await a.finished;
     expect(done.signal).toBe("SIGKILL");
@@ -142,7 +86,7 @@ describe.each(formats)("the spool in a child process (%s)", (format) => {
     const dir = spoolDir();
     const runs = [`two-a-${format}`, `two-b-${format}`];
     const count = 2000;
-    down = true;
+    rig.down = true;
     const children = runs.map((run) => runChild(format, spoolApp(format), { ...base(dir, run, count, 2000), QUEUE: "4000", RETRIES: "0" }));
     const outs = children.map(track);
     await Promise.all(children.map((c) => c.waitFor("produced")));
@@ -150,7 +94,7 @@ describe.each(formats)("the spool in a child process (%s)", (format) => {
     // Both hold segments of their own, under locks of their own.
     await new Promise((r) => setTimeout(r, 1000));
     expect(readdirSync(dir).filter((f) => f.endsWith(".lock"))).toHaveLength(2);
-    down = false;
+    rig.down = false;
     const done = await Promise.all(children.map((c) => c.finished));
     for (const [k, d] of done.entries()) {
       const s = lastStats(d.stdout, "done");
@@ -170,7 +114,7 @@ describe.each(formats)("the spool in a child process (%s)", (format) => {
     const dir = spoolDir();
     const run = `corrupt-${format}`;
     const count = 3000;
-    down = true;
+    rig.down = true;
     const a = runChild(format, spoolApp(format), { ...base(dir, run, count, 3000), QUEUE: "4000", RETRIES: "0", STAY: "1" });
     const out = track(a);
     await a.waitFor("produced");
@@ -186,7 +130,7 @@ describe.each(formats)("the spool in a child process (%s)", (format) => {
     writeFileSync(first, bytes);
     const last = join(dir, segs[segs.length - 1]!);
     truncateSync(last, statSync(last).size - 100);
-    down = false;
+    rig.down = false;
     const b = runChild(format, spoolApp(format), { ...base(dir, `${run}-b`, 0, 1) });
     const s = lastStats((await b.finished).stdout, "done");
     expect(s.spoolRecordsCorrupt).toBe(2);
@@ -205,7 +149,7 @@ describe.each(formats)("the spool in a child process (%s)", (format) => {
     const dir = spoolDir();
     const run = `full-${format}`;
     const count = 6000;
-    down = true;
+    rig.down = true;
     // \`ulimit -f 2048\`: no file of this process may grow past 1 MiB (dash counts 512-byte
     // blocks; the segment would grow to 8 MiB): the write that crosses it is short, the next fails
     // with EFBIG (Node ignores SIGXFSZ), as on a full disk.
@@ -213,7 +157,7 @@ describe.each(formats)("the spool in a child process (%s)", (format) => {
     const out = track(app);
     await app.waitFor("produced");
     await until(() => (lastStatsOr(out(), "produced")?.tracesDropped ?? 0) > 0 || out().includes("done"), 10_000).catch(() => {});
-    down = false;
+    rig.down = false;
     const done = await app.finished;
     const s = lastStats(done.stdout, "done");
     const warnings = done.stderr.split("\n").filter((l) => l.includes("spool: disk error"));
@@ -227,28 +171,3 @@ describe.each(formats)("the spool in a child process (%s)", (format) => {
     expect(stored.size).toBe(s.tracesDelivered + s.tracesReplayed);
   }, 90_000);
 });
-
-/** The stdout of a child so far (listened to from the start: call right after runChild). */
-function track(child: Child): () => string {
-  let out = "";
-  child.process.stdout!.on("data", (c: string) => (out += c));
-  return () => out;
-}
-
-/** The last stats a child printed with `prefix`, or undefined before it printed any. */
-function lastStatsOr(stdout: string, prefix: string): ChildStats | undefined {
-  try {
-    return lastStats(stdout, prefix);
-  } catch {
-    return undefined;
-  }
-}
-
-async function until(check: () => boolean, timeoutMillis: number, state: () => string = () => ""): Promise<void> {
-  const end = Date.now() + timeoutMillis;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting; ${state().slice(-600)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-

@@ -32,7 +32,7 @@ function spoolIn(dir: string, maxBytes = 1024 * 1024, answer: (body: string, key
   const log = logger();
   const sent: { body: string; key: string }[] = [];
   const spool = new TraceSpool(
-    { dir, maxBytes, fsync: "rotate" },
+    { dir, maxBytes, fsync: "rotate", writeAhead: false },
     counters,
     async (body, key) => {
       const text = new TextDecoder().decode(body);
@@ -111,7 +111,7 @@ describe("the spool on disk", () => {
   });
   it("while 32 MiB are being written: a new batch from the queue is refused, the body of a failed request (already in memory) is taken and written", async () => {
     const dir = tempDir();
-    const spool = new Spool({ dir, maxBytes: 512 * 1024 * 1024, fsync: "rotate" }, noWorkYet(), systemClock, logger());
+    const spool = new Spool({ dir, maxBytes: 512 * 1024 * 1024, fsync: "rotate", writeAhead: false }, noWorkYet(), systemClock, logger());
     const busy = spool.write(new Uint8Array(33 * 1024 * 1024).fill(120), 1, "big");
     expect(spool.accepting).toBe(false);
     const fromQueue = spool.write(batch(2), 1, "queued");
@@ -160,7 +160,7 @@ describe("the spool's locks", () => {
 
   it("a spool that failed after taking its lock removes the lock when closed", async () => {
     const dir = tempDir();
-    const spool = new Spool({ dir, maxBytes: 1024 * 1024, fsync: "rotate" }, noWorkYet(), systemClock, logger());
+    const spool = new Spool({ dir, maxBytes: 1024 * 1024, fsync: "rotate", writeAhead: false }, noWorkYet(), systemClock, logger());
     expect(await spool.write(batch(1), 1, "k1")).toBe(true);
     expect(readdirSync(dir).filter((f) => f.endsWith(".lock"))).toHaveLength(1);
     spool.fail(Object.assign(new Error("disk error"), { code: "EIO" }));
@@ -171,7 +171,7 @@ describe("the spool's locks", () => {
 
   it("a segment claimed while one is being written goes before it, by age: the next write appends to the open one and close() closes every handle", async () => {
     const dir = tempDir();
-    const spool = new Spool({ dir, maxBytes: 1024 * 1024, fsync: "rotate" }, noWorkYet(), systemClock, logger());
+    const spool = new Spool({ dir, maxBytes: 1024 * 1024, fsync: "rotate", writeAhead: false }, noWorkYet(), systemClock, logger());
     expect(await spool.write(batch(1), 1, "mine-1")).toBe(true);
     // A process gone without a lock left an older segment.
     writeFileSync(join(dir, "0000000aa-000000-orphantok02@orphantok02.seg"), encodeRecord({ k: "orphan-1", n: 2, t: Date.now() - 5000 }, batch(0)));
