@@ -9,14 +9,14 @@ const NO_LOGS: FinishedSpan["logs"] = Object.freeze([]);
  * (taken from the buffer by the caller) and the GenAI operations of its children.
  */
 export function finishedSpan(span: ReadableSpan, logs: FinishedSpan["logs"] | undefined, childOperations?: readonly string[]): FinishedSpan {
-  const finished: FinishedSpan = {
+  // One shape for every span (each field present, undefined when it has none): the conventions'
+  // optimized code is built on it (test/spans/kept-shapes.test.ts).
+  return {
     name: typeof span.name === "string" ? span.name : String(span.name),
     attributes: span.attributes ?? {},
     events: span.events ?? [],
     logs: logs ?? NO_LOGS,
+    childOperations,
+    scope: scopeNameOf(span),
   };
-  if (childOperations) finished.childOperations = childOperations;
-  const scope = scopeNameOf(span);
-  if (scope !== undefined) finished.scope = scope;
-  return finished;
 }
