@@ -4,6 +4,7 @@ import { currentObservedSpan } from "../../tracing/context.js";
 import { type ManualSpan, openSpan } from "../../tracing/manual-span.js";
 import { processWide } from "../../process-wide.js";
 import { type Fn as KitFn, replaceMethod } from "../kit/prototype-method.js";
+import { methodHolder } from "../kit/class-method.js";
 import { isObject, type Message, quietly } from "../kit/model-call.js";
 import { methodLike } from "./method-like.js";
 
@@ -179,31 +180,20 @@ function declaring(tool: object, declared: unknown): unknown {
 /** Marks a callable tool class's method hooked here (shared by every copy of evaltrace). */
 const TOOL_HOOKED = Symbol.for("evaltrace.google-genai.toolHooked");
 
-/** The object in `start`'s prototype chain that holds `name` as a method. */
-function methodOwner(start: unknown, name: string): Record<string, unknown> | undefined {
-  let at: unknown = start;
-  for (let depth = 0; isObject(at) && depth < 20; depth++) {
-    const own = Object.getOwnPropertyDescriptor(at, name);
-    if (own) return typeof own.value === "function" ? at : undefined;
-    at = Object.getPrototypeOf(at);
-  }
-  return undefined;
-}
-
 /**
  * Hooks `callTool` and `tool` on the class of `tool` (where its prototype chain holds them), once
  * per class: a call on an instrumented tool is traced as above, any other runs as it is. False
  * when the class's `callTool` cannot be hooked.
  */
 function hookToolClass(tool: object): boolean {
-  const owner = methodOwner(Object.getPrototypeOf(tool), "callTool");
+  const owner = methodHolder(Object.getPrototypeOf(tool), "callTool");
   if (!owner) return false;
   const hooks: Record<string, (self: object, original: Fn, args: unknown[]) => unknown> = {
     callTool: (self, original, args) => traceCallTool(self, () => original.apply(self, args), args[0]),
     tool: (self, original, args) => declaring(self, original.apply(self, args)),
   };
   for (const [name, hook] of Object.entries(hooks)) {
-    const at = methodOwner(Object.getPrototypeOf(tool), name);
+    const at = methodHolder(Object.getPrototypeOf(tool), name);
     if (!at || (at[name] as { [TOOL_HOOKED]?: unknown })[TOOL_HOOKED]) continue;
     replaceMethod(at, name, (original) => {
       const hooked: KitFn = methodLike(original, function (this: unknown, args: unknown[]) {

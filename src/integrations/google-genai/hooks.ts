@@ -4,6 +4,7 @@ import { afcCall, modelCall } from "./calls.js";
 import { countTokensCall, embedCall } from "./embeddings.js";
 import { methodLike } from "./method-like.js";
 import type { State } from "./options.js";
+import { methodHolder } from "../kit/class-method.js";
 import { isObject, modelCallOwned } from "../kit/model-call.js";
 import { type Fn, replaceMethod } from "../kit/prototype-method.js";
 
@@ -52,17 +53,6 @@ const HOOKS: Readonly<Record<string, Hook>> = {
   countTokens: (self, original, args) => countTokensCall(self, original, args),
 };
 
-/** The object in `start`'s prototype chain (itself included) that holds `name` as a method. */
-function ownerOf(start: unknown, name: string): Record<string, unknown> | undefined {
-  let at: unknown = start;
-  for (let depth = 0; isObject(at) && depth < 20; depth++) {
-    const own = Object.getOwnPropertyDescriptor(at, name);
-    if (own) return typeof own.value === "function" ? at : undefined;
-    at = Object.getPrototypeOf(at);
-  }
-  return undefined;
-}
-
 /**
  * Hooks the methods of {@link HOOKS} on the class of `models` (its prototype chain), once per
  * class; a call on an object `stateOf` knows, outside a recorded call, is recorded. Returns how
@@ -72,7 +62,7 @@ export function hookModels(models: object, stateOf: (self: object) => State | un
   let found = 0;
   for (const [name, hook] of Object.entries(HOOKS)) {
     try {
-      const owner = ownerOf(Object.getPrototypeOf(models), name);
+      const owner = methodHolder(Object.getPrototypeOf(models), name);
       if (!owner) continue;
       found++;
       if ((owner[name] as { [HOOKED]?: unknown })[HOOKED]) continue;

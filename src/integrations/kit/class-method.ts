@@ -4,6 +4,17 @@ import type { Fn } from "./prototype-method.js";
 /** Per class object, the keys already hooked (by any copy of evaltrace). */
 const hooked = processWide("kit.classMethods", () => new WeakMap<object, Set<PropertyKey>>());
 
+/** The object of `start`'s prototype chain (`start` included) that holds `name`, when it holds it as a method. */
+export function methodHolder(start: unknown, name: PropertyKey): Record<PropertyKey, unknown> | undefined {
+  let at: unknown = start;
+  for (let depth = 0; at !== null && typeof at === "object" && depth < 20; depth++) {
+    const own = Object.getOwnPropertyDescriptor(at, name);
+    if (own) return typeof own.value === "function" ? (at as Record<PropertyKey, unknown>) : undefined;
+    at = Object.getPrototypeOf(at);
+  }
+  return undefined;
+}
+
 /** The object of `obj`'s prototype chain, never `obj` itself, that defines `key` as a replaceable method. */
 function methodOwner(obj: object, key: PropertyKey): object | undefined {
   for (let o = Object.getPrototypeOf(obj) as object | null; o !== null && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
