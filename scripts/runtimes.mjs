@@ -31,6 +31,7 @@ const zodTests = [
   "test/integrations/openai-agents-tools.test.ts",
   "test/integrations/claude-agent-sdk.test.ts",
   "test/auto/claude-agent-sdk.test.ts",
+  "test/integrations/google-genai-afc.test.ts",
 ];
 const examples = ["demo", "client", "openai", "anthropic", "google-genai", "ai-sdk", "langchain", "openai-agents", "mcp"];
 const only = process.argv.slice(2);

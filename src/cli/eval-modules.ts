@@ -107,6 +107,9 @@ export function loadErrorText(err: unknown, file: string): string {
     line: m[2]!,
     column: m[3],
   }));
+  // Bun's parse error (a BuildMessage) carries its place in `position`.
+  const position = (err as { position?: { line?: unknown; column?: unknown } | null } | null)?.position;
+  if (position && typeof position.line === "number") return `:${position.line}${typeof position.column === "number" ? `:${position.column}` : ""}: SyntaxError: ${e.message.split("\n")[0]}`;
   // esbuild (tsx) names the place in its message: "file.ts:3:11: ERROR: Unexpected ..."
   const inMessage = /:(\d+):(\d+): ERROR: (.*)/.exec(e.message);
   if (inMessage) return `:${inMessage[1]}:${inMessage[2]}: SyntaxError: ${inMessage[3]}`;
