@@ -71,7 +71,14 @@ describe.skipIf(!available)("the tracing core inside workerd (Cloudflare Workers
       expect(t.spans.filter((s) => s.parentUuid === root_.uuid).map((s) => s.type).sort()).toEqual(["llm", "retriever"]);
       expect(t.spans.find((s) => s.type === "llm")).toMatchObject({ model: "gpt-4o-mini", inputTokenCount: 3 });
     }
-    const stats = JSON.parse(await (await mf.dispatchFetch("http://worker/stats")).text());
+    // The emulator stores a trace before its answer is back in the worker, where the count is
+    // kept: read the worker's stats until the last answer has landed there too.
+    const readStats = async () => JSON.parse(await (await mf.dispatchFetch("http://worker/stats")).text()) as { tracesDelivered: number };
+    let stats = await readStats();
+    for (const deadline = performance.now() + 10_000; stats.tracesDelivered < 3 && performance.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 20));
+      stats = await readStats();
+    }
     expect(stats).toMatchObject({ tracesDelivered: 3, tracesFailed: 0, tracesDropped: 0 });
   });
 });
