@@ -6,6 +6,7 @@ import { encodeRun, type PreparedTrace, recoverTraceTexts, slabBody, traceText }
 import type { JsonBytes } from "../encode/json-bytes.js";
 import type { TraceBodies } from "../encode/trace-body.js";
 import { markSent } from "../traces/trace-phase.js";
+import { appendRequest } from "./append-to-stored.js";
 import type { LateUpdates } from "./late-updates.js";
 import type { Requests } from "./requests.js";
 import type { Settlement } from "./settlement.js";
@@ -178,6 +179,11 @@ export class BatchSender {
       return;
     }
     const stored = maybeStored || outcome.attempts > 1;
+    if (outcome.status === 409 && batch.length === 1 && !stored) {
+      recoverTraceTexts(batch, body);
+      await this.appendToStored(batch[0]!);
+      return;
+    }
     if (outcome.ok || (outcome.status === 409 && batch.length === 1 && stored)) {
       this.o.counters.tracesDelivered += batch.length;
       for (const p of batch) this.delivered(p);
@@ -205,6 +211,10 @@ export class BatchSender {
     }
     this.sendingFromMemory++;
     const outcome = await this.o.requests.send("POST", "/v1/traces", text, p.rec.apiKey).finally(() => this.sendingFromMemory--);
+    if (outcome.status === 409 && !maybeStored && outcome.attempts === 1) {
+      await this.appendToStored(p);
+      return;
+    }
     if (outcome.ok || (outcome.status === 409 && (maybeStored || outcome.attempts > 1))) {
       this.o.counters.tracesDelivered++;
       this.delivered(p);
@@ -212,6 +222,23 @@ export class BatchSender {
       this.o.counters.tracesFailed++;
       this.o.logger.error(`trace ${p.rec.uuid} not delivered: ${outcome.message}`);
       this.o.settlement.fail(p.rec, outcome.message);
+    }
+  }
+
+  /**
+   * A trace the service already has, answered 409 at the first attempt: another part of one
+   * upstream trace was sent before (append-to-stored.ts). Its spans are appended with `PUT`.
+   */
+  private async appendToStored(p: PreparedTrace): Promise<void> {
+    const { path, body } = appendRequest(traceText(p, [this.o.apiKey, p.rec.apiKey]));
+    const outcome = await this.o.requests.send("PUT", path, body, p.rec.apiKey);
+    // 409 to the PUT: its spans are stored already (an earlier attempt whose answer was lost).
+    if (outcome.ok || outcome.status === 409) {
+      this.o.logger.debug(`trace ${p.rec.uuid} was stored already (another request of the same upstream trace): its spans were appended with PUT`);
+      this.o.counters.tracesDelivered++;
+      this.delivered(p);
+    } else {
+      this.o.settlement.giveUp([p], outcome.message);
     }
   }
 

@@ -269,21 +269,26 @@ export class TraceAssembler implements SpanProcessor {
     const rec = this.records.get(span.spanContext().traceId);
     if (!rec) return;
     if (endOpenSpan(rec, span)) this.spansOpen--;
-    rec.pendingRoot = { span, markBase };
+    (rec.pendingRoots ??= []).push({ span, markBase });
     this.settleRoot(rec);
   }
 
-  /** Decides a pending local root once nothing under it runs. */
+  /**
+   * Decides the pending local roots once nothing of the trace runs: all kept when anything under
+   * them is (requests sharing an incoming `traceparent` are roots of one trace), else let go.
+   */
   private settleRoot(rec: TraceRecord): void {
-    const pending = rec.pendingRoot;
+    const pending = rec.pendingRoots;
     if (!pending || rec.open > 0) return;
-    rec.pendingRoot = undefined;
+    rec.pendingRoots = undefined;
     if (rec.spanCount > 0 || (rec.held?.length ?? 0) > 0) {
-      pending.markBase();
-      this.keep(rec, pending.span, undefined);
+      for (const root of pending) {
+        root.markBase();
+        this.keep(rec, root.span, undefined);
+      }
       this.release(rec);
     } else {
-      this.discard(pending.span);
+      for (const root of pending) this.discard(root.span);
     }
   }
 
@@ -382,7 +387,7 @@ export class TraceAssembler implements SpanProcessor {
       // Only spans of other instrumentations that no convention reads, none kept (a long-lived
       // HTTP request, say): nothing worth sending; let it go quietly. An llm call whose
       // instrumentation never ended it (a rejected call, in some) is sent, marked unfinished.
-      const root = rec.pendingRoot?.span ?? open.find((s) => !parentSpanIdOf(s)) ?? open[0];
+      const root = rec.pendingRoots?.[0]?.span ?? open.find((s) => !parentSpanIdOf(s)) ?? open[0];
       if (root) this.discard(root);
       return;
     }
@@ -411,12 +416,11 @@ export class TraceAssembler implements SpanProcessor {
     // Parents first: a view is pushed after the view of its parent, so no request names a parent
     // that comes later.
     for (const view of parentsFirst(views)) this.keep(rec, view, parentSpanIdOf(view));
-    if (rec.pendingRoot) {
-      rec.pendingRoot.markBase();
-      const root = rec.pendingRoot.span;
-      rec.pendingRoot = undefined;
-      this.keep(rec, root, undefined);
+    for (const root of rec.pendingRoots ?? []) {
+      root.markBase();
+      this.keep(rec, root.span, undefined);
     }
+    rec.pendingRoots = undefined;
     if (rec.phase === "open") {
       // The root was never seen here (it belongs to another runtime, or started before a
       // configure()): the earliest kept span stands in as the root, so the trace still goes out.
@@ -505,7 +509,7 @@ export class TraceAssembler implements SpanProcessor {
     clearOpenSpans(rec);
     rec.held = undefined;
     rec.late = undefined;
-    rec.pendingRoot = undefined;
+    rec.pendingRoots = undefined;
     if (whole) this.tracesDiscarded++;
     this.records.delete(traceId);
     notify(rec);

@@ -10,6 +10,12 @@ import type { LateUpdate, TraceFields, TracePhase, TraceView } from "./trace-vie
  * trace room's own state. Only `traces/` imports this module (the lint holds it): every other room
  * reads a {@link TraceView} and changes a trace through the room's intents.
  */
+/** A bridged local root that ended, waiting for the rest of its trace: `markBase` types it when kept. */
+export interface PendingRoot {
+  readonly span: ReadableSpan;
+  readonly markBase: () => void;
+}
+
 export interface TraceRecord extends TraceView {
   phase: TracePhase;
   open: number;
@@ -37,8 +43,11 @@ export interface TraceRecord extends TraceView {
   droppedSpans: number;
   droppedReported: number;
   held?: ReadableSpan[] | undefined;
-  /** A bridged local root that ended while spans under it still ran: decided when they end. */
-  pendingRoot?: { span: ReadableSpan; markBase: () => void } | undefined;
+  /**
+   * Bridged local roots that ended while spans of the trace still ran: decided when they end.
+   * Several when requests that share an incoming `traceparent` run at once (each its own root).
+   */
+  pendingRoots?: PendingRoot[] | undefined;
   /** Spans of other instrumentations left out (HTTP, DB ...) → their parent: kept spans re-parent past them. */
   transparent?: Map<string, string | null>;
   discarded?: boolean | undefined;
@@ -80,7 +89,7 @@ class HeldTrace implements TraceRecord {
   declare partLost?: string;
   declare neededParents?: Set<string>;
   declare held?: ReadableSpan[];
-  declare pendingRoot?: { span: ReadableSpan; markBase: () => void };
+  declare pendingRoots?: PendingRoot[];
   declare transparent?: Map<string, string | null>;
   declare private madeFields: TraceFields | undefined;
 

@@ -143,6 +143,41 @@ describe.skipIf(!onNode20)("a Next.js 16 app (next build, next start) with evalt
     }, 120_000);
   }
 
+  it("requests that carry one incoming traceparent (two at once, then one more): every request's agent and llm span are stored, in the one trace of that upstream request", async () => {
+    const s = await serve({});
+    try {
+      const traceId = "4bf92f3577b34da6a3ce929d0e0e" + String(Date.now() % 10_000).padStart(4, "0");
+      const headers = { traceparent: `00-${traceId}-00f067aa0ba902b7-01` };
+      const get = (i: number) => fetch(`${s.url}/api/chat?q=shared-${i}`, { headers }).then((res) => res.status);
+      expect(await Promise.all([get(0), get(1)])).toEqual([200, 200]);
+      const uuid = `${traceId.slice(0, 8)}-${traceId.slice(8, 12)}-${traceId.slice(12, 16)}-${traceId.slice(16, 20)}-${traceId.slice(20)}`;
+      await expect.poll(() => dev.state.traces[uuid]?.spans.filter((sp) => sp.name === "next-agent").length ?? 0, { timeout: 20_000 }).toBe(2);
+      expect(await get(2)).toBe(200);
+      await expect.poll(() => dev.state.traces[uuid]?.spans.filter((sp) => sp.name === "next-agent").length ?? 0, { timeout: 20_000 }).toBe(3);
+      const spans = dev.state.traces[uuid]!.spans;
+      for (const agent of spans.filter((sp) => sp.name === "next-agent")) {
+        expect(spans.find((sp) => sp.type === "llm" && sp.parentUuid === agent.uuid)).toMatchObject({ status: "SUCCESS", output: "Orders ship in 2 days." });
+      }
+      expect(s.output()).not.toMatch(/error|warn/i);
+    } finally {
+      await stop(s);
+    }
+  }, 120_000);
+
+  it("doctor() inside the app (with @vercel/otel and EvaltraceSpanProcessor): the global tracer provider is found to carry the processor", async () => {
+    const s = await serve({});
+    try {
+      const res = await fetch(`${s.url}/api/doctor`);
+      expect(res.status).toBe(200);
+      const report = (await res.json()) as { inApp: boolean; findings: { check: string; ok: boolean; message: string }[] };
+      expect(report.inApp).toBe(true);
+      const found = report.findings.filter((f) => f.check === "tracer-provider");
+      expect(found, JSON.stringify(found)).toEqual([expect.objectContaining({ ok: true, message: expect.stringContaining("carries EvaltraceSpanProcessor") })]);
+    } finally {
+      await stop(s);
+    }
+  }, 120_000);
+
   it('zero-code (NODE_OPTIONS="--import evaltrace/auto" next start): Next bundles openai, the route answers as usual, and the server says so once, naming serverExternalPackages', async () => {
     const s = await serve({ APP_OTEL: "0", NODE_OPTIONS: "--import evaltrace/auto" });
     try {
