@@ -1,6 +1,7 @@
 import type { HrTime } from "@opentelemetry/api";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { type Logger, redact } from "../logger.js";
-import { getSpanData } from "../spans/span-data.js";
+import { getSpanData, parentSpanIdOf } from "../spans/span-data.js";
 import { keptShapes } from "../spans/kept-shapes.js";
 import { hrTimeToIso, isLater } from "../spans/time.js";
 import { isJoinedRemotely } from "../traces/joined-remotely.js";
@@ -61,9 +62,12 @@ export class TraceBodies {
     };
     let endTime = root.endTime;
     let rootWire: WireSpan | undefined;
+    // Under a bridged local root only: each span's wire, to read the trace's input and output.
+    const wires: WireSpan[] | undefined = rootData === undefined ? [] : undefined;
     for (let i = 0; i < spans.length; i++) {
       const span = spans[i]!;
       const spanWire = toWireSpan(span);
+      wires?.push(spanWire);
       this.fillRequired(spanWire);
       if (isUnfinished(span)) markUnfinished(spanWire);
       if (span === root) rootWire = spanWire;
@@ -78,8 +82,15 @@ export class TraceBodies {
     wire[HEAD] = { traceId: rec.traceId, start: root.startTime, end: endTime };
     if (f.name === undefined && rootWire) wire.name = rootWire.name;
     // Spans of other instrumentations carry no span data: their mapped fields stand in.
-    const input = f.input ?? rootData?.input ?? rootWire?.input;
-    const output = f.output ?? rootData?.output ?? rootWire?.output;
+    let input = f.input ?? rootData?.input ?? rootWire?.input;
+    let output = f.output ?? rootData?.output ?? rootWire?.output;
+    // A bridged local root (a web framework's server span) carries no input or output: the trace
+    // reads them from the first span under it that has them (the request's agent, say).
+    if (wires !== undefined && (input === undefined || output === undefined)) {
+      const under = firstChildWithValues(spans, wires, root);
+      input ??= under?.input;
+      output ??= under?.output;
+    }
     if (input !== undefined) wire.input = shapeTraceValue(input);
     if (output !== undefined) wire.output = shapeTraceValue(output);
     if (f.tags.length > 0) wire.tags = [...new Set(f.tags)];
@@ -156,4 +167,16 @@ const NO_HEAD: TraceHead = Object.freeze({ traceId: "", start: [0, 0] as HrTime,
 
 function markUnfinished(wire: WireSpan): void {
   wire.metadata = { ...wire.metadata, [UNFINISHED_SPAN_KEY]: true };
+}
+
+/** Of the spans directly under `root`, the earliest to start with an input or an output (its wire). */
+function firstChildWithValues(spans: readonly ReadableSpan[], wires: readonly WireSpan[], root: ReadableSpan): WireSpan | undefined {
+  const rootId = root.spanContext().spanId;
+  let first: number | undefined;
+  for (let i = 0; i < spans.length; i++) {
+    const w = wires[i]!;
+    if (parentSpanIdOf(spans[i]!) !== rootId || (w.input === undefined && w.output === undefined)) continue;
+    if (first === undefined || isLater(spans[first]!.startTime, spans[i]!.startTime)) first = i;
+  }
+  return first === undefined ? undefined : wires[first];
 }

@@ -34,7 +34,8 @@ interface WalkState {
 
 /**
  * Turns any value into a JSON value that `JSON.stringify` cannot throw on: cycles become
- * `"<circular>"`, BigInt and symbols strings, functions `"[Function name]"`, binary data a short
+ * `"<circular>"`, BigInt and symbols strings, functions `"[Function name]"`, streams (an async
+ * iterable class instance, a ReadableStream) `"[stream Name]"`, binary data a short
  * description, Maps objects, Sets arrays, Errors `{name, message, stack}`, non-finite numbers
  * `null`; NUL characters are stripped and everything is bounded by `limits`. Never throws.
  */
@@ -135,6 +136,9 @@ function walkObject(state: WalkState, obj: object, depth: number): JsonValue | u
     return isLcBlob(json) ? (readable(json) ?? null) : json;
   }
   if (typeof (obj as { then?: unknown }).then === "function") return "[Promise]";
+  // A stream returned to the caller (an SDK's Stream, a ReadableStream): its content is what the
+  // reader reads (the model call's span has it), not its fields.
+  if (isStreamObject(obj)) return str(state, `[stream ${obj.constructor?.name || "object"}]`);
   const out: { [key: string]: JsonValue } = {};
   const keys = Object.keys(obj);
   const n = Math.min(keys.length, maxItems);
@@ -150,6 +154,13 @@ function walkObject(state: WalkState, obj: object, depth: number): JsonValue | u
   }
   if (keys.length > n) out["..."] = `[${keys.length - n} more keys]`;
   return out;
+}
+
+/** An instance of a class that is read as a stream: async iterable, or a web ReadableStream. */
+function isStreamObject(obj: object): boolean {
+  const proto = Object.getPrototypeOf(obj) as object | null;
+  if (proto === Object.prototype || proto === null) return false;
+  return typeof (obj as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function" || (typeof ReadableStream === "function" && obj instanceof ReadableStream);
 }
 
 /** The value as text: strings as they are (bounded), anything else as JSON. Never throws. */

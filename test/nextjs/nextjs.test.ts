@@ -118,6 +118,9 @@ function expectCompleteTraces(tag: string, n: number) {
     const llm = t.spans.find((s) => s.type === "llm");
     expect(agent).toBeDefined();
     expect(llm).toMatchObject({ parentUuid: agent!.uuid, status: "SUCCESS", output: "Orders ship in 2 days.", inputTokenCount: 11, outputTokenCount: 4 });
+    // The trace's input and output are the agent's, under Next's server span too (the bridge).
+    expect(t.fields.input).toEqual(agent!.input);
+    expect(t.fields.output).toBe("Orders ship in 2 days.");
   }
 }
 

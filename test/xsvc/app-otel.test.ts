@@ -51,6 +51,22 @@ it("the app's OpenTelemetry: a request traced only by a gateway is a trace of it
   expect(stats()).toMatchObject({ tracesDelivered: 1, updatesDelivered: 0, updatesOrphaned: 0 });
 });
 
+it("the app's OpenTelemetry: a trace whose root is a web framework's server span takes its input and output from the agent under it", async () => {
+  configureForTest(dev.url, dev.projectKey);
+  const agent = observe({ type: "agent", name: "request-agent" }, async (question: string) => ({ answer: `about ${question}`, trace: currentTraceUuid()! }));
+  const out = await trace.getTracer("web").startActiveSpan("POST /api/ask", { kind: SpanKind.SERVER }, async (span) => {
+    try {
+      return await agent("refunds");
+    } finally {
+      span.end();
+    }
+  });
+  expect((await flush()).ok).toBe(true);
+  const stored = dev.state.traces[out.trace]!;
+  expect(stored.spans.find((s) => s.parentUuid === undefined)?.name).toBe("POST /api/ask");
+  expect(stored.fields).toMatchObject({ name: "POST /api/ask", input: "refunds", output: JSON.stringify({ answer: "about refunds", trace: out.trace }) });
+});
+
 it("the app's OpenTelemetry: propagation.inject / extract in one process, the request's parent wins over the span around the handler", async () => {
   configureForTest(dev.url, dev.projectKey);
   const handler = observe({ name: "handler" }, async () => currentTraceUuid());

@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { startFakeOpenAI } from "../../../src/fakes/index.js";
+import { currentTraceUuid, deliver, observe } from "../../../src/index.js";
 import { wrapOpenAI } from "../../../src/integrations/openai/index.js";
 import { expectEndedWithOutput, llmSpansOf, type SeenUsage, streamRig } from "./read-to-end.js";
 
@@ -94,5 +95,21 @@ describe("openai: a stream read to its end ends its llm span with output, tokens
       usages.push(await drainResponses(await beta.responses.create({ ...responses, stream: true })));
     });
     expectEndedWithOutput(llm, usages, "lookup_order", rig.log.lines);
+  });
+
+  it("an agent that returns the SDK's stream (the app reads it after): the agent's output says it returned a stream, the llm span has the text", async () => {
+    let uuid = "";
+    const agent = observe({ type: "agent", name: "stream-agent" }, async () => {
+      uuid = currentTraceUuid()!;
+      return client().chat.completions.create({ ...chat, stream: true });
+    });
+    const stream = await agent();
+    for await (const _chunk of stream);
+    await deliver(undefined, 5000);
+    const spans = rig.dev.state.traces[uuid]!.spans;
+    expect(spans.find((s) => s.name === "stream-agent")?.output).toBe("[stream Stream]");
+    expect(spans.find((s) => s.type === "llm")).toMatchObject({ status: "SUCCESS" });
+    expect(typeof spans.find((s) => s.type === "llm")?.output).toBe("string");
+    expect(rig.log.lines.filter((l) => !l.startsWith("debug"))).toEqual([]);
   });
 });
