@@ -69,6 +69,7 @@ const zero: Omit<SdkStats, "enabled"> = {
   spansDiscarded: 0,
   retrieverEmbeddersDefaulted: 0,
   spansWithoutTestCase: 0,
+  tracesAbortedByPrerender: 0,
   internalErrors: 0,
   netSpans: 0,
 };

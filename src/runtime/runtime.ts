@@ -2,7 +2,7 @@ import { spansWithoutTestCaseCount } from "../util/spans-without-test-case.js";
 import { defaultEmbedderCount } from "../util/default-embedder.js";
 import { internalErrorCount, reportInternalError } from "../util/internal-errors.js";
 import { netSpanCount } from "../util/net-spans.js";
-import type { Attributes, Context, HrTime, Span } from "@opentelemetry/api";
+import { type Attributes, type Context, type HrTime, type Span, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan, Span as SdkSpan } from "@opentelemetry/sdk-trace-base";
 import type { ResolvedOptions } from "../config/options.js";
 import { type SafeTraceUpdate, TraceAssembler } from "../traces/trace-assembler.js";
@@ -19,9 +19,12 @@ import { TraceSpool } from "../export/spool/trace-spool.js";
 import { type EvaluationOutcome, type ExporterStats, type FlushResult, noWorkYet } from "../export/types.js";
 import { KeyedTransport } from "../http/keyed-transport.js";
 import { type Logger, safeLogger } from "../logger.js";
+import { traceUuid } from "../spans/ids.js";
 import type { ObservedSpan } from "../spans/observed-span.js";
+import { SPAN_TYPE_ATTRIBUTE } from "../spans/span-data.js";
 import { type ParentSpan, type SpanSource, startObservedSpan } from "../spans/observed-tracer.js";
 import { type DrainRequest, drain } from "./drain.js";
+import { inAbortedNextPrerender } from "./next-prerender.js";
 import { TappedSink } from "./tapped-sink.js";
 import { isCapturing } from "./trace-tap.js";
 
@@ -53,6 +56,8 @@ export interface SdkStats extends ExporterStats {
   retrieverEmbeddersDefaulted: number;
   /** Spans that ended with a `metricCollection` but no `llmTestCase` (so not evaluated: the first of each collection is logged), for the process. */
   spansWithoutTestCase: number;
+  /** Traces dropped because a model call in them failed when Next.js aborted the prerender that made it (Cache Components: the model never received it; docs/nextjs.md). */
+  tracesAbortedByPrerender: number;
 }
 
 /** What `dropTrace` did: see {@link TraceAssembler.drop}. */
@@ -75,6 +80,8 @@ export class Runtime {
   private shutdownPromise: Promise<FlushResult> | undefined;
   /** The exporter's count of traces handed off when the way out last flushed (once per new work). */
   private exitFlushedAt: number | undefined;
+  /** Traces dropped because Next.js aborted the prerender that made their model call. */
+  private tracesAbortedByPrerender = 0;
 
   constructor(options: ResolvedOptions) {
     this.options = options;
@@ -120,7 +127,10 @@ export class Runtime {
     const assembler = this.assembler;
     this.spans = {
       onStart: (span: ObservedSpan, parentContext: Context, parent: ParentSpan) => assembler.onStart(span, parentContext, parent),
-      onEnd: (span: ReadableSpan) => assembler.onEnd(span),
+      onEnd: (span: ReadableSpan) => {
+        assembler.onEnd(span);
+        if (span.status.code === SpanStatusCode.ERROR && span.attributes[SPAN_TYPE_ATTRIBUTE] === "llm" && inAbortedNextPrerender()) this.dropPrerendered(span);
+      },
       // A root is kept with probability sampleRate, and only while the assembler can hold another trace.
       admitRoot: () => !this.isShutdown && this.samplesIn() && assembler.admitNewTrace(),
     };
@@ -190,6 +200,7 @@ export class Runtime {
       netSpans: netSpanCount(),
       retrieverEmbeddersDefaulted: defaultEmbedderCount(),
       spansWithoutTestCase: spansWithoutTestCaseCount(),
+      tracesAbortedByPrerender: this.tracesAbortedByPrerender,
     };
   }
 
@@ -223,6 +234,15 @@ export class Runtime {
   /** Applies `updateCurrentTrace`'s checked fields to a trace. */
   updateTrace(traceId: string, update: SafeTraceUpdate): void {
     this.assembler.updateTrace(traceId, update);
+  }
+
+  /** A model call Next.js aborted when its prerender completed (next-prerender.ts): its trace is dropped. */
+  private dropPrerendered(span: ReadableSpan): void {
+    const { traceId } = span.spanContext();
+    if (this.assembler.dropAbortedByPrerender(traceId)) {
+      this.tracesAbortedByPrerender++;
+      this.logger.debug(`trace ${traceUuid(traceId)} dropped: its model call was aborted by Next.js prerendering (the model never received it)`);
+    }
   }
 
   /** Drops a trace for the app (`updateCurrentTrace({ drop: true })`): nothing more of it is sent. */

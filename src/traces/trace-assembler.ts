@@ -516,6 +516,18 @@ export class TraceAssembler implements SpanProcessor {
     return whole ? "dropped" : "partly";
   }
 
+  /**
+   * Drops a trace as {@link drop} does, for the SDK rather than the app (a model call Next.js
+   * aborted when its prerender completed): not counted in `tracesDiscarded`. Whether anything of
+   * it was held to drop.
+   */
+  dropAbortedByPrerender(traceId: string): boolean {
+    const counted = this.tracesDiscarded;
+    const outcome = this.drop(traceId);
+    this.tracesDiscarded = counted;
+    return outcome === "dropped" || outcome === "partly";
+  }
+
   /** Whether the app dropped this trace (remembered for a while after its record was let go). */
   isDropped(traceId: string): boolean {
     return this.discardedIds.has(traceId);
