@@ -1,0 +1,93 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { pool } from "../harness.js";
+import { allSpans, llmProblems, modelCalls, outline, outputDifferences, runSetup, type SetupRun, traceProblems } from "./setups.js";
+
+// Issue 43: Google ADK for TypeScript (@google/adk 2.0.0, test/realworld/frameworks/adk/package.json)
+// running its official sample agent_with_tool.ts (adk/SOURCE.md) offline against the fake Gemini
+// API, in four setups, each against a fresh emulator:
+// - plain: no evaltrace (the stdout every other setup must print);
+// - bridge: ADK's own telemetry setup, `maybeSetOtelProviders([{ spanProcessors: [new
+//   EvaltraceSpanProcessor()] }])` (adk/telemetry.mjs, preloaded with --import);
+// - zero-code: `--import evaltrace/auto`, ADK's telemetry off (no provider: its spans are no-ops);
+// - both: evaltrace/auto, then adk/telemetry.mjs.
+// Children load packages/evaltrace/dist: build first (npx tsup).
+
+const dir = fileURLToPath(new URL("./adk/", import.meta.url));
+const program = `${dir}program.ts`;
+const telemetry = `${dir}telemetry.mjs`;
+const setups = {
+  plain: [],
+  bridge: ["--import", telemetry],
+  "zero-code": ["--import", "evaltrace/auto"],
+  both: ["--import", "evaltrace/auto", "--import", telemetry],
+} as const;
+type SetupName = keyof typeof setups;
+const runs = new Map<SetupName, SetupRun>();
+const run = (name: SetupName): SetupRun => {
+  const r = runs.get(name);
+  if (!r) throw new Error(`the ${name} run did not happen`);
+  return r;
+};
+const why = (name: SetupName) => `${name} run:\n${outline(run(name))}\nstdout: ${run(name).stdout.slice(0, 600)}\nstderr: ${run(name).stderr.slice(0, 1500)}`;
+
+beforeAll(async () => {
+  const { install } = (await import(new URL("./install.mjs", import.meta.url).href)) as { install: (name: string) => void };
+  install("adk");
+  await pool(Object.keys(setups) as SetupName[], 2, async (name) => runs.set(name, await runSetup(program, [...setups[name]])));
+}, 300_000);
+
+describe("Google ADK 2.0.0: its agent_with_tool sample, offline against the fake Gemini API", () => {
+  it("the framework's @opentelemetry/api is the root's version (one API version in the process, as in an app's single install: the test folder's override)", () => {
+    const version = (path: string) => (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
+    const root = createRequire(import.meta.url).resolve("@opentelemetry/api").replace(/build\/.*$/, "package.json");
+    expect(version(`${dir}node_modules/@opentelemetry/api/package.json`)).toBe(version(root));
+  });
+
+  it("plain: the sample runs offline: two generateContent requests, the first calling get_weather, the answer printed", () => {
+    const r = run("plain");
+    expect(r.code, why("plain")).toBe(0);
+    expect(modelCalls(r).map((c) => c.toolCalls)).toEqual([["get_weather"], []]);
+    expect(r.stdout).toContain("[weather_time_agent]: Orders ship in 2 days.");
+  });
+
+  it("bridge: one trace, invocation → agent weather_time_agent → llm call_llm ×2 (model, messages, output, tokens once) and tool get_weather with its arguments and result", () => {
+    const r = run("bridge");
+    expect(traceProblems(r), why("bridge")).toEqual([]);
+    expect(outline(r)).toBe(["base invocation", "  agent weather_time_agent", "    llm call_llm", "      tool get_weather", "    llm call_llm"].join("\n"));
+    const tool = allSpans(r).find((s) => s.type === "tool")!;
+    expect(tool.input).toEqual({ city: expect.any(String) });
+    expect(tool.output).toMatchObject({ status: "error", error_message: expect.stringContaining("is not available") });
+    const [first, second] = allSpans(r).filter((s) => s.type === "llm");
+    expect(first!.input).toContainEqual({ role: "user", content: "What is the weather in New York? Use get_weather." });
+    expect(second!.output).toBe("Orders ship in 2 days.");
+  });
+
+  it("bridge: stdout as untraced, nothing new on stderr", () => {
+    expect(outputDifferences(run("plain"), run("bridge"))).toEqual([]);
+  });
+
+  it("zero-code: each Gemini request is a trace of its own with one complete llm span; no agent or tool span (ADK's telemetry is off, and zero-code hooks only @google/genai)", () => {
+    const r = run("zero-code");
+    expect(llmProblems(r), why("zero-code")).toEqual([]);
+    expect(r.traces.map((t) => t.spans.map((s) => `${s.type} ${s.name}`))).toEqual([["llm gemini.generateContent"], ["llm gemini.generateContent"]]);
+  });
+
+  it("zero-code: stdout as untraced, nothing new on stderr", () => {
+    expect(outputDifferences(run("plain"), run("zero-code"))).toEqual([]);
+  });
+
+  it("both: one trace, ADK's call_llm spans base spans around ours (one llm span per request), the tool span under the first", () => {
+    const r = run("both");
+    expect(traceProblems(r), why("both")).toEqual([]);
+    expect(outline(r)).toBe(
+      ["base invocation", "  agent weather_time_agent", "    base call_llm", "      llm gemini.generateContent", "      tool get_weather", "    base call_llm", "      llm gemini.generateContent"].join("\n"),
+    );
+  });
+
+  it("both: stdout as untraced, nothing new on stderr", () => {
+    expect(outputDifferences(run("plain"), run("both"))).toEqual([]);
+  });
+});

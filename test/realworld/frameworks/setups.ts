@@ -1,0 +1,165 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { startDevServer } from "../../../src/devserver/index.js";
+import { startFakeAnthropic, startFakeBedrock, startFakeGoogleGenAI, startFakeOpenAI } from "../../../src/fakes/index.js";
+import { packageRoot } from "../../helpers/child.js";
+import { normalizeOutput, type Span, type StoredTrace } from "../harness.js";
+import { isModelCall, type ServedCall, startTap, type Tap } from "../tap.js";
+
+// Runs an agent framework's official program (test/realworld/frameworks/<name>/) in a child
+// process against the fakes (a recording proxy in front of each, tap.ts) and a fresh emulator,
+// in one setup: plain, the framework's own telemetry bridged to evaltrace, zero-code, or both.
+// The environment is the real-world suite's (harness.ts): each SDK's own key and base-URL
+// variables, tsx with the examples' compiler settings, the fixed Math.random.
+
+const seededRandom = pathToFileURL(fileURLToPath(new URL("../seeded-random.mjs", import.meta.url))).href;
+const tsconfig = fileURLToPath(new URL("../tsconfig.programs.json", import.meta.url));
+const TIMEOUT_MS = 90_000;
+
+/** One setup's run: what the program printed, what the fakes served, what the emulator stored. */
+export interface SetupRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+  calls: ServedCall[];
+  traces: StoredTrace[];
+}
+
+/** Runs `program` (a path) with `flags` (Node flags: `--import` preloads) and `env` added to the suite's environment. */
+export async function runSetup(program: string, flags: string[], env: Record<string, string> = {}): Promise<SetupRun> {
+  const dev = await startDevServer({ port: 0 });
+  const [openai, anthropic, google, bedrock] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGoogleGenAI(), startFakeBedrock()]);
+  const taps: Tap[] = await Promise.all([startTap("openai", openai.url), startTap("anthropic", anthropic.url), startTap("google", google.url), startTap("bedrock", bedrock.url)]);
+  const [openaiTap, anthropicTap, googleTap, bedrockTap] = taps as [Tap, Tap, Tap, Tap];
+  try {
+    const childEnv: Record<string, string> = {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      OPENAI_API_KEY: "sk-fake",
+      OPENAI_BASE_URL: openaiTap.url,
+      ANTHROPIC_API_KEY: "sk-ant-fake",
+      ANTHROPIC_BASE_URL: anthropicTap.url,
+      GEMINI_API_KEY: "fake-gemini-key",
+      GOOGLE_GEMINI_BASE_URL: googleTap.url,
+      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockTap.url,
+      AWS_ACCESS_KEY_ID: "AKIAFAKEFAKEFAKEFAKE",
+      AWS_SECRET_ACCESS_KEY: "fake-secret-access-key",
+      AWS_REGION: "us-east-1",
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      EVALTRACE_API_KEY: dev.projectKey,
+      EVALTRACE_BASE_URL: dev.url,
+      TSX_TSCONFIG_PATH: tsconfig,
+      NO_COLOR: "1",
+      ...env,
+    };
+    const started = Date.now();
+    const child = spawn(process.execPath, [...flags, "--import", seededRandom, "--import", "tsx", program], { cwd: packageRoot, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+    const timer = setTimeout(() => child.kill("SIGKILL"), TIMEOUT_MS);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("close", (c, s) => resolve([c, s])));
+    clearTimeout(timer);
+    const ms = Date.now() - started;
+    const list = (await (await fetch(`${dev.url}/_dev/traces`)).json()) as { uuid: string }[];
+    const traces = await Promise.all(list.map(async ({ uuid }) => (await (await fetch(`${dev.url}/_dev/traces/${encodeURIComponent(uuid)}`)).json()) as StoredTrace));
+    return { code, signal, stdout, stderr, ms, calls: taps.flatMap((t) => t.calls), traces };
+  } finally {
+    await Promise.all([...taps.map((t) => t.close()), openai.close(), anthropic.close(), google.close(), bedrock.close()]);
+    await dev.close();
+  }
+}
+
+/** The spans of every stored trace. */
+export const allSpans = (run: SetupRun): Span[] => run.traces.flatMap((t) => t.spans);
+/** The model requests the fakes served (generations and embeddings that succeeded). */
+export const modelCalls = (run: SetupRun): ServedCall[] => run.calls.filter(isModelCall);
+
+/** What differs between `run` and the untraced run: exit, stdout (times and ids masked), stderr lines that are new. */
+export function outputDifferences(plain: SetupRun, run: SetupRun): string[] {
+  const problems: string[] = [];
+  if (plain.code !== run.code || plain.signal !== run.signal) problems.push(`exit ${plain.code ?? plain.signal} plain, ${run.code ?? run.signal} traced`);
+  if (normalizeOutput(plain.stdout) !== normalizeOutput(run.stdout)) problems.push(`stdout differs: plain ${JSON.stringify(plain.stdout.slice(0, 300))}, traced ${JSON.stringify(run.stdout.slice(0, 300))}`);
+  const before = new Set(normalizeOutput(plain.stderr).split("\n"));
+  const added = normalizeOutput(run.stderr)
+    .split("\n")
+    .filter((l) => l.trim() !== "" && !before.has(l));
+  if (added.length > 0) problems.push(`new on stderr: ${added.slice(0, 3).join(" | ").slice(0, 400)}`);
+  return problems;
+}
+
+const isMessage = (m: unknown): boolean => typeof m === "object" && m !== null && typeof (m as Record<string, unknown>).role === "string" && typeof (m as Record<string, unknown>).content === "string";
+const tally = (xs: string[]) => JSON.stringify([...xs].sort());
+
+/**
+ * What is wrong with a run's llm spans (empty when right): one per model request the fakes
+ * served, each with its model, its input a list of `{role, content}` messages, its output text
+ * (a turn that only calls tools may have none), and the token counts the fakes reported; every
+ * tool call the model made named in their `toolsCalled`.
+ */
+export function llmProblems(run: SetupRun): string[] {
+  const problems: string[] = [];
+  const calls = modelCalls(run);
+  if (calls.length === 0) problems.push("the fakes served no model request");
+  const llm = allSpans(run).filter((s) => s.type === "llm");
+  if (llm.length !== calls.length) problems.push(`${llm.length} llm span(s) for ${calls.length} model request(s)`);
+  for (const s of llm) {
+    if (typeof s.model !== "string" || s.model === "") problems.push(`llm ${s.name}: no model`);
+    if (!Array.isArray(s.input) || s.input.length === 0 || !s.input.every(isMessage)) problems.push(`llm ${s.name}: input ${JSON.stringify(s.input)?.slice(0, 200)}`);
+    const toolTurn = Array.isArray(s.toolsCalled) && s.toolsCalled.length > 0;
+    if (!toolTurn && (typeof s.output !== "string" || s.output === "")) problems.push(`llm ${s.name}: output ${JSON.stringify(s.output)?.slice(0, 200)}`);
+  }
+  const served = calls.map((c) => `${c.inputTokens ?? "-"}/${c.outputTokens ?? "-"}`);
+  const recorded = llm.map((s) => `${(s.inputTokenCount as number | undefined) ?? "-"}/${(s.outputTokenCount as number | undefined) ?? "-"}`);
+  if (tally(served) !== tally(recorded)) problems.push(`tokens served in/out ${served.join(" ")}; llm spans ${recorded.join(" ")}`);
+  const called = calls.flatMap((c) => c.toolCalls);
+  const named = llm.flatMap((s) => (Array.isArray(s.toolsCalled) ? s.toolsCalled.map((t) => String((t as { name?: unknown }).name)) : []));
+  if (tally(called) !== tally(named)) problems.push(`model called ${called.join(", ") || "no tool"}; toolsCalled name ${named.join(", ") || "none"}`);
+  return problems;
+}
+
+/**
+ * What is wrong with a run's tree (empty when right): one trace; each llm span under an agent
+ * span; one tool span per tool call the model made, under an agent span, with its arguments and
+ * its result.
+ */
+export function treeProblems(run: SetupRun): string[] {
+  const problems: string[] = [];
+  if (run.traces.length !== 1) problems.push(`${run.traces.length} traces`);
+  const spans = allSpans(run);
+  const byId = new Map(spans.map((s) => [s.uuid, s]));
+  const underAgent = (s: Span) => {
+    for (let p = s.parentUuid ? byId.get(s.parentUuid) : undefined; p; p = p.parentUuid ? byId.get(p.parentUuid) : undefined) if (p.type === "agent") return true;
+    return false;
+  };
+  for (const s of spans.filter((x) => x.type === "llm")) if (!underAgent(s)) problems.push(`llm ${s.name} not under an agent span`);
+  const called = modelCalls(run).flatMap((c) => c.toolCalls);
+  const tools = spans.filter((s) => s.type === "tool");
+  if (tools.length !== called.length) problems.push(`${tools.length} tool span(s) for ${called.length} tool call(s)`);
+  for (const s of tools) {
+    if (!underAgent(s)) problems.push(`tool ${s.name} not under an agent span`);
+    if (s.input === undefined || s.input === null || s.input === "") problems.push(`tool ${s.name}: no arguments`);
+    if (s.output === undefined || s.output === null || s.output === "") problems.push(`tool ${s.name}: no result`);
+  }
+  return problems;
+}
+
+/** What the Done-when of issue 43 asks of a run: one trace, typed and nested, llm and tool spans complete (`treeProblems` and `llmProblems`). */
+export const traceProblems = (run: SetupRun): string[] => [...treeProblems(run), ...llmProblems(run)];
+
+/** The tree of a run's spans, one line each (`type name`, indented under its parent), to read in a failure. */
+export function outline(run: SetupRun): string {
+  const spans = allSpans(run);
+  const lines: string[] = [];
+  const walk = (parent: string | undefined, depth: number) => {
+    for (const s of spans.filter((x) => x.parentUuid === parent)) {
+      lines.push(`${"  ".repeat(depth)}${s.type} ${s.name}`);
+      walk(s.uuid, depth + 1);
+    }
+  };
+  walk(undefined, 0);
+  return lines.join("\n");
+}
