@@ -121,11 +121,24 @@ function choiceMessages(span: FinishedSpan): JsonValue[] {
   return list;
 }
 
+/** `gen_ai.system_instructions` on the span, else in a details record (Strands' `gen_ai_latest_experimental` emits it in a record of its own). */
+function systemInstructions(span: FinishedSpan): JsonValue | undefined {
+  const direct = json(span.attributes["gen_ai.system_instructions"]);
+  if (direct !== undefined) return direct;
+  for (const r of contentRecords(span)) {
+    if (!detailsEvents[r.name] || !isObj(r.body)) continue;
+    const raw = r.body["gen_ai.system_instructions"];
+    const v = typeof raw === "string" ? json(raw) : raw;
+    if (v !== undefined && v !== null) return v;
+  }
+  return undefined;
+}
+
 /** Input messages: `gen_ai.input.messages` on the span or in details records (with `gen_ai.system_instructions`), legacy `gen_ai.prompt.N`, or content events. */
 export function inputConversation(span: FinishedSpan): Conversation | undefined {
   const a = span.attributes;
   const current = readConversation(json(a["gen_ai.input.messages"])) ?? readConversation(detailsMessages(span, "input"));
-  const system = json(a["gen_ai.system_instructions"]);
+  const system = systemInstructions(span);
   if (current) {
     if (system !== undefined) {
       // A details record may hold the instructions among its messages already.
@@ -203,11 +216,11 @@ export function toolArguments(span: FinishedSpan): JsonValue | undefined {
   return undefined;
 }
 
-/** A tool span's result: `gen_ai.tool.call.result`, else the `tool_call_response` part of its output messages, else its one tool message's content, else its `gen_ai.choice` event. */
+/** A tool span's result (a list of content parts as its text): `gen_ai.tool.call.result`, else the `tool_call_response` part of its output messages, else its one tool message's content, else its `gen_ai.choice` event. */
 export function toolResult(span: FinishedSpan): JsonValue | undefined {
   const a = span.attributes;
   const direct = json(a["gen_ai.tool.call.result"]);
-  if (direct !== undefined) return direct;
+  if (direct !== undefined) return toolValue(direct);
   const attr = json(a["gen_ai.output.messages"]);
   const listed = toolPart(Array.isArray(attr) ? attr : undefined, "response") ?? toolPart(detailsMessages(span, "output"), "response") ?? toolMessageContent(attr);
   if (listed !== undefined) return toolValue(listed);

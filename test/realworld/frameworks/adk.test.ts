@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { runsHere, runtimeName } from "../../helpers/skips.js";
 import { pool } from "../harness.js";
 import { allSpans, llmProblems, modelCalls, outline, outputDifferences, runSetup, type SetupRun, traceProblems } from "./setups.js";
 
@@ -14,6 +15,10 @@ import { allSpans, llmProblems, modelCalls, outline, outputDifferences, runSetup
 // - zero-code: `--import evaltrace/auto`, ADK's telemetry off (no provider: its spans are no-ops);
 // - both: evaltrace/auto, then adk/telemetry.mjs.
 // Children load packages/evaltrace/dist: build first (npx tsup).
+
+const FILE = "test/realworld/frameworks/adk.test.ts";
+// The setups ride on Node's module hooks (zero-code) and run children with Node flags; Bun has neither.
+const onNode = runsHere(!("Bun" in globalThis), FILE, `the setups need Node's module hooks and flags (here ${runtimeName})`);
 
 const dir = fileURLToPath(new URL("./adk/", import.meta.url));
 const program = `${dir}program.ts`;
@@ -34,12 +39,13 @@ const run = (name: SetupName): SetupRun => {
 const why = (name: SetupName) => `${name} run:\n${outline(run(name))}\nstdout: ${run(name).stdout.slice(0, 600)}\nstderr: ${run(name).stderr.slice(0, 1500)}`;
 
 beforeAll(async () => {
+  if (!onNode) return;
   const { install } = (await import(new URL("./install.mjs", import.meta.url).href)) as { install: (name: string) => void };
   install("adk");
   await pool(Object.keys(setups) as SetupName[], 2, async (name) => runs.set(name, await runSetup(program, [...setups[name]])));
 }, 300_000);
 
-describe("Google ADK 2.0.0: its agent_with_tool sample, offline against the fake Gemini API", () => {
+describe.skipIf(!onNode)("Google ADK 2.0.0: its agent_with_tool sample, offline against the fake Gemini API", () => {
   it("the framework's @opentelemetry/api is the root's version (one API version in the process, as in an app's single install: the test folder's override)", () => {
     const version = (path: string) => (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version;
     const root = createRequire(import.meta.url).resolve("@opentelemetry/api").replace(/build\/.*$/, "package.json");

@@ -98,7 +98,8 @@ const tally = (xs: string[]) => JSON.stringify([...xs].sort());
  * What is wrong with a run's llm spans (empty when right): one per model request the fakes
  * served, each with its model, its input a list of `{role, content}` messages, its output text
  * (a turn that only calls tools may have none), and the token counts the fakes reported; every
- * tool call the model made named in their `toolsCalled`.
+ * tool call the model made named in their `toolsCalled`; every system prompt sent a system
+ * message of their input.
  */
 export function llmProblems(run: SetupRun): string[] {
   const problems: string[] = [];
@@ -118,17 +119,20 @@ export function llmProblems(run: SetupRun): string[] {
   const called = calls.flatMap((c) => c.toolCalls);
   const named = llm.flatMap((s) => (Array.isArray(s.toolsCalled) ? s.toolsCalled.map((t) => String((t as { name?: unknown }).name)) : []));
   if (tally(called) !== tally(named)) problems.push(`model called ${called.join(", ") || "no tool"}; toolsCalled name ${named.join(", ") || "none"}`);
+  const systems = llm.flatMap((s) => (Array.isArray(s.input) ? s.input : []).filter((m) => isMessage(m) && (m as { role: string }).role === "system").map((m) => (m as { content: string }).content));
+  for (const prompt of new Set(calls.flatMap((c) => (c.system ? [c.system.trim()] : [])))) if (!systems.some((t) => t.includes(prompt))) problems.push(`system prompt not in any llm input: ${JSON.stringify(prompt.slice(0, 80))}`);
   return problems;
 }
 
 /**
- * What is wrong with a run's tree (empty when right): one trace; each llm span under an agent
- * span; one tool span per tool call the model made, under an agent span, with its arguments and
- * its result.
+ * What is wrong with a run's tree (empty when right): `traces` traces (one per agent run: one
+ * unless the program runs its agents one after the other); each llm span under an agent span;
+ * one tool span per tool call the model made, under an agent span, with its arguments and its
+ * result.
  */
-export function treeProblems(run: SetupRun): string[] {
+export function treeProblems(run: SetupRun, traces = 1): string[] {
   const problems: string[] = [];
-  if (run.traces.length !== 1) problems.push(`${run.traces.length} traces`);
+  if (run.traces.length !== traces) problems.push(`${run.traces.length} traces (want ${traces})`);
   const spans = allSpans(run);
   const byId = new Map(spans.map((s) => [s.uuid, s]));
   const underAgent = (s: Span) => {
@@ -147,15 +151,15 @@ export function treeProblems(run: SetupRun): string[] {
   return problems;
 }
 
-/** What the Done-when of issue 43 asks of a run: one trace, typed and nested, llm and tool spans complete (`treeProblems` and `llmProblems`). */
-export const traceProblems = (run: SetupRun): string[] => [...treeProblems(run), ...llmProblems(run)];
+/** What the Done-when of issue 43 asks of a run: one trace per agent run, typed and nested, llm and tool spans complete (`treeProblems` and `llmProblems`). */
+export const traceProblems = (run: SetupRun, traces = 1): string[] => [...treeProblems(run, traces), ...llmProblems(run)];
 
-/** The tree of a run's spans, one line each (`type name`, indented under its parent), to read in a failure. */
-export function outline(run: SetupRun): string {
-  const spans = allSpans(run);
+/** A trace's tree, one line per span (`type name`, indented under its parent). */
+function traceOutline(spans: Span[]): string {
   const lines: string[] = [];
+  const ids = new Set(spans.map((s) => s.uuid));
   const walk = (parent: string | undefined, depth: number) => {
-    for (const s of spans.filter((x) => x.parentUuid === parent)) {
+    for (const s of spans.filter((x) => (parent === undefined ? !x.parentUuid || !ids.has(x.parentUuid) : x.parentUuid === parent))) {
       lines.push(`${"  ".repeat(depth)}${s.type} ${s.name}`);
       walk(s.uuid, depth + 1);
     }
@@ -163,3 +167,9 @@ export function outline(run: SetupRun): string {
   walk(undefined, 0);
   return lines.join("\n");
 }
+
+/** Each trace of a run as its tree (see `traceOutline`), sorted: to compare with what a program should give. */
+export const outlines = (run: SetupRun): string[] => run.traces.map((t) => traceOutline(t.spans)).sort();
+
+/** Every trace of a run as its tree, to read in a failure. */
+export const outline = (run: SetupRun): string => outlines(run).join("\n--\n");
