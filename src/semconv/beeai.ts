@@ -10,7 +10,8 @@ import type { FinishedSpan } from "./types.js";
  * span. `carry`: left out, its attributes (the input, the model) carried to the span that closes
  * the run; `keep`: the run's one span; `drop`: left out. The agent's own event spans (AGENT) are
  * all left out: the instrumentation's `beeai-framework-main` span is the agent, with its input
- * and output.
+ * and output. What the instrumentation records but not where OpenInference has it is moved
+ * there: a model call's tool calls (from its `output.value`), the agent's answer as text.
  */
 const events: Record<string, "carry" | "keep" | "drop"> = {
   start: "carry",
@@ -46,6 +47,49 @@ export function beeAiRunName(event: BeeAiEvent, kind: string): string {
   return kind.toUpperCase() === "TOOL" ? event.run.slice(event.run.lastIndexOf(".") + 1) : event.run;
 }
 
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const parse = (v: unknown): unknown => {
+  if (typeof v !== "string") return undefined;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * A model call's tool calls, which the instrumentation leaves out of `llm.output_messages` (a
+ * reply of tool calls only is one message with empty content), from its `output.value`: BeeAI's
+ * messages, their `content` parts `{type: "tool-call", toolCallId, toolName, args}`. As
+ * OpenInference's flattened tool calls, for its table to read; none when the span has some.
+ */
+function replyToolCalls(a: Attributes): Attributes {
+  const out: Attributes = {};
+  if (Object.keys(a).some((k) => k.startsWith("llm.output_messages.") && k.includes(".message.tool_calls."))) return out;
+  const messages = parse(a["output.value"]);
+  if (!Array.isArray(messages)) return out;
+  messages.forEach((m, i) => {
+    if (!isObj(m) || !Array.isArray(m.content)) return;
+    let j = 0;
+    for (const part of m.content) {
+      if (!isObj(part) || part.type !== "tool-call" || typeof part.toolName !== "string") continue;
+      const key = `llm.output_messages.${i}.message.tool_calls.${j++}.tool_call`;
+      if (typeof part.toolCallId === "string") out[`${key}.id`] = part.toolCallId;
+      out[`${key}.function.name`] = part.toolName;
+      out[`${key}.function.arguments`] = JSON.stringify(part.args ?? {});
+    }
+  });
+  return out;
+}
+
+/** The agent span's answer: its `output.value` is BeeAI's message (`{role, text}`), read as its text. */
+function agentAnswer(a: Attributes): Attributes | undefined {
+  if (a["beeai.version"] === undefined) return undefined;
+  const message = parse(a["output.value"]);
+  return isObj(message) && typeof message.text === "string" ? { ...a, "output.value": message.text, "output.mime_type": "text/plain" } : undefined;
+}
+
 /** Runs whose start was seen and whose closing span was not yet: at most this many are remembered. */
 const MAX_OPEN_RUNS = 256;
 
@@ -59,7 +103,11 @@ export class BeeAiRuns {
   /** `finished` as the conventions should read it: a closing span with its start's attributes under its own. */
   fold(span: object, finished: FinishedSpan): FinishedSpan {
     const event = beeAiEvent(finished.attributes);
-    if (event === undefined || event.fold === "drop") return finished;
+    if (event === undefined) {
+      const answer = agentAnswer(finished.attributes);
+      return answer === undefined ? finished : { ...finished, attributes: answer };
+    }
+    if (event.fold === "drop") return finished;
     const key = `${parentSpanContextOf(span)?.spanId ?? ""}|${event.run}`;
     if (event.fold === "carry") {
       this.carried.delete(key);
@@ -68,6 +116,7 @@ export class BeeAiRuns {
       return finished;
     }
     const start = this.carried.get(key);
-    return start === undefined ? finished : { ...finished, attributes: { ...start, ...finished.attributes } };
+    const calls = String(finished.attributes["openinference.span.kind"]).toUpperCase() === "LLM" ? replyToolCalls(finished.attributes) : {};
+    return start === undefined && Object.keys(calls).length === 0 ? finished : { ...finished, attributes: { ...start, ...finished.attributes, ...calls } };
   }
 }

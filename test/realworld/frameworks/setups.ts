@@ -27,8 +27,16 @@ export interface SetupRun {
   traces: StoredTrace[];
 }
 
-/** Runs `program` (a path) with `flags` (Node flags: `--import` preloads) and `env` added to the suite's environment. */
-export async function runSetup(program: string, flags: string[], env: Record<string, string> = {}): Promise<SetupRun> {
+/** The fakes' base URLs (their taps'), for a framework that reads a variable of its own. */
+export interface FakeUrls {
+  openai: string;
+  anthropic: string;
+  google: string;
+  bedrock: string;
+}
+
+/** Runs `program` (a path) with `flags` (Node flags: `--import` preloads) and `env` (or `env` of the fakes' URLs) added to the suite's environment. */
+export async function runSetup(program: string, flags: string[], env: Record<string, string> | ((urls: FakeUrls) => Record<string, string>) = {}): Promise<SetupRun> {
   const dev = await startDevServer({ port: 0 });
   const [openai, anthropic, google, bedrock] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGoogleGenAI(), startFakeBedrock()]);
   const taps: Tap[] = await Promise.all([startTap("openai", openai.url), startTap("anthropic", anthropic.url), startTap("google", google.url), startTap("bedrock", bedrock.url)]);
@@ -52,7 +60,7 @@ export async function runSetup(program: string, flags: string[], env: Record<str
       EVALTRACE_BASE_URL: dev.url,
       TSX_TSCONFIG_PATH: tsconfig,
       NO_COLOR: "1",
-      ...env,
+      ...(typeof env === "function" ? env({ openai: openaiTap.url, anthropic: anthropicTap.url, google: googleTap.url, bedrock: bedrockTap.url }) : env),
     };
     const started = Date.now();
     const child = spawn(process.execPath, [...flags, "--import", seededRandom, "--import", "tsx", program], { cwd: packageRoot, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
@@ -128,7 +136,7 @@ export function llmProblems(run: SetupRun): string[] {
  * What is wrong with a run's tree (empty when right): `traces` traces (one per agent run: one
  * unless the program runs its agents one after the other); each llm span under an agent span;
  * one tool span per tool call the model made, under an agent span, with its arguments and its
- * result.
+ * result (its error, if it failed).
  */
 export function treeProblems(run: SetupRun, traces = 1): string[] {
   const problems: string[] = [];
@@ -146,7 +154,9 @@ export function treeProblems(run: SetupRun, traces = 1): string[] {
   for (const s of tools) {
     if (!underAgent(s)) problems.push(`tool ${s.name} not under an agent span`);
     if (s.input === undefined || s.input === null || s.input === "") problems.push(`tool ${s.name}: no arguments`);
-    if (s.output === undefined || s.output === null || s.output === "") problems.push(`tool ${s.name}: no result`);
+    // A tool that failed has its error for a result.
+    const failed = s.status === "ERRORED" && typeof s.error === "string" && s.error !== "";
+    if ((s.output === undefined || s.output === null || s.output === "") && !failed) problems.push(`tool ${s.name}: no result`);
   }
   return problems;
 }
