@@ -86,15 +86,27 @@ export const allSpans = (run: SetupRun): Span[] => run.traces.flatMap((t) => t.s
 /** The model requests the fakes served (generations and embeddings that succeeded). */
 export const modelCalls = (run: SetupRun): ServedCall[] => run.calls.filter(isModelCall);
 
+/**
+ * Node 22+ warns that `punycode` is deprecated (DEP0040) when the first frame outside Node that
+ * requires it is not under node_modules. Zero-code's require hook is that frame, and here it is
+ * packages/evaltrace/dist (the repository's own build, reached through a symlink), not
+ * node_modules/evaltrace/dist as in an app: with a copy of the build under the program's
+ * node_modules, `--import evaltrace/auto` prints no such warning (ADK's sample on Node 22.23.3,
+ * whose google-auth-library requires punycode). These two lines are that artefact of the
+ * repository's layout, not something evaltrace prints.
+ */
+const layoutOnly = (lines: string[]): string[] => {
+  if (!lines.some((l) => l.includes("[DEP0040] DeprecationWarning: The `punycode` module is deprecated"))) return lines;
+  return lines.filter((l) => !l.includes("[DEP0040]") && !l.startsWith("(Use `node --trace-deprecation ...` to show where the warning was created)"));
+};
+
 /** What differs between `run` and the untraced run: exit, stdout (times and ids masked), stderr lines that are new. */
 export function outputDifferences(plain: SetupRun, run: SetupRun): string[] {
   const problems: string[] = [];
   if (plain.code !== run.code || plain.signal !== run.signal) problems.push(`exit ${plain.code ?? plain.signal} plain, ${run.code ?? run.signal} traced`);
   if (normalizeOutput(plain.stdout) !== normalizeOutput(run.stdout)) problems.push(`stdout differs: plain ${JSON.stringify(plain.stdout.slice(0, 300))}, traced ${JSON.stringify(run.stdout.slice(0, 300))}`);
   const before = new Set(normalizeOutput(plain.stderr).split("\n"));
-  const added = normalizeOutput(run.stderr)
-    .split("\n")
-    .filter((l) => l.trim() !== "" && !before.has(l));
+  const added = layoutOnly(normalizeOutput(run.stderr).split("\n")).filter((l) => l.trim() !== "" && !before.has(l));
   if (added.length > 0) problems.push(`new on stderr: ${added.slice(0, 3).join(" | ").slice(0, 400)}`);
   return problems;
 }
