@@ -21,7 +21,7 @@ export const CLAIMS: Readonly<Record<LibraryName, Claim>> = {
   "openai-agents": { packages: ["@openai/agents-core"] },
   langchain: { packages: ["@langchain/core"], esmInclude: [/\/@langchain\/core\/dist\/(callbacks\/manager|embeddings|vectorstores)\.js$/] },
   mcp: { packages: ["@modelcontextprotocol/sdk"], esmInclude: [/\/@modelcontextprotocol\/sdk\/dist\/esm\/(client|server)\/(index|mcp)\.js$/] },
-  ai: { packages: ["ai"] },
+  ai: { packages: ["ai", "@ai-sdk/provider-utils"] },
   bedrock: { packages: ["@aws-sdk/client-bedrock-runtime"] },
   "claude-agent-sdk": { packages: ["@anthropic-ai/claude-agent-sdk"], esmInclude: ["@anthropic-ai/claude-agent-sdk", /\/@anthropic-ai\/claude-agent-sdk\/core\.mjs$/] },
   llamaindex: { packages: ["@llamaindex/core", "@llamaindex/workflow"], esmInclude: [/\/@llamaindex\/core\/(global|embeddings)\/dist\/index\.js$/, "@llamaindex/workflow"] },

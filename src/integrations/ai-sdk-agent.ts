@@ -1,3 +1,4 @@
+import { leftToAiSdk } from "./net/index.js";
 import { context } from "@opentelemetry/api";
 import { type ManualSpan, openSpan } from "../tracing/manual-span.js";
 import { streamTextWatched } from "./ai-sdk.js";
@@ -90,47 +91,55 @@ function finishOption(settings: Options, options: Options): { key: string; own: 
 
 function patchedMethod(original: Method, kind: keyof typeof AGENT_METHODS, hook: AgentHookOptions): Method {
   const fn: Method = function (this: unknown, ...args: unknown[]) {
-    const options = args[0];
-    if (!hook.on() || !isObject(options)) return original.apply(this, args);
-    let settings: Options = {};
-    let call: Options | undefined;
-    try {
-      settings = settingsOf(this);
-      // First: the tracer the telemetry gets is made on first use, with the span processor that
-      // puts our spans in OpenTelemetry's context, where the SDK's spans find their parent.
-      if (!turnedOff(settings, options)) call = withAgentTelemetry(settings, options, hook);
-    } catch {
-      // Settings or options we cannot read (a getter that throws): the call runs as the app wrote it.
-    }
-    if (call === undefined) return original.apply(this, args);
-    const span = openAgentSpan(this, settings, options);
-    if (!span) return original.apply(this, args);
-    const rest = args.slice(1);
-    if (kind === "stream") {
-      const { key, own } = finishOption(settings, call);
-      const withEnd: Options = { ...call, [key]: own };
-      // The call's callbacks replace the settings' (onChunk, and onAbort before AI SDK 7): ours ride on the one that runs.
-      for (const k of ["onChunk", "onAbort"]) if (withEnd[k] === undefined && settings[k] !== undefined) withEnd[k] = settings[k];
-      return streamTextWatched(withEnd, (watched) => original.apply(this, [watched, ...rest]), span, key);
-    }
-    let result: unknown;
-    try {
-      result = context.with(span.context, () => original.apply(this, [call, ...rest]));
-    } catch (err) {
-      span.fail(err);
-      throw err;
-    }
-    if (result instanceof Promise) {
-      result.then(
-        (r: unknown) => span.end(replyOf(r)),
-        (err: unknown) => span.fail(err),
-      );
-    } else span.end(replyOf(result));
-    return result;
+    if (!hook.on()) return original.apply(this, args);
+    // The agent's model calls are the AI SDK's: traced through its telemetry, or not at all where
+    // the app turned that off; the net under the providers stays out of them.
+    return leftToAiSdk(() => agentCall(this, original, kind, hook, args));
   };
   Object.defineProperty(fn, PATCHED, { value: original });
   Object.defineProperty(fn, "name", { value: original.name, configurable: true });
   return fn;
+}
+
+/** One `generate`/`stream` call of an agent, traced: its agent span, its model calls with telemetry on. */
+function agentCall(self: unknown, original: Method, kind: keyof typeof AGENT_METHODS, hook: AgentHookOptions, args: unknown[]): unknown {
+  const options = args[0];
+  if (!isObject(options)) return original.apply(self, args);
+  let settings: Options = {};
+  let call: Options | undefined;
+  try {
+    settings = settingsOf(self);
+    // First: the tracer the telemetry gets is made on first use, with the span processor that
+    // puts our spans in OpenTelemetry's context, where the SDK's spans find their parent.
+    if (!turnedOff(settings, options)) call = withAgentTelemetry(settings, options, hook);
+  } catch {
+    // Settings or options we cannot read (a getter that throws): the call runs as the app wrote it.
+  }
+  if (call === undefined) return original.apply(self, args);
+  const span = openAgentSpan(self, settings, options);
+  if (!span) return original.apply(self, args);
+  const rest = args.slice(1);
+  if (kind === "stream") {
+    const { key, own } = finishOption(settings, call);
+    const withEnd: Options = { ...call, [key]: own };
+    // The call's callbacks replace the settings' (onChunk, and onAbort before AI SDK 7): ours ride on the one that runs.
+    for (const k of ["onChunk", "onAbort"]) if (withEnd[k] === undefined && settings[k] !== undefined) withEnd[k] = settings[k];
+    return streamTextWatched(withEnd, (watched) => original.apply(self, [watched, ...rest]), span, key);
+  }
+  let result: unknown;
+  try {
+    result = context.with(span.context, () => original.apply(self, [call, ...rest]));
+  } catch (err) {
+    span.fail(err);
+    throw err;
+  }
+  if (result instanceof Promise) {
+    result.then(
+      (r: unknown) => span.end(replyOf(r)),
+      (err: unknown) => span.fail(err),
+    );
+  } else span.end(replyOf(result));
+  return result;
 }
 
 /**

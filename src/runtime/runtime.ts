@@ -239,7 +239,8 @@ export class Runtime {
   /** A model call Next.js aborted when its prerender completed (next-prerender.ts): its trace is dropped. */
   private dropPrerendered(span: ReadableSpan): void {
     const { traceId } = span.spanContext();
-    if (this.assembler.dropAbortedByPrerender(traceId)) {
+    const outcome = this.assembler.drop(traceId, false);
+    if (outcome === "dropped" || outcome === "partly") {
       this.tracesAbortedByPrerender++;
       this.logger.debug(`trace ${traceUuid(traceId)} dropped: its model call was aborted by Next.js prerendering (the model never received it)`);
     }

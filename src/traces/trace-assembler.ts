@@ -3,7 +3,6 @@ import type { Clock, TimerHandle } from "../clock.js";
 import { trace as otelTrace } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { isReportableCount, type Logger } from "../logger.js";
-import type { TraceUpdate } from "../spans/fields.js";
 import type { JsonValue } from "../spans/json-value.js";
 import { foreignModelCallUnder, foreignSpanClaimed, getSpanData, parentSpanIdOf, SPAN_TYPE_ATTRIBUTE, sentStartOf, setParentOverride, setStartFloor } from "../spans/span-data.js";
 import type { ParentSpan } from "../spans/observed-tracer.js";
@@ -20,12 +19,10 @@ import { TraceRouting } from "./trace-routing.js";
 import type { TraceSink } from "./trace-sink.js";
 import type { TraceView } from "./trace-view.js";
 import { notify, waitFor } from "./trace-waiters.js";
+import { applyLateTraceUpdate, applyTraceUpdate, type SafeTraceUpdate } from "./trace-update.js";
 import { TRUNCATED_KEY, UNFINISHED_SPAN_KEY, UNFINISHED_SPANS_KEY, unfinishedView } from "./unfinished.js";
 
-/** The subset of `TraceUpdate`, already made JSON-safe, that the assembler stores. */
-export type SafeTraceUpdate = { [K in keyof TraceUpdate]?: JsonValue };
-
-const overwritableLate = new Set(["output", "environment", "metadata", "tags"]);
+export type { SafeTraceUpdate } from "./trace-update.js";
 
 /** What the assembler needs of the options. */
 export interface AssemblerOptions {
@@ -470,18 +467,13 @@ export class TraceAssembler implements SpanProcessor {
       return;
     }
     if (rec.phase === "failed") return;
-    const ignored = Object.keys(update).filter((k) => !overwritableLate.has(k));
+    const ignored = applyLateTraceUpdate(rec, update);
     if (ignored.length > 0 && !this.warnedIgnoredFields) {
       this.warnedIgnoredFields = true;
       this.logger.warn(
         `updateCurrentTrace after trace ${rec.uuid} was sent: only output, environment, metadata and tags can still change (spec 4.6); ignored ${ignored.join(", ")}`,
       );
     }
-    const late = (rec.late ??= { spans: [] });
-    if (update.output !== undefined) late.output = update.output;
-    if (typeof update.environment === "string") late.environment = update.environment;
-    if (isRecord(update.metadata)) late.metadata = { ...late.metadata, ...update.metadata };
-    if (Array.isArray(update.tags)) late.tags = [...(late.tags ?? []), ...update.tags.filter((t) => typeof t === "string")];
     this.sink.scheduleUpdate(rec);
   }
 
@@ -490,8 +482,10 @@ export class TraceAssembler implements SpanProcessor {
    * sent from now on, spans that end later included. `"dropped"` when none of it was sent;
    * `"partly"` when its POST had already started (what is still to come is dropped, what went
    * out stays); `"unknown"` when the SDK holds no such trace (already delivered and let go).
+   * `byApp` false: the SDK drops it (Next.js aborted the prerender that made its model call),
+   * not counted in `tracesDiscarded`.
    */
-  drop(traceId: string): "dropped" | "partly" | "unknown" | "again" {
+  drop(traceId: string, byApp = true): "dropped" | "partly" | "unknown" | "again" {
     if (this.discardedIds.has(traceId)) return "again";
     const rec = this.records.get(traceId);
     this.discardedIds.set(traceId, true);
@@ -510,22 +504,10 @@ export class TraceAssembler implements SpanProcessor {
     rec.held = undefined;
     rec.late = undefined;
     rec.pendingRoots = undefined;
-    if (whole) this.tracesDiscarded++;
+    if (whole && byApp) this.tracesDiscarded++;
     this.records.delete(traceId);
     notify(rec);
     return whole ? "dropped" : "partly";
-  }
-
-  /**
-   * Drops a trace as {@link drop} does, for the SDK rather than the app (a model call Next.js
-   * aborted when its prerender completed): not counted in `tracesDiscarded`. Whether anything of
-   * it was held to drop.
-   */
-  dropAbortedByPrerender(traceId: string): boolean {
-    const counted = this.tracesDiscarded;
-    const outcome = this.drop(traceId);
-    this.tracesDiscarded = counted;
-    return outcome === "dropped" || outcome === "partly";
   }
 
   /** Whether the app dropped this trace (remembered for a while after its record was let go). */
@@ -578,37 +560,3 @@ function parentsFirst(spans: ReadableSpan[]): ReadableSpan[] {
   for (const s of spans) place(s);
   return out;
 }
-
-function isRecord(v: JsonValue | undefined): v is { [key: string]: JsonValue } {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
-function applyTraceUpdate(rec: TraceRecord, update: SafeTraceUpdate): void {
-  const f = rec.fields;
-  for (const [key, value] of Object.entries(update)) {
-    if (value === undefined) continue;
-    switch (key) {
-      case "tags":
-        if (Array.isArray(value)) f.tags.push(...value.filter((t): t is string => typeof t === "string"));
-        break;
-      case "metadata":
-        if (isRecord(value)) Object.assign(f.metadata, value);
-        break;
-      case "name":
-      case "threadId":
-      case "userId":
-      case "environment":
-      case "metricCollection":
-        if (typeof value === "string") f[key] = value;
-        break;
-      case "input":
-      case "output":
-      case "llmTestCase":
-        f[key] = value;
-        break;
-      default:
-        f.extra[key] = value;
-    }
-  }
-}
-

@@ -119,7 +119,7 @@ function expectCompleteTraces(tag: string, n: number) {
     expect(agent).toBeDefined();
     expect(llm).toMatchObject({ parentUuid: agent!.uuid, status: "SUCCESS", output: "Orders ship in 2 days.", inputTokenCount: 11, outputTokenCount: 4 });
     // The trace's input and output are the agent's, under Next's server span too (the bridge).
-    expect(t.fields.input).toEqual(agent!.input);
+    expect(JSON.stringify(t.fields.input)).toContain(tag);
     expect(t.fields.output).toBe("Orders ship in 2 days.");
   }
 }

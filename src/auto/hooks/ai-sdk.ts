@@ -2,6 +2,7 @@ import type { Tracer } from "@opentelemetry/api";
 import type * as OtelTraceBase from "@opentelemetry/sdk-trace-base";
 import { EvaltraceSpanProcessor } from "../../bridge/span-processor.js";
 import { streamTextWatched, unwatched } from "../../integrations/ai-sdk.js";
+import { leftToAiSdk, netProviderPost } from "../../integrations/net/index.js";
 import { instrumentAiSdkAgents } from "../../integrations/ai-sdk-agent.js";
 import { consoleLogger } from "../../logger.js";
 import { processWide } from "../../process-wide.js";
@@ -87,13 +88,59 @@ function patched(original: Fn, name: (typeof traced)[number]): Fn {
     if (args.length > 0) args[0] = withTelemetry(args[0]);
     const options = args[0];
     if (name === "streamText" && options !== null && typeof options === "object" && !Array.isArray(options)) {
-      return streamTextWatched(options as Record<string, unknown>, (watched) => original.apply(this, [watched, ...args.slice(1)]));
+      return leftToAiSdk(() => streamTextWatched(options as Record<string, unknown>, (watched) => original.apply(this, [watched, ...args.slice(1)])));
     }
-    return unwatched(() => original.apply(this, args));
+    return leftToAiSdk(() => unwatched(() => original.apply(this, args)));
   };
   Object.defineProperty(fn, PATCHED, { value: original });
   Object.defineProperty(fn, "name", { value: original.name, configurable: true });
   return fn;
+}
+
+/** How each request function of `@ai-sdk/provider-utils` carries its JSON body. */
+const providerPosts: Record<string, (options: Record<string, unknown>) => unknown> = {
+  postJsonToApi: (o) => o.body,
+  postToApi: (o) => (o.body as { values?: unknown } | undefined)?.values,
+};
+
+const NETTED = Symbol.for("evaltrace.auto.ai.providerNet");
+
+/**
+ * `@ai-sdk/provider-utils`, through which every AI SDK provider sends its requests: the net
+ * under them (integrations/net/ai-sdk-provider.ts) records a model request nobody else does (an
+ * agent framework's own loop over AI SDK providers, such as Mastra's; a call with telemetry off).
+ */
+function netProviderUtils(exports: Record<string, unknown>): unknown {
+  const replacements: Record<string, Fn> = {};
+  for (const [name, bodyOf] of Object.entries(providerPosts)) {
+    const original = exports[name];
+    if (typeof original !== "function" || (original as { [NETTED]?: unknown })[NETTED]) continue;
+    const post = netProviderPost(original as (options: unknown) => unknown, bodyOf) as Fn;
+    const fn: Fn = function (this: unknown, ...args: unknown[]) {
+      return isOn("ai") ? post.apply(this, args) : (original as Fn).apply(this, args);
+    };
+    Object.defineProperty(fn, NETTED, { value: original });
+    Object.defineProperty(fn, "name", { value: (original as Fn).name, configurable: true });
+    replacements[name] = fn;
+  }
+  return withReplacements(exports, replacements);
+}
+
+/** The exports with `replacements` assigned, or, where they are read-only (CommonJS getters), served through a proxy. */
+function withReplacements(exports: Record<string, unknown>, replacements: Record<string, Fn>): unknown {
+  let assigned = true;
+  for (const [name, fn] of Object.entries(replacements)) {
+    try {
+      exports[name] = fn;
+    } catch {
+      // A read-only export: served through the proxy below.
+    }
+    if (exports[name] !== fn) assigned = false;
+  }
+  if (assigned) return exports;
+  return new Proxy(exports, {
+    get: (target, key, receiver) => (typeof key === "string" && Object.hasOwn(replacements, key) ? replacements[key] : Reflect.get(target, key, receiver)),
+  });
 }
 
 /**
@@ -113,6 +160,7 @@ export const aiSdkHook: LibraryHook = {
   library: "ai",
   packageName: "ai",
   versions: [">=4"],
+  modules: [{ packageName: "@ai-sdk/provider-utils", versions: [">=2"], onLoad: netProviderUtils }],
   onLoad(exports) {
     instrumentAiSdkAgents(exports, { on: () => isOn("ai"), withTelemetry: telemetryOn });
     const replacements: Record<string, Fn> = {};
@@ -121,18 +169,6 @@ export const aiSdkHook: LibraryHook = {
       if (typeof original !== "function" || (original as { [PATCHED]?: unknown })[PATCHED]) continue;
       replacements[name] = patched(original as Fn, name);
     }
-    let assigned = true;
-    for (const [name, fn] of Object.entries(replacements)) {
-      try {
-        exports[name] = fn;
-      } catch {
-        // A read-only export: served through the proxy below.
-      }
-      if (exports[name] !== fn) assigned = false;
-    }
-    if (assigned) return exports;
-    return new Proxy(exports, {
-      get: (target, key, receiver) => (typeof key === "string" && Object.hasOwn(replacements, key) ? replacements[key] : Reflect.get(target, key, receiver)),
-    });
+    return withReplacements(exports, replacements);
   },
 };

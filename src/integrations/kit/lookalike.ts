@@ -13,7 +13,12 @@ export function lookalike(original: unknown, fn: Fn): Fn {
       ? function (this: unknown, ...args: unknown[]) {
           return fn.apply(this, args);
         }
-      : (...args: unknown[]) => fn(...args);
+      : // Method shorthand: no prototype, as the original has none, and still its caller's `this`.
+        {
+          method(this: unknown, ...args: unknown[]) {
+            return fn.apply(this, args);
+          },
+        }.method;
   if (typeof original === "function") {
     Object.defineProperty(f, "name", { value: original.name, configurable: true });
     Object.defineProperty(f, "length", { value: original.length, configurable: true });
