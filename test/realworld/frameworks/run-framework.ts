@@ -31,8 +31,19 @@ export function preloadsFor(setup: Setup | "plain", bridge: string): string[] {
   return setup === "plain" ? [] : setup === "bridge" ? own : setup === "zero-code" ? auto : [...auto, ...own];
 }
 
+/** How a run ends beyond its own end. */
+export interface RunOptions {
+  /** Variables beyond harness.ts's. */
+  env?: Record<string, string>;
+  /**
+   * For a program that never ends on its own (something in the framework keeps the event loop
+   * alive): once stdout holds this text, the process is sent SIGTERM, as a server is stopped.
+   */
+  stopOnceItPrints?: string;
+}
+
 /** Runs `program` once with `preload` (before tsx and seeded-random), fresh fakes and emulator. */
-export async function runFramework(program: string, preload: string[], extraEnv: Record<string, string> = {}): Promise<FrameworkRun> {
+export async function runFramework(program: string, preload: string[], options: RunOptions = {}): Promise<FrameworkRun> {
   const dev = await startDevServer({ port: 0 });
   const fakes = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGoogleGenAI(), startFakeBedrock()]);
   const [openai, anthropic, google, bedrock] = fakes;
@@ -57,14 +68,19 @@ export async function runFramework(program: string, preload: string[], extraEnv:
       EVALTRACE_BASE_URL: dev.url,
       TSX_TSCONFIG_PATH: tsconfig,
       NO_COLOR: "1",
-      ...extraEnv,
+      ...options.env,
     };
     const flags = [...preload, "--import", seededRandom, ...(/\.[cm]?ts$/.test(program) ? ["--import", "tsx"] : [])];
     const started = Date.now();
     const child = spawn(process.execPath, [...flags, program], { cwd: packageRoot, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    const stopText = options.stopOnceItPrints;
+    child.stdout.setEncoding("utf8").on("data", (c: string) => {
+      const before = stdout;
+      stdout += c;
+      if (stopText !== undefined && !before.includes(stopText) && stdout.includes(stopText)) child.kill("SIGTERM");
+    });
     child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
     const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("close", (c, s) => resolve([c, s])));
