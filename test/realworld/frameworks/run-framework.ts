@@ -105,10 +105,7 @@ export const toolSpans = (run: FrameworkRun): Span[] => spansOf(run).filter((s) 
  * under its root, each tool span with its arguments and result.
  */
 export function expectTracedLikeDoneWhen(plain: FrameworkRun, traced: FrameworkRun, id: string): void {
-  const outcome: Outcome = { plain, traced, traces: traced.traces };
-  const verdicts = judge(outcome, { id, file: id });
-  const failed = Object.entries(verdicts).filter(([, v]) => v.status === "fail");
-  expect(failed, JSON.stringify(failed)).toEqual([]);
+  expect(failedChecks(plain, traced, id)).toEqual({});
   expect(traced.traces, "one trace per run").toHaveLength(1);
   const [trace] = traced.traces;
   const root = trace!.spans.filter((s) => !s.parentUuid);
@@ -128,6 +125,14 @@ export function expectTracedLikeDoneWhen(plain: FrameworkRun, traced: FrameworkR
     expect(s.input, `${s.name}: arguments`).toBeDefined();
     expect(s.output, `${s.name}: result`).toBeDefined();
   }
+}
+
+/** The real-world suite's checks (harness.ts `judge`) a traced run fails, each with why. */
+export function failedChecks(plain: FrameworkRun, traced: FrameworkRun, id: string): Record<string, string> {
+  const outcome: Outcome = { plain, traced, traces: traced.traces };
+  const failed: Record<string, string> = {};
+  for (const [check, v] of Object.entries(judge(outcome, { id, file: id }))) if (v.status === "fail") failed[check] = v.why;
+  return failed;
 }
 
 /** The plain run went as the program means: exit 0, an answer printed, nothing on stderr. */
