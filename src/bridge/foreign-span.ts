@@ -3,6 +3,7 @@ import { shapeValue } from "../encode/wire.js";
 import { processWide } from "../process-wide.js";
 import type { SpanType } from "../protocol/types.js";
 import { BeeAiRuns } from "../semconv/beeai.js";
+import { toolCallOf } from "../semconv/child-tools.js";
 import { finishedSpan } from "../semconv/finished.js";
 import { interpret } from "../semconv/interpret.js";
 import { type LogRecords, takeLogs } from "./log-records.js";
@@ -26,6 +27,9 @@ const MODEL_CALL = "chat";
  */
 const childOperations = processWide("bridge.childOperations", () => new WeakMap<object, string[]>());
 
+/** The GenAI tool spans (`gen_ai.tool.name`) started under each tracked span, read when it ends (semconv/child-tools.ts). */
+const childToolSpans = processWide("bridge.childToolSpans", () => new WeakMap<object, ReadableSpan[]>());
+
 /** Online-evaluation settings for the foreign llm spans of one span processor. */
 export interface ForeignEvaluation {
   metricCollection?: string;
@@ -43,11 +47,17 @@ export class ForeignReader implements ForeignSpanSource {
 
   /**
    * A tracked span got a child: its GenAI operation, else its AI SDK `ai.operationId` (a call of
-   * the AI SDK, whose telemetry zero-code turns on), if it has one, is noted for the parent.
+   * the AI SDK, whose telemetry zero-code turns on), if it has one, is noted for the parent, and
+   * a GenAI tool span is kept for it, its tool call read when the parent ends.
    */
   childStarted(parent: object, child: ReadableSpan): void {
     const op = child.attributes?.["gen_ai.operation.name"] ?? child.attributes?.["ai.operationId"];
     if (typeof op === "string") this.noteOperation(parent, op);
+    if (child.attributes?.["gen_ai.tool.name"] !== undefined) {
+      const tools = childToolSpans.get(parent);
+      if (tools) tools.push(child);
+      else childToolSpans.set(parent, [child]);
+    }
   }
 
   /**
@@ -71,7 +81,8 @@ export class ForeignReader implements ForeignSpanSource {
 
   /** What the conventions read of `span`, with its records `logs` and its children's operations. */
   finished(span: ReadableSpan, logs: LogRecords | undefined) {
-    return this.beeAi.fold(span, finishedSpan(span, logs, childOperations.get(span)));
+    const toolCalls = childToolSpans.get(span)?.flatMap((tool) => toolCallOf(tool.attributes ?? {}) ?? []);
+    return this.beeAi.fold(span, finishedSpan(span, logs, childOperations.get(span), toolCalls));
   }
 
   /** Reads a span that has not ended, as it stands (what its trace sends for it now). */
