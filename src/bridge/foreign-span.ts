@@ -1,7 +1,9 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { shapeValue } from "../encode/wire.js";
+import { processWide } from "../process-wide.js";
 import type { SpanType } from "../protocol/types.js";
 import { BeeAiRuns } from "../semconv/beeai.js";
+import { toolCallOf } from "../semconv/child-tools.js";
 import { finishedSpan } from "../semconv/finished.js";
 import { interpret } from "../semconv/interpret.js";
 import { type LogRecords, takeLogs } from "./log-records.js";
@@ -17,6 +19,17 @@ import { checkField, spanFieldRules } from "../spans/validate-fields.js";
 /** The GenAI operation a model call of ours counts as, under a span of another instrumentation. */
 const MODEL_CALL = "chat";
 
+/**
+ * The operations of the children each tracked span has had (see childStarted). One map for all
+ * the span processors of the process, whichever copy of the SDK (ESM or CommonJS) made them: a
+ * child may start under another provider's span (zero-code's AI SDK spans, made by a provider of
+ * its own, under a framework's span on the app's provider).
+ */
+const childOperations = processWide("bridge.childOperations", () => new WeakMap<object, string[]>());
+
+/** The GenAI tool spans (`gen_ai.tool.name`) started under each tracked span, read when it ends (semconv/child-tools.ts). */
+const childToolSpans = processWide("bridge.childToolSpans", () => new WeakMap<object, ReadableSpan[]>());
+
 /** Online-evaluation settings for the foreign llm spans of one span processor. */
 export interface ForeignEvaluation {
   metricCollection?: string;
@@ -29,15 +42,22 @@ export interface ForeignEvaluation {
  * ends: a span sent unfinished (its trace could wait no longer) is read as it stands.
  */
 export class ForeignReader implements ForeignSpanSource {
-  /** The GenAI operations (`gen_ai.operation.name`) of the children each tracked span has had. */
-  private readonly children = new WeakMap<object, string[]>();
 
   constructor(readonly evaluation: ForeignEvaluation | undefined) {}
 
-  /** A tracked span got a child: its GenAI operation, if it has one, is noted for the parent. */
+  /**
+   * A tracked span got a child: its GenAI operation, else its AI SDK `ai.operationId` (a call of
+   * the AI SDK, whose telemetry zero-code turns on), if it has one, is noted for the parent, and
+   * a GenAI tool span is kept for it, its tool call read when the parent ends.
+   */
   childStarted(parent: object, child: ReadableSpan): void {
-    const op = child.attributes?.["gen_ai.operation.name"];
+    const op = child.attributes?.["gen_ai.operation.name"] ?? child.attributes?.["ai.operationId"];
     if (typeof op === "string") this.noteOperation(parent, op);
+    if (child.attributes?.["gen_ai.tool.name"] !== undefined) {
+      const tools = childToolSpans.get(parent);
+      if (tools) tools.push(child);
+      else childToolSpans.set(parent, [child]);
+    }
   }
 
   /**
@@ -51,8 +71,8 @@ export class ForeignReader implements ForeignSpanSource {
   }
 
   private noteOperation(parent: object, op: string): void {
-    const ops = this.children.get(parent);
-    if (!ops) this.children.set(parent, [op]);
+    const ops = childOperations.get(parent);
+    if (!ops) childOperations.set(parent, [op]);
     else if (!ops.includes(op)) ops.push(op);
   }
 
@@ -61,7 +81,8 @@ export class ForeignReader implements ForeignSpanSource {
 
   /** What the conventions read of `span`, with its records `logs` and its children's operations. */
   finished(span: ReadableSpan, logs: LogRecords | undefined) {
-    return this.beeAi.fold(span, finishedSpan(span, logs, this.children.get(span)));
+    const toolCalls = childToolSpans.get(span)?.flatMap((tool) => toolCallOf(tool.attributes ?? {}) ?? []);
+    return this.beeAi.fold(span, finishedSpan(span, logs, childOperations.get(span), toolCalls));
   }
 
   /** Reads a span that has not ended, as it stands (what its trace sends for it now). */

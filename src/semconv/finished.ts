@@ -1,4 +1,5 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { JsonValue } from "../spans/json-value.js";
 import { scopeNameOf } from "../spans/span-shape.js";
 import type { FinishedSpan } from "./types.js";
 
@@ -6,9 +7,10 @@ const NO_LOGS: FinishedSpan["logs"] = Object.freeze([]);
 
 /**
  * What the conventions read of a span: name, attributes, events, its correlated log records
- * (taken from the buffer by the caller) and the GenAI operations of its children.
+ * (taken from the buffer by the caller), the GenAI operations of its children and the tool calls
+ * its tool children ran.
  */
-export function finishedSpan(span: ReadableSpan, logs: FinishedSpan["logs"] | undefined, childOperations?: readonly string[]): FinishedSpan {
+export function finishedSpan(span: ReadableSpan, logs: FinishedSpan["logs"] | undefined, childOperations?: readonly string[], childToolCalls?: readonly JsonValue[]): FinishedSpan {
   // One shape for every span (each field present, undefined when it has none): the conventions'
   // optimized code is built on it (test/spans/kept-shapes.test.ts).
   return {
@@ -17,6 +19,7 @@ export function finishedSpan(span: ReadableSpan, logs: FinishedSpan["logs"] | un
     events: span.events ?? [],
     logs: logs ?? NO_LOGS,
     childOperations,
+    childToolCalls,
     scope: scopeNameOf(span),
   };
 }

@@ -5,8 +5,9 @@ import type { Convention, FinishedSpan } from "./types.js";
 import { json, str } from "./values.js";
 
 /**
- * `genkit:metadata:subtype` (the action type) → span type. Spans of other `genkit:type`s
- * (`util`: generate's helpers around the model action) are left out, their children re-parented.
+ * `genkit:metadata:subtype` (the action type) → span type. Of the `util` spans only `generate`
+ * (the tool loop around the model actions, see `isGenerate`) is kept; other `genkit:type`s are
+ * left out, their children re-parented.
  */
 const subtypes: Record<string, SpanType> = {
   flow: "base",
@@ -36,6 +37,14 @@ function replyMessages(output: JsonValue | undefined): JsonValue[] | undefined {
   return isObj(first) && isObj(first.message) ? messages([first.message]) : undefined;
 }
 
+/**
+ * `ai.generate()`'s own span (`genkit:type` util, named `generate`): kept as a base span with the
+ * conversation it was asked and the answer it returned, since it is the trace's root when an app
+ * calls generate outside a flow (the guide's tool-calling example), and the trace's input and
+ * output are its root's.
+ */
+const isGenerate = (span: FinishedSpan) => span.attributes["genkit:type"] === "util" && span.attributes["genkit:name"] === "generate";
+
 const input = (span: FinishedSpan) => json(span.attributes["genkit:input"]);
 const output = (span: FinishedSpan) => json(span.attributes["genkit:output"]);
 
@@ -57,7 +66,7 @@ export const genkit: Convention = {
   claims: (span) => span.attributes["genkit:type"] !== undefined,
   type(span) {
     const a = span.attributes;
-    if (a["genkit:type"] === "flowStep") return "base";
+    if (a["genkit:type"] === "flowStep" || isGenerate(span)) return "base";
     if (a["genkit:type"] !== "action") return undefined;
     return subtypes[String(a["genkit:metadata:subtype"])] ?? "base";
   },
@@ -65,12 +74,12 @@ export const genkit: Convention = {
   spanName: (span, type) => (type === "tool" ? str(span.attributes["genkit:name"]) : undefined),
   input(span, type) {
     const value = input(span);
-    if (type === "llm" && isObj(value)) return (readConversation(messages(value.messages))?.messages as unknown as JsonValue) ?? value;
+    if ((type === "llm" || isGenerate(span)) && isObj(value)) return (readConversation(messages(value.messages))?.messages as unknown as JsonValue) ?? value;
     return value;
   },
   output(span, type) {
     const value = output(span);
-    if (type === "llm") return outputText(readConversation(replyMessages(value))) ?? value;
+    if (type === "llm" || isGenerate(span)) return outputText(readConversation(replyMessages(value))) ?? value;
     return value;
   },
   extra(span, type) {

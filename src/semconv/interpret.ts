@@ -5,6 +5,7 @@ import { MAX_NAME_CHARS, truncateString } from "../util/string-limits.js";
 import { checkField, spanFieldRules } from "../spans/validate-fields.js";
 import { adk } from "./adk.js";
 import { aiSdk } from "./ai-sdk.js";
+import { childToolCalls } from "./child-tools.js";
 import { genAi } from "./genai.js";
 import { genkit } from "./genkit.js";
 import { langfuseInput, langfuseOutput } from "./langfuse.js";
@@ -65,6 +66,11 @@ export function interpret(span: FinishedSpan): Mapped | undefined {
       // What the convention did not find, from Langfuse's attributes (langfuse.ts).
       if (input === undefined) input = langfuseInput(span, type);
       if (output === undefined) output = langfuseOutput(span, type);
+      // An llm span that recorded no reply, with the tool calls its tool children ran (child-tools.ts).
+      if (type === "llm" && output === undefined && fields.toolsCalled === undefined) {
+        const calls = childToolCalls(span);
+        if (calls !== undefined) [output, fields.toolsCalled] = [calls.output, calls.toolsCalled];
+      }
     }
     for (const key in fields) {
       if (!Object.hasOwn(spanFieldRules, key)) continue;

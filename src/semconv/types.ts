@@ -27,6 +27,8 @@ export interface FinishedSpan {
    * an operation that wraps model calls of its own kind is no model call itself.
    */
   childOperations?: readonly string[];
+  /** The tool calls of the GenAI tool spans that ran under it, as OpenAI `tool_calls` entries (child-tools.ts). */
+  childToolCalls?: readonly JsonValue[];
   /** The name of the instrumentation that made it (its scope), when it has one. */
   scope?: string;
 }

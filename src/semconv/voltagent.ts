@@ -20,9 +20,16 @@ const spanTypes: Record<string, SpanType> = {
 };
 const entityTypes: Record<string, SpanType> = { agent: "agent", workflow: "base" };
 
+/**
+ * A VoltAgent llm span is one AI SDK call (`llm:generateText`, `llm:streamText`), all its steps.
+ * Where the AI SDK's own telemetry records that call under it (zero-code turns it on: an
+ * `ai.*` operation among its `childOperations`, bridge/foreign-span.ts), the AI SDK's spans have
+ * one llm span per model request, and VoltAgent's is a base span around them (tokens once).
+ */
 function kind(span: FinishedSpan): SpanType | undefined {
   const a = span.attributes;
   const spanType = str(a["span.type"]);
+  if (spanType === "llm" && span.childOperations?.some((op) => op.startsWith("ai."))) return "base";
   if (spanType !== undefined) return spanTypes[spanType];
   const entity = str(a["entity.type"]);
   return entity === undefined ? undefined : entityTypes[entity];

@@ -13,6 +13,7 @@ import { isLater, preciseNow } from "../spans/time.js";
 import { ChurnMap } from "../util/churn-map.js";
 import { MAX_REMEMBERED_TRACES, RecentTraces } from "../util/recent-traces.js";
 import { markJoinedRemotely } from "./joined-remotely.js";
+import { parentsFirst } from "./parents-first.js";
 import { markDroppedByApp, markNothingToSend, markQueued, startAsLate } from "./trace-phase.js";
 import { addOpenSpan, clearOpenSpans, endOpenSpan, newTraceRecord, recordOf, type TraceRecord } from "./trace-record.js";
 import { TraceRouting } from "./trace-routing.js";
@@ -545,18 +546,3 @@ function parentOf(span: Span, parentContext: Context, parentSpan: ParentSpan): o
   return parentSpan === undefined ? otelTrace.getSpan(parentContext) : (parentSpan ?? undefined);
 }
 
-/** Orders spans so that each comes after its parent when both are in the list. */
-function parentsFirst(spans: ReadableSpan[]): ReadableSpan[] {
-  const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
-  const out: ReadableSpan[] = [];
-  const placed = new Set<ReadableSpan>();
-  const place = (s: ReadableSpan) => {
-    if (placed.has(s)) return;
-    placed.add(s);
-    const parent = byId.get(parentSpanIdOf(s) ?? "");
-    if (parent) place(parent);
-    out.push(s);
-  };
-  for (const s of spans) place(s);
-  return out;
-}

@@ -64,7 +64,7 @@ describe("Firebase Genkit (genkit:* attributes)", () => {
     expect(mapped).toMatchObject({ type: "llm", fields: { toolsCalled: [{ name: "getWeather", inputParameters: { city: "Paris" } }] } });
   });
 
-  it("a tool action is a tool span with its input and output; a flow a span with its input and output; generate's util spans are left out", () => {
+  it("a tool action is a tool span with its input and output; a flow a span with its input and output; generate's own util span a base span with the conversation and the answer, other util spans left out", () => {
     expect(interpret(span("getWeather", { "genkit:type": "action", "genkit:metadata:subtype": "tool", "genkit:name": "getWeather", "genkit:input": j({ city: "Paris" }), "genkit:output": j({ temperature: 18 }) }))).toMatchObject({
       type: "tool",
       name: "getWeather",
@@ -76,7 +76,14 @@ describe("Firebase Genkit (genkit:* attributes)", () => {
       input: "Paris",
       output: "It is 18°C in Paris.",
     });
-    expect(interpret(span("generate", { "genkit:type": "util", "genkit:name": "generate", "genkit:input": j(request) }))).toBeUndefined();
+    // generate's own span is kept (the root when an app calls generate outside a flow), as a base
+    // span with the conversation asked and the answer given; other util spans are left out.
+    expect(interpret(span("generate", { "genkit:type": "util", "genkit:name": "generate", "genkit:input": j(request), "genkit:output": j({ message: { role: "model", content: [{ text: "It is 18°C in Paris." }] } }) }))).toMatchObject({
+      type: "base",
+      input: expect.arrayContaining([{ role: "user", content: "Weather in Paris?" }]),
+      output: "It is 18°C in Paris.",
+    });
+    expect(interpret(span("resolve", { "genkit:type": "util", "genkit:name": "resolve", "genkit:input": j(request) }))).toBeUndefined();
   });
 });
 

@@ -1,6 +1,7 @@
 import { type Span, trace } from "@opentelemetry/api";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { flush, observe, updateLlmSpan } from "../../../src/index.js";
+import { EvaltraceSpanProcessor, flush, observe, updateLlmSpan } from "../../../src/index.js";
 import { outline, startBridge, traceNamed } from "./bridge.js";
 
 // Issue 43: with zero-code and a framework's own telemetry both on, a model request is seen twice:
@@ -38,6 +39,32 @@ describe("one llm span per model request, zero-code and a framework's telemetry 
     const t = traceNamed(bridge.dev, "strands");
     expect(outline(t)).toEqual(["agent strands", "  base strands model call", "    llm openai.chat"]);
     expect(t.spans.filter((s) => s.inputTokenCount !== undefined).map((s) => s.inputTokenCount)).toEqual([12]);
+  });
+
+  it("VoltAgent's llm span (one AI SDK call) around the AI SDK's own spans of that call (zero-code turns them on) is a base span: their llm spans alone count", async () => {
+    const voltagent = trace.getTracer("@voltagent/core");
+    // Zero-code makes the AI SDK's spans with a provider of its own (auto/hooks/ai-sdk.ts), the app's
+    // provider has VoltAgent's: two span processors, one trace.
+    const aiSdk = new BasicTracerProvider({ spanProcessors: [new EvaltraceSpanProcessor()] }).getTracer("ai");
+    const common = { "entity.type": "agent", "entity.name": "WeatherAgent", "operation.id": "op1" };
+    const step = (n: number) =>
+      aiSdk.startActiveSpan("ai.generateText.doGenerate", { attributes: { "ai.operationId": "ai.generateText.doGenerate", "ai.model.id": "gpt-4o", "ai.model.provider": "openai.responses", "ai.usage.promptTokens": n, "ai.usage.completionTokens": 3 } }, (s: Span) => s.end());
+    await voltagent.startActiveSpan("WeatherAgent", { attributes: common }, async (agent: Span) => {
+      await voltagent.startActiveSpan("llm:generateText", { attributes: { ...common, "span.type": "llm", "llm.model": "gpt-4o", "llm.messages": "[]" } }, async (call: Span) => {
+        await aiSdk.startActiveSpan("ai.generateText", { attributes: { "ai.operationId": "ai.generateText", "ai.model.id": "gpt-4o" } }, async (generate: Span) => {
+          step(20);
+          step(9);
+          generate.end();
+        });
+        call.setAttributes({ "llm.usage.prompt_tokens": 9, "llm.usage.completion_tokens": 3 });
+        call.end();
+      });
+      agent.end();
+    });
+    expect((await flush()).ok).toBe(true);
+    const t = traceNamed(bridge.dev, "WeatherAgent");
+    expect(outline(t)).toEqual(["agent WeatherAgent", "  base llm:generateText", "    base ai.generateText", "      llm ai.generateText.doGenerate", "      llm ai.generateText.doGenerate"]);
+    expect(t.spans.filter((s) => s.inputTokenCount !== undefined).map((s) => s.inputTokenCount)).toEqual([20, 9]);
   });
 
   it("ADK's call_llm span (a model, no operation) around our llm span is a base span", async () => {
