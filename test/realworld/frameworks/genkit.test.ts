@@ -4,7 +4,7 @@ import { runsHere } from "../../helpers/skips.js";
 import { expectPlainRunClean, expectTracedLikeDoneWhen, type FrameworkRun, llmSpans, normalized, preloadsFor, runFramework, toolSpans } from "./run-framework.js";
 
 // Issue 43: Firebase Genkit (genkit 1.42.0, @genkit-ai/google-genai 1.42.0, pinned in
-// genkit/package.json and installed by genkit/install.mjs) run from its own tool-calling guide
+// genkit/package.json and installed by install.mjs "genkit") run from its own tool-calling guide
 // (genkit/program.ts, source in genkit/SOURCE.md) against the fake Gemini server, untraced and in
 // three setups. Bridge: genkit/bridge.mjs, preloaded, calls Genkit's own `enableTelemetry` with
 // our span processor (Genkit builds an OpenTelemetry NodeSDK 1.x with it). Zero-code: the
@@ -22,8 +22,8 @@ const runs = new Map<string, FrameworkRun>();
 
 describe.skipIf(!onNode)("Firebase Genkit 1.42, its tool-calling guide, offline against the fake Gemini server", () => {
   beforeAll(async () => {
-    const { install } = (await import(pathToFileURL(`${dir}install.mjs`).href)) as { install: () => void };
-    install();
+    const { install } = (await import(new URL("./install.mjs", import.meta.url).href)) as { install: (name: string) => void };
+    install("genkit");
     for (const setup of ["plain", "bridge", "zero-code", "both"] as const) runs.set(setup, await runFramework(program, preloadsFor(setup, bridge)));
   }, 300_000);
 

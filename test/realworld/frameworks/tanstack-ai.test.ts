@@ -5,7 +5,7 @@ import { isModelCall } from "../tap.js";
 import { expectPlainRunClean, expectTracedLikeDoneWhen, failedChecks, type FrameworkRun, llmSpans, preloadsFor, runFramework, toolSpans } from "./run-framework.js";
 
 // Issue 43: TanStack AI (@tanstack/ai 0.58.0 with @tanstack/ai-openai 0.23.1, pinned in
-// tanstack-ai/package.json and installed by tanstack-ai/install.mjs) run from its OpenTelemetry
+// tanstack-ai/package.json and installed by install.mjs "tanstack-ai") run from its OpenTelemetry
 // guide (tanstack-ai/program.ts, source in tanstack-ai/SOURCE.md): `chat()` with `otelMiddleware`
 // (`captureContent: true`) and one tool, on the fake OpenAI server (the Responses API, through
 // the openai SDK), untraced and in three setups.
@@ -43,8 +43,8 @@ const outline = (run: FrameworkRun) =>
 
 describe.skipIf(!onNode)("TanStack AI 0.58 otelMiddleware, its OpenTelemetry guide with a tool, offline against the fake OpenAI server", () => {
   beforeAll(async () => {
-    const { install } = (await import(pathToFileURL(`${dir}install.mjs`).href)) as { install: () => void };
-    install();
+    const { install } = (await import(new URL("./install.mjs", import.meta.url).href)) as { install: (name: string) => void };
+    install("tanstack-ai");
     for (const setup of ["plain", "bridge", "zero-code", "both"] as const) runs.set(setup, await runFramework(program, preloadsFor(setup, bridge)));
   }, 300_000);
 

@@ -5,7 +5,7 @@ import { isModelCall } from "../tap.js";
 import { expectTracedLikeDoneWhen, type FrameworkRun, llmSpans, normalized, preloadsFor, runFramework, toolSpans } from "./run-framework.js";
 
 // Issue 43: VoltAgent (@voltagent/core 2.10.0 with ai 6.0.333, pinned in voltagent/package.json
-// and installed by voltagent/install.mjs) run from its own tools guide (voltagent/program.ts,
+// and installed by install.mjs "voltagent") run from its own tools guide (voltagent/program.ts,
 // source in voltagent/SOURCE.md): an agent with one tool, `generateText` on the fake OpenAI
 // server (the Responses API, through @ai-sdk/openai), untraced and in three setups.
 // - Bridge: voltagent/bridge.mjs, preloaded, makes a VoltAgentObservability with our span
@@ -42,8 +42,8 @@ const outline = (run: FrameworkRun) => {
 
 describe.skipIf(!onNode)("VoltAgent 2.10, its tools guide, offline against the fake OpenAI server", () => {
   beforeAll(async () => {
-    const { install } = (await import(pathToFileURL(`${dir}install.mjs`).href)) as { install: () => void };
-    install();
+    const { install } = (await import(new URL("./install.mjs", import.meta.url).href)) as { install: (name: string) => void };
+    install("voltagent");
     for (const setup of ["plain", "bridge", "zero-code", "both"] as const) runs.set(setup, await runFramework(program, preloadsFor(setup, bridge), { stopOnceItPrints: answer }));
   }, 300_000);
 
