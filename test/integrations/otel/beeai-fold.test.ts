@@ -20,12 +20,17 @@ afterAll(async () => bridge?.close());
 const j = (v: unknown) => JSON.stringify(v);
 const KIND = "openinference.span.kind";
 
+// Each event a millisecond after the one before: spans made in one synchronous burst can share a
+// microsecond (the stored precision), and their order would then be a tie (seen on Bun).
+let clock = Date.now();
+const tick = () => (clock += 1);
+
 function event(tracer: Tracer, path: string, n: number, attributes: Attributes, inside?: () => void): void {
   const name = path.slice(path.lastIndexOf(".") + 1);
-  tracer.startActiveSpan(`${path}-${n}`, { attributes: { target: path, name, traceId: "bee-trace", ...attributes } }, (span) => {
+  tracer.startActiveSpan(`${path}-${n}`, { startTime: tick(), attributes: { target: path, name, traceId: "bee-trace", ...attributes } }, (span) => {
     inside?.();
     span.setStatus({ code: SpanStatusCode.OK });
-    span.end();
+    span.end(tick());
   });
 }
 
@@ -47,7 +52,7 @@ function chatModelCall(tracer: Tracer, n: number, input: string, output: { text?
 describe("OpenInference's BeeAI spans, folded", () => {
   it("one llm span per model call (input from its start event, output and tokens from its success event) and one tool span per tool run; the agent's event spans and the finish spans left out", async () => {
     const tracer = trace.getTracer("@arizeai/openinference-instrumentation-beeai");
-    tracer.startActiveSpan("beeai-framework-main", { attributes: { [KIND]: "AGENT", source: "ToolCallingAgent", "input.value": "Weather in Paris?", "output.value": j({ role: "assistant", text: "It is 18°C in Paris." }) } }, (main) => {
+    tracer.startActiveSpan("beeai-framework-main", { startTime: tick(), attributes: { [KIND]: "AGENT", source: "ToolCallingAgent", "input.value": "Weather in Paris?", "output.value": j({ role: "assistant", text: "It is 18°C in Paris." }) } }, (main) => {
       event(tracer, "agent.toolCalling.start", 1, { [KIND]: "AGENT", iteration: 1 }, () => {
         chatModelCall(tracer, 1, "Weather in Paris?", { toolCall: j([{ type: "tool-call", toolName: "get_weather", input: { city: "Paris" } }]) }, [20, 6]);
         event(tracer, "tool.custom.get_weather.start", 1, { [KIND]: "TOOL", "tool.parameters": j({ city: "Paris" }) });
@@ -56,7 +61,7 @@ describe("OpenInference's BeeAI spans, folded", () => {
         chatModelCall(tracer, 2, "Weather in Paris?", { text: "It is 18°C in Paris." }, [40, 9]);
       });
       event(tracer, "agent.toolCalling.success", 1, { [KIND]: "AGENT", "output.value": j({ role: "assistant", text: "It is 18°C in Paris." }) });
-      main.end();
+      main.end(tick());
     });
     expect((await flush()).ok).toBe(true);
     const t = traceNamed(bridge.dev, "beeai-framework-main");
