@@ -45,14 +45,14 @@ export interface Outcome {
 const PROGRAM_TIMEOUT_MS = 120_000;
 
 /** A child process's end and output. */
-interface Ended {
+export interface Ended {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
 
-interface Started {
+export interface Started {
   child: ChildProcess;
   /** Resolves once stdout holds `text` (rejects if the process ends first). */
   printed(text: string): Promise<void>;
@@ -60,7 +60,7 @@ interface Started {
 }
 
 /** Spawns `file` (TypeScript through tsx) with `preload` before our own preloads. */
-function start(file: string, args: string[], preload: string[], env: Record<string, string>, stdin: string): Started {
+export function start(file: string, args: string[], preload: string[], env: Record<string, string>, stdin: string): Started {
   const flags = [...preload, "--import", seededRandom, ...(/\.[cm]?ts$/.test(file) ? ["--import", "tsx"] : [])];
   const child = spawn(process.execPath, [...flags, file, ...args], { cwd: packageRoot, env, stdio: ["pipe", "pipe", "pipe"] });
   child.stdin!.on("error", () => {});
@@ -107,10 +107,28 @@ async function freePort(): Promise<number> {
 }
 
 /** Runs `program` once, against fresh fakes (so that their ids and counters start alike in both runs). */
-async function runOnce(program: Program, ownPreload: string[], service: { url: string; key: string }): Promise<Run> {
-  const preload = program.node22 ? [...ownPreload, ...node22ChildFlags] : ownPreload;
-  const [openai, anthropic, google, bedrock] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGoogleGenAI(), startFakeBedrock()]);
-  const pace: Record<string, string> = program.paceMs ? { "x-fake-stream-delay-ms": String(program.paceMs) } : {};
+/** The fakes' base URLs (their taps'), for a program that reads a variable of its own. */
+export interface FakeUrls {
+  openai: string;
+  anthropic: string;
+  google: string;
+  bedrock: string;
+}
+
+/** The fake model servers, each behind a tap that records what it served. */
+export interface TappedFakes {
+  urls: FakeUrls;
+  /** The environment a program runs in: each SDK pointed at its tap, `service` the emulator. */
+  env(service: { url: string; key: string }): Record<string, string>;
+  /** What the fakes served, in order. */
+  calls(): ServedCall[];
+  close(): Promise<void>;
+}
+
+/** Starts the four fakes behind taps (`pace`: headers each tap adds to every request, to slow streams). */
+export async function startTappedFakes(pace: Record<string, string> = {}): Promise<TappedFakes> {
+  const fakes = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGoogleGenAI(), startFakeBedrock()]);
+  const [openai, anthropic, google, bedrock] = fakes;
   const taps: Tap[] = await Promise.all([
     startTap("openai", openai.url, pace),
     startTap("anthropic", anthropic.url, pace),
@@ -118,30 +136,43 @@ async function runOnce(program: Program, ownPreload: string[], service: { url: s
     startTap("bedrock", bedrock.url, pace),
   ]);
   const [openaiTap, anthropicTap, googleTap, bedrockTap] = taps as [Tap, Tap, Tap, Tap];
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    HOME: process.env.HOME ?? "/tmp",
-    // Each SDK's own variables for its key and base URL: the programs are run as their READMEs say.
-    OPENAI_API_KEY: "sk-fake",
-    OPENAI_BASE_URL: openaiTap.url,
-    ANTHROPIC_API_KEY: "sk-ant-fake",
-    ANTHROPIC_BASE_URL: anthropicTap.url,
-    GEMINI_API_KEY: "fake-gemini-key",
-    GOOGLE_GEMINI_BASE_URL: googleTap.url,
-    // The AWS SDK's service-specific endpoint variable, static credentials (unchecked), and no
-    // warning about the Node version on stderr (it depends on the Node that runs the suite).
-    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockTap.url,
-    AWS_ACCESS_KEY_ID: "AKIAFAKEFAKEFAKEFAKE",
-    AWS_SECRET_ACCESS_KEY: "fake-secret-access-key",
-    AWS_REGION: "us-east-1",
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-    // evaltrace/auto reads these (the plain run has them too, unread: both runs see the same environment).
-    EVALTRACE_API_KEY: service.key,
-    EVALTRACE_BASE_URL: service.url,
-    // The examples were written against their repositories' compiler settings, not ours.
-    TSX_TSCONFIG_PATH: tsconfig,
-    NO_COLOR: "1",
+  return {
+    urls: { openai: openaiTap.url, anthropic: anthropicTap.url, google: googleTap.url, bedrock: bedrockTap.url },
+    env: (service) => ({
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      // Each SDK's own variables for its key and base URL: the programs are run as their READMEs say.
+      OPENAI_API_KEY: "sk-fake",
+      OPENAI_BASE_URL: openaiTap.url,
+      ANTHROPIC_API_KEY: "sk-ant-fake",
+      ANTHROPIC_BASE_URL: anthropicTap.url,
+      GEMINI_API_KEY: "fake-gemini-key",
+      GOOGLE_GEMINI_BASE_URL: googleTap.url,
+      // The AWS SDK's service-specific endpoint variable, static credentials (unchecked), and no
+      // warning about the Node version on stderr (it depends on the Node that runs the suite).
+      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockTap.url,
+      AWS_ACCESS_KEY_ID: "AKIAFAKEFAKEFAKEFAKE",
+      AWS_SECRET_ACCESS_KEY: "fake-secret-access-key",
+      AWS_REGION: "us-east-1",
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      // evaltrace/auto reads these (a plain run has them too, unread: every run sees the same environment).
+      EVALTRACE_API_KEY: service.key,
+      EVALTRACE_BASE_URL: service.url,
+      // The examples were written against their repositories' compiler settings, not ours.
+      TSX_TSCONFIG_PATH: tsconfig,
+      NO_COLOR: "1",
+    }),
+    calls: () => taps.flatMap((t) => t.calls),
+    close: async () => {
+      await Promise.all([...taps.map((t) => t.close()), ...fakes.map((f) => f.close())]);
+    },
   };
+}
+
+async function runOnce(program: Program, ownPreload: string[], service: { url: string; key: string }): Promise<Run> {
+  const preload = program.node22 ? [...ownPreload, ...node22ChildFlags] : ownPreload;
+  const fakes = await startTappedFakes(program.paceMs ? { "x-fake-stream-delay-ms": String(program.paceMs) } : {});
+  const env = fakes.env(service);
   const started = Date.now();
   const port = program.companion ? await freePort() : 0;
   const companion = program.companion ? start(`${programsDir}${program.companion.file}`, [], preload, { ...env, MCP_PORT: String(port) }, "") : undefined;
@@ -162,11 +193,11 @@ async function runOnce(program: Program, ownPreload: string[], service: { url: s
       stderr: masked(ended.stderr),
       ...(side ? { companion: { stdout: masked(side.stdout), stderr: masked(side.stderr) } } : {}),
       ms: Date.now() - started,
-      calls: taps.flatMap((t) => t.calls),
+      calls: fakes.calls(),
     };
   } finally {
     if (companion && companion.child.exitCode === null && companion.child.signalCode === null) await stop(companion, "SIGKILL", 1_000);
-    await Promise.all([...taps.map((t) => t.close()), openai.close(), anthropic.close(), google.close(), bedrock.close()]);
+    await fakes.close();
   }
 }
 

@@ -1,10 +1,6 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { startDevServer } from "../../../src/devserver/index.js";
-import { startFakeAnthropic, startFakeBedrock, startFakeGoogleGenAI, startFakeOpenAI } from "../../../src/fakes/index.js";
-import { packageRoot } from "../../helpers/child.js";
-import { normalizeOutput, type Span, type StoredTrace } from "../harness.js";
-import { isModelCall, type ServedCall, startTap, type Tap } from "../tap.js";
+import { type FakeUrls, normalizeOutput, type Span, type StoredTrace, start, startTappedFakes } from "../harness.js";
+import { isModelCall, type ServedCall } from "../tap.js";
 
 // Runs an agent framework's official program (test/realworld/frameworks/<name>/) in a child
 // process against the fakes (a recording proxy in front of each, tap.ts) and a fresh emulator,
@@ -12,8 +8,6 @@ import { isModelCall, type ServedCall, startTap, type Tap } from "../tap.js";
 // The environment is the real-world suite's (harness.ts): each SDK's own key and base-URL
 // variables, tsx with the examples' compiler settings, the fixed Math.random.
 
-const seededRandom = pathToFileURL(fileURLToPath(new URL("../seeded-random.mjs", import.meta.url))).href;
-const tsconfig = fileURLToPath(new URL("../tsconfig.programs.json", import.meta.url));
 const TIMEOUT_MS = 90_000;
 
 /** One setup's run: what the program printed, what the fakes served, what the emulator stored. */
@@ -27,64 +21,44 @@ export interface SetupRun {
   traces: StoredTrace[];
 }
 
-/** The fakes' base URLs (their taps'), for a framework that reads a variable of its own. */
-export interface FakeUrls {
-  openai: string;
-  anthropic: string;
-  google: string;
-  bedrock: string;
+export type { FakeUrls } from "../harness.js";
+
+/** How a run ends beyond its own end. */
+export interface SetupOptions {
+  /**
+   * For a program that never ends on its own (something in the framework keeps the event loop
+   * alive): once stdout holds this text, the process is sent SIGTERM, as a server is stopped.
+   */
+  stopOnceItPrints?: string;
+  /** Longest run before the process is killed. @default 90 s */
+  timeoutMs?: number;
 }
 
-/** Runs `program` (a path) with `flags` (Node flags: `--import` preloads) and `env` (or `env` of the fakes' URLs) added to the suite's environment. */
-export async function runSetup(program: string, flags: string[], env: Record<string, string> | ((urls: FakeUrls) => Record<string, string>) = {}): Promise<SetupRun> {
+/**
+ * Runs `program` (a path) with `flags` (Node flags: `--import` preloads, before the suite's own),
+ * and `env` (or `env` of the fakes' URLs) added to the suite's environment (harness.ts), against
+ * fresh fakes and a fresh emulator; reads every trace the emulator stored, as its read API gives it.
+ */
+export async function runSetup(program: string, flags: string[], env: Record<string, string> | ((urls: FakeUrls) => Record<string, string>) = {}, options: SetupOptions = {}): Promise<SetupRun> {
   const dev = await startDevServer({ port: 0 });
-  const [openai, anthropic, google, bedrock] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGoogleGenAI(), startFakeBedrock()]);
-  const taps: Tap[] = await Promise.all([startTap("openai", openai.url), startTap("anthropic", anthropic.url), startTap("google", google.url), startTap("bedrock", bedrock.url)]);
-  const [openaiTap, anthropicTap, googleTap, bedrockTap] = taps as [Tap, Tap, Tap, Tap];
+  const fakes = await startTappedFakes();
   try {
-    const childEnv: Record<string, string> = {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "/tmp",
-      OPENAI_API_KEY: "sk-fake",
-      OPENAI_BASE_URL: openaiTap.url,
-      ANTHROPIC_API_KEY: "sk-ant-fake",
-      ANTHROPIC_BASE_URL: anthropicTap.url,
-      GEMINI_API_KEY: "fake-gemini-key",
-      GOOGLE_GEMINI_BASE_URL: googleTap.url,
-      AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockTap.url,
-      AWS_ACCESS_KEY_ID: "AKIAFAKEFAKEFAKEFAKE",
-      AWS_SECRET_ACCESS_KEY: "fake-secret-access-key",
-      AWS_REGION: "us-east-1",
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-      EVALTRACE_API_KEY: dev.projectKey,
-      EVALTRACE_BASE_URL: dev.url,
-      TSX_TSCONFIG_PATH: tsconfig,
-      NO_COLOR: "1",
-      ...(typeof env === "function" ? env({ openai: openaiTap.url, anthropic: anthropicTap.url, google: googleTap.url, bedrock: bedrockTap.url }) : env),
-    };
+    const childEnv = { ...fakes.env({ url: dev.url, key: dev.projectKey }), ...(typeof env === "function" ? env(fakes.urls) : env) };
     const started = Date.now();
-    const child = spawn(process.execPath, [...flags, "--import", seededRandom, "--import", "tsx", program], { cwd: packageRoot, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
-    const timer = setTimeout(() => child.kill("SIGKILL"), TIMEOUT_MS);
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("close", (c, s) => resolve([c, s])));
+    const run = start(program, [], flags, childEnv, "");
+    if (options.stopOnceItPrints !== undefined) run.printed(options.stopOnceItPrints).then(() => run.child.kill("SIGTERM"), () => undefined);
+    const timer = setTimeout(() => run.child.kill("SIGKILL"), options.timeoutMs ?? TIMEOUT_MS);
+    const { code, signal, stdout, stderr } = await run.ended;
     clearTimeout(timer);
     const ms = Date.now() - started;
     const list = (await (await fetch(`${dev.url}/_dev/traces`)).json()) as { uuid: string }[];
     const traces = await Promise.all(list.map(async ({ uuid }) => (await (await fetch(`${dev.url}/_dev/traces/${encodeURIComponent(uuid)}`)).json()) as StoredTrace));
-    return { code, signal, stdout, stderr, ms, calls: taps.flatMap((t) => t.calls), traces };
+    return { code, signal, stdout, stderr: withoutLayoutArtefacts(stderr), ms, calls: fakes.calls(), traces };
   } finally {
-    await Promise.all([...taps.map((t) => t.close()), openai.close(), anthropic.close(), google.close(), bedrock.close()]);
+    await fakes.close();
     await dev.close();
   }
 }
-
-/** The spans of every stored trace. */
-export const allSpans = (run: SetupRun): Span[] => run.traces.flatMap((t) => t.spans);
-/** The model requests the fakes served (generations and embeddings that succeeded). */
-export const modelCalls = (run: SetupRun): ServedCall[] => run.calls.filter(isModelCall);
 
 /**
  * Node 22+ warns that `punycode` is deprecated (DEP0040) when the first frame outside Node that
@@ -92,13 +66,18 @@ export const modelCalls = (run: SetupRun): ServedCall[] => run.calls.filter(isMo
  * packages/evaltrace/dist (the repository's own build, reached through a symlink), not
  * node_modules/evaltrace/dist as in an app: with a copy of the build under the program's
  * node_modules, `--import evaltrace/auto` prints no such warning (ADK's sample on Node 22.23.3,
- * whose google-auth-library requires punycode). These two lines are that artefact of the
- * repository's layout, not something evaltrace prints.
+ * whose google-auth-library requires punycode; Genkit's dependencies too). These two lines are
+ * that artefact of the repository's layout, not something evaltrace prints: they are taken out
+ * of a run's stderr, nothing else is.
  */
-const layoutOnly = (lines: string[]): string[] => {
-  if (!lines.some((l) => l.includes("[DEP0040] DeprecationWarning: The `punycode` module is deprecated"))) return lines;
-  return lines.filter((l) => !l.includes("[DEP0040]") && !l.startsWith("(Use `node --trace-deprecation ...` to show where the warning was created)"));
-};
+function withoutLayoutArtefacts(stderr: string): string {
+  return stderr.replace(/^\(node:\d+\) \[DEP0040\] DeprecationWarning: The `punycode` module is deprecated\..*\n(?:\(Use `node --trace-deprecation \.\.\.` to show where the warning was created\)\n)?/m, "");
+}
+
+/** The spans of every stored trace. */
+export const allSpans = (run: SetupRun): Span[] => run.traces.flatMap((t) => t.spans);
+/** The model requests the fakes served (generations and embeddings that succeeded). */
+export const modelCalls = (run: SetupRun): ServedCall[] => run.calls.filter(isModelCall);
 
 /** What differs between `run` and the untraced run: exit, stdout (times and ids masked), stderr lines that are new. */
 export function outputDifferences(plain: SetupRun, run: SetupRun): string[] {
@@ -106,7 +85,7 @@ export function outputDifferences(plain: SetupRun, run: SetupRun): string[] {
   if (plain.code !== run.code || plain.signal !== run.signal) problems.push(`exit ${plain.code ?? plain.signal} plain, ${run.code ?? run.signal} traced`);
   if (normalizeOutput(plain.stdout) !== normalizeOutput(run.stdout)) problems.push(`stdout differs: plain ${JSON.stringify(plain.stdout.slice(0, 300))}, traced ${JSON.stringify(run.stdout.slice(0, 300))}`);
   const before = new Set(normalizeOutput(plain.stderr).split("\n"));
-  const added = layoutOnly(normalizeOutput(run.stderr).split("\n")).filter((l) => l.trim() !== "" && !before.has(l));
+  const added = normalizeOutput(run.stderr).split("\n").filter((l) => l.trim() !== "" && !before.has(l));
   if (added.length > 0) problems.push(`new on stderr: ${added.slice(0, 3).join(" | ").slice(0, 400)}`);
   return problems;
 }
