@@ -62,12 +62,16 @@ export class TraceBodies {
     };
     let endTime = root.endTime;
     let rootWire: WireSpan | undefined;
-    // Under a bridged local root only: each span's wire, to read the trace's input and output.
-    const wires: WireSpan[] | undefined = rootData === undefined ? [] : undefined;
+    // A bridged local root (a web framework's server span) carries no input or output: the trace
+    // may read them from the earliest span directly under it that has them (the request's agent).
+    const bridgedRootId = rootData === undefined ? root.spanContext().spanId : undefined;
+    let under: { span: ReadableSpan; wire: WireSpan } | undefined;
     for (let i = 0; i < spans.length; i++) {
       const span = spans[i]!;
       const spanWire = toWireSpan(span);
-      wires?.push(spanWire);
+      if (bridgedRootId !== undefined && (spanWire.input !== undefined || spanWire.output !== undefined) && parentSpanIdOf(span) === bridgedRootId) {
+        if (under === undefined || isLater(under.span.startTime, span.startTime)) under = { span, wire: spanWire };
+      }
       this.fillRequired(spanWire);
       if (isUnfinished(span)) markUnfinished(spanWire);
       if (span === root) rootWire = spanWire;
@@ -82,15 +86,8 @@ export class TraceBodies {
     wire[HEAD] = { traceId: rec.traceId, start: root.startTime, end: endTime };
     if (f.name === undefined && rootWire) wire.name = rootWire.name;
     // Spans of other instrumentations carry no span data: their mapped fields stand in.
-    let input = f.input ?? rootData?.input ?? rootWire?.input;
-    let output = f.output ?? rootData?.output ?? rootWire?.output;
-    // A bridged local root (a web framework's server span) carries no input or output: the trace
-    // reads them from the first span under it that has them (the request's agent, say).
-    if (wires !== undefined && (input === undefined || output === undefined)) {
-      const under = firstChildWithValues(spans, wires, root);
-      input ??= under?.input;
-      output ??= under?.output;
-    }
+    const input = f.input ?? rootData?.input ?? rootWire?.input ?? under?.wire.input;
+    const output = f.output ?? rootData?.output ?? rootWire?.output ?? under?.wire.output;
     if (input !== undefined) wire.input = shapeTraceValue(input);
     if (output !== undefined) wire.output = shapeTraceValue(output);
     if (f.tags.length > 0) wire.tags = [...new Set(f.tags)];
@@ -169,14 +166,3 @@ function markUnfinished(wire: WireSpan): void {
   wire.metadata = { ...wire.metadata, [UNFINISHED_SPAN_KEY]: true };
 }
 
-/** Of the spans directly under `root`, the earliest to start with an input or an output (its wire). */
-function firstChildWithValues(spans: readonly ReadableSpan[], wires: readonly WireSpan[], root: ReadableSpan): WireSpan | undefined {
-  const rootId = root.spanContext().spanId;
-  let first: number | undefined;
-  for (let i = 0; i < spans.length; i++) {
-    const w = wires[i]!;
-    if (parentSpanIdOf(spans[i]!) !== rootId || (w.input === undefined && w.output === undefined)) continue;
-    if (first === undefined || isLater(spans[first]!.startTime, spans[i]!.startTime)) first = i;
-  }
-  return first === undefined ? undefined : wires[first];
-}

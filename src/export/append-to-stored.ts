@@ -1,3 +1,5 @@
+import { spanListKeys } from "../encode/wire.js";
+
 /**
  * A trace the service already has when its `POST` is answered 409 ("already exists") at the first
  * attempt: another part of one upstream trace, sent before (requests that share an incoming
@@ -8,7 +10,7 @@
  */
 
 /** The span lists of a trace on the wire (spec 2.5), appended by `PUT`. */
-const SPAN_LISTS = ["baseSpans", "llmSpans", "retrieverSpans", "agentSpans", "toolSpans"] as const;
+const SPAN_LISTS = Object.values(spanListKeys);
 
 /** The `PUT /v1/traces/:uuid` that appends a trace's spans to the stored trace of the same uuid. */
 export function appendRequest(traceText: string): { path: string; body: string } {

@@ -3,7 +3,6 @@ import type { Clock, TimerHandle } from "../clock.js";
 import { trace as otelTrace } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { isReportableCount, type Logger } from "../logger.js";
-import type { JsonValue } from "../spans/json-value.js";
 import { foreignModelCallUnder, foreignSpanClaimed, getSpanData, parentSpanIdOf, SPAN_TYPE_ATTRIBUTE, sentStartOf, setParentOverride, setStartFloor } from "../spans/span-data.js";
 import type { ParentSpan } from "../spans/observed-tracer.js";
 import { anchorTraceState, joinRemoteParent } from "../spans/remote-parent.js";

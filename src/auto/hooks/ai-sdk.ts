@@ -115,12 +115,8 @@ function netProviderUtils(exports: Record<string, unknown>): unknown {
   for (const [name, bodyOf] of Object.entries(providerPosts)) {
     const original = exports[name];
     if (typeof original !== "function" || (original as { [NETTED]?: unknown })[NETTED]) continue;
-    const post = netProviderPost(original as (options: unknown) => unknown, bodyOf) as Fn;
-    const fn: Fn = function (this: unknown, ...args: unknown[]) {
-      return isOn("ai") ? post.apply(this, args) : (original as Fn).apply(this, args);
-    };
+    const fn = netProviderPost(original as (options: unknown) => unknown, bodyOf, () => isOn("ai")) as Fn;
     Object.defineProperty(fn, NETTED, { value: original });
-    Object.defineProperty(fn, "name", { value: (original as Fn).name, configurable: true });
     replacements[name] = fn;
   }
   return withReplacements(exports, replacements);

@@ -36,17 +36,18 @@ const AI_SDK_SCOPES = new Set(["ai", "gen_ai"]);
  * it: an agent framework's own loop over the providers, such as Mastra's), to an endpoint of the net's
  * table, is recorded as one llm span: the call gets a `fetch` that opens the span with the
  * request's JSON and ends it from a clone of the response. What the provider gets back is the
- * response `fetch` gave. Returns the replacement of `post`, which keeps its name and length.
+ * response `fetch` gave; while `on()` is false, `post` runs as it is. Returns the replacement of
+ * `post`, which keeps its name and length.
  */
-export function netProviderPost(post: Post, bodyOf: (options: Record<string, unknown>) => unknown): Post {
+export function netProviderPost(post: Post, bodyOf: (options: Record<string, unknown>) => unknown, on: () => boolean): Post {
   const replacement = function (this: unknown, options: unknown) {
     let watched = options;
     quietly(() => {
-      if (options === null || typeof options !== "object" || !nobodyRecords()) return;
+      if (!on() || options === null || typeof options !== "object" || !nobodyRecords()) return;
       const o = options as Record<string, unknown>;
-      const endpoint = typeof o.url === "string" ? endpointOfUrl(o.url) : undefined;
-      if (endpoint === undefined) return;
-      watched = { ...o, fetch: recordingFetch(o.fetch as Fetch | undefined, endpoint, bodyOf(o), o.url as string, context.active()) };
+      const target = typeof o.url === "string" ? endpointOfUrl(o.url) : undefined;
+      if (target === undefined) return;
+      watched = { ...o, fetch: recordingFetch(o.fetch as Fetch | undefined, target.endpoint, bodyOf(o), target.path, context.active()) };
     });
     return post.call(this, watched);
   };
@@ -65,8 +66,8 @@ function nobodyRecords(): boolean {
   return scope === undefined || !AI_SDK_SCOPES.has(scope);
 }
 
-/** The net's endpoint for a provider's request URL, if the table has one. */
-function endpointOfUrl(url: string): Endpoint | undefined {
+/** The net's endpoint for a provider's request URL, if the table has one, and the URL's path. */
+function endpointOfUrl(url: string): { endpoint: Endpoint; path: string } | undefined {
   let path: string;
   try {
     path = new URL(url).pathname;
@@ -74,19 +75,19 @@ function endpointOfUrl(url: string): Endpoint | undefined {
     return undefined;
   }
   for (const sdk of SDKS) {
-    const found = endpointOf(sdk, "POST", path);
-    if (found) return found;
+    const endpoint = endpointOf(sdk, "POST", path);
+    if (endpoint) return { endpoint, path };
   }
   return undefined;
 }
 
 /** A `fetch` that records the one request it makes (the provider's), then hands back the response untouched. */
-function recordingFetch(own: Fetch | undefined, endpoint: Endpoint, body: unknown, url: string, parent: Context): Fetch {
+function recordingFetch(own: Fetch | undefined, endpoint: Endpoint, body: unknown, path: string, parent: Context): Fetch {
   return async (input, init) => {
     const real = own ?? (globalThis.fetch as unknown as Fetch);
     let net: NetSpan | undefined;
     quietly(() => {
-      net = openNetSpan(endpoint, body, new URL(url).pathname, parent);
+      net = openNetSpan(endpoint, body, path, parent);
     });
     let response: unknown;
     try {
