@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { type FakeOpenAI, startFakeOpenAI } from "../../src/fakes/index.js";
+import { traceUuid } from "../../src/spans/ids.js";
 import { packageRoot } from "../helpers/child.js";
 import { runsHere, runtimeName } from "../helpers/skips.js";
 // @ts-expect-error: a plain .mjs script without declarations
@@ -149,11 +150,11 @@ describe.skipIf(!onNode20)("a Next.js 16 app (next build, next start) with evalt
   it("requests that carry one incoming traceparent (two at once, then one more): every request's agent and llm span are stored, in the one trace of that upstream request", async () => {
     const s = await serve({});
     try {
-      const traceId = "4bf92f3577b34da6a3ce929d0e0e" + String(Date.now() % 10_000).padStart(4, "0");
+      const traceId = `4bf92f3577b34da6a3ce929d0e0e${String(Date.now() % 10_000).padStart(4, "0")}`;
       const headers = { traceparent: `00-${traceId}-00f067aa0ba902b7-01` };
       const get = (i: number) => fetch(`${s.url}/api/chat?q=shared-${i}`, { headers }).then((res) => res.status);
       expect(await Promise.all([get(0), get(1)])).toEqual([200, 200]);
-      const uuid = `${traceId.slice(0, 8)}-${traceId.slice(8, 12)}-${traceId.slice(12, 16)}-${traceId.slice(16, 20)}-${traceId.slice(20)}`;
+      const uuid = traceUuid(traceId);
       await expect.poll(() => dev.state.traces[uuid]?.spans.filter((sp) => sp.name === "next-agent").length ?? 0, { timeout: 20_000 }).toBe(2);
       expect(await get(2)).toBe(200);
       await expect.poll(() => dev.state.traces[uuid]?.spans.filter((sp) => sp.name === "next-agent").length ?? 0, { timeout: 20_000 }).toBe(3);
