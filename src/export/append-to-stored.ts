@@ -1,12 +1,14 @@
 import { spanListKeys } from "../encode/wire.js";
 
 /**
- * A trace the service already has when its `POST` is answered 409 ("already exists") at the first
- * attempt: another part of one upstream trace, sent before (requests that share an incoming
+ * A trace the service already has when its `POST` is answered 409 ("already exists"): another
+ * part of one upstream trace, sent before (requests that share an incoming
  * `traceparent`: a retried or fanned-out upstream call, served one after the other or by another
  * process). Its spans are appended with `PUT /v1/traces/:uuid` instead, so that each request's
  * spans reach the service (each under a root of its own). The trace's own fields stay as the
- * first part sent them: only the spans and the metadata records are appended (spec 4.6).
+ * first part sent them: only the spans and the metadata records are appended (spec 4.6). A 409
+ * to the `PUT` means the spans are stored already (this trace's own earlier attempt whose answer
+ * was lost).
  */
 
 /** The span lists of a trace on the wire (spec 2.5), appended by `PUT`. */

@@ -36,7 +36,7 @@ export interface BatchSenderParts {
 /**
  * Sends the batches the exporter took as `POST /v1/traces` in the list form and settles their
  * traces by the answer: the single-trace form once the service refuses the list, a split on a
- * 4xx, a 409 to a retry taken as delivered. With a spool that takes them, a request is tried once
+ * 4xx, a 409 ("already exists") answered by appending the trace's spans with `PUT` (append-to-stored.ts). With a spool that takes them, a request is tried once
  * and a batch the service did not answer goes to the spool with its `Idempotency-Key` (an
  * outage begins); in write-ahead mode each batch is written before it is sent.
  */
@@ -69,7 +69,8 @@ export class BatchSender {
 
   /**
    * Sends a batch. `maybeStored`: an earlier request carrying these traces may have been stored
-   * although its answer was lost, so a 409 ("already exists") for one of them means delivered.
+   * although its answer was lost, so a 409 ("already exists") for one of them may mean delivered
+   * (the `PUT` of its spans that follows tells).
    */
   async sendBatch(batch: PreparedTrace[], maybeStored = false, slab?: JsonBytes): Promise<void> {
     if (!this.listForm) {
@@ -179,12 +180,12 @@ export class BatchSender {
       return;
     }
     const stored = maybeStored || outcome.attempts > 1;
-    if (outcome.status === 409 && batch.length === 1 && !stored) {
+    if (outcome.status === 409 && batch.length === 1) {
       recoverTraceTexts(batch, body);
-      await this.appendToStored(batch[0]!);
+      await this.appendToStored(batch[0]!, stored);
       return;
     }
-    if (outcome.ok || (outcome.status === 409 && batch.length === 1 && stored)) {
+    if (outcome.ok) {
       this.o.counters.tracesDelivered += batch.length;
       for (const p of batch) this.delivered(p);
       this.o.spool?.kick();
@@ -211,11 +212,11 @@ export class BatchSender {
     }
     this.sendingFromMemory++;
     const outcome = await this.o.requests.send("POST", "/v1/traces", text, p.rec.apiKey).finally(() => this.sendingFromMemory--);
-    if (outcome.status === 409 && !maybeStored && outcome.attempts === 1) {
-      await this.appendToStored(p);
+    if (outcome.status === 409) {
+      await this.appendToStored(p, maybeStored || outcome.attempts > 1);
       return;
     }
-    if (outcome.ok || (outcome.status === 409 && (maybeStored || outcome.attempts > 1))) {
+    if (outcome.ok) {
       this.o.counters.tracesDelivered++;
       this.delivered(p);
     } else {
@@ -226,15 +227,18 @@ export class BatchSender {
   }
 
   /**
-   * A trace the service already has, answered 409 at the first attempt: another part of one
-   * upstream trace was sent before (append-to-stored.ts). Its spans are appended with `PUT`.
+   * A trace the service already has (409): another part of one upstream trace sent before
+   * (append-to-stored.ts), or, when `maybeOurs`, this very trace, stored by an attempt whose answer
+   * was lost (a retry, with the same Idempotency-Key, may get back the 409 the service gave the
+   * first try, so a 409 alone cannot tell). Its spans are appended with `PUT`: a 409 to that
+   * means they are stored already. Should the `PUT` fail, a trace that may be ours counts as
+   * delivered, as it did before there was a `PUT` to ask.
    */
-  private async appendToStored(p: PreparedTrace): Promise<void> {
+  private async appendToStored(p: PreparedTrace, maybeOurs: boolean): Promise<void> {
     const { path, body } = appendRequest(traceText(p, [this.o.apiKey, p.rec.apiKey]));
     const outcome = await this.o.requests.send("PUT", path, body, p.rec.apiKey);
-    // 409 to the PUT: its spans are stored already (an earlier attempt whose answer was lost).
-    if (outcome.ok || outcome.status === 409) {
-      this.o.logger.debug(`trace ${p.rec.uuid} was stored already (another request of the same upstream trace): its spans were appended with PUT`);
+    if (outcome.ok || outcome.status === 409 || maybeOurs) {
+      if (outcome.ok) this.o.logger.debug(`trace ${p.rec.uuid} was stored already (another request of the same upstream trace): its spans were appended with PUT`);
       this.o.counters.tracesDelivered++;
       this.delivered(p);
     } else {

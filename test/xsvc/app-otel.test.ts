@@ -5,6 +5,7 @@ import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type DevServer, startDevServer } from "../../src/devserver/index.js";
 import { currentSpanUuid, currentTraceUuid, EvaltraceSpanProcessor, flush, observe, shutdown, stats } from "../../src/index.js";
+import { startFaultProxy } from "../helpers/fault-proxy.js";
 import { configureForTest } from "../helpers/sdk.js";
 
 // The app's own OpenTelemetry: a W3C propagator, and a provider with the EvaltraceSpanProcessor
@@ -140,4 +141,31 @@ it("two requests one after the other under one foreign traceparent: the later on
   expect(agentsStored(a.trace).sort()).toEqual(['"after-1"', '"after-2"']);
   expect(stats()).toMatchObject({ tracesFailed: 0, updatesFailed: 0 });
   expect(log.lines.filter((l) => !l.startsWith("debug"))).toEqual([]);
+});
+
+it("one after the other under one foreign traceparent, the first answer of every request lost (stored, then the connection reset): both agents stored, nothing given up", async () => {
+  // Every write's first attempt reaches the service and its answer is lost; the retry (same
+  // Idempotency-Key) gets the answer the service remembered: for the later request's POST, the 409.
+  const firstTries = new Set<string>();
+  const proxy = await startFaultProxy(dev.url, (_n, req) => {
+    const key = String(req.headers["idempotency-key"] ?? `${req.method} ${req.url}`);
+    if (req.method === "GET" || firstTries.has(key)) return undefined;
+    firstTries.add(key);
+    return "store-then-reset";
+  });
+  try {
+    const log = configureForTest(proxy.url, dev.projectKey);
+    const headers = upstream();
+    const a = await serve(headers, "lost-1");
+    expect((await flush()).ok).toBe(true);
+    const b = await serve(headers, "lost-2");
+    expect((await flush()).ok).toBe(true);
+    expect(b.trace).toBe(a.trace);
+    expect(agentsStored(a.trace).sort()).toEqual(['"lost-1"', '"lost-2"']);
+    expect(proxy.counts.faults["store-then-reset"]).toBeGreaterThanOrEqual(3);
+    expect(stats()).toMatchObject({ tracesFailed: 0, updatesFailed: 0 });
+    expect(log.lines.filter((l) => !l.startsWith("debug"))).toEqual([]);
+  } finally {
+    await proxy.close();
+  }
 });
