@@ -10,10 +10,14 @@ import { rememberScopedDefaults } from "../tracing/scoped-defaults.js";
 import type { LlmTestCase, SpanType } from "../protocol/types.js";
 import { hasJoinableRemoteParent } from "../spans/remote-parent.js";
 import { parentSpanContextOf, rememberSdk1Parent } from "../spans/span-shape.js";
-import { declareForeignSlots, getSpanData, ownerOf, parentSpanIdOf, setForeignSource, setOwner, setParentOverride, TRACKED_SLOT } from "../spans/span-data.js";
+import { declareForeignSlots, getSpanData, markIntegrationSpan, ownerOf, parentSpanIdOf, setForeignSource, setOwner, setParentOverride, TRACKED_SLOT } from "../spans/span-data.js";
 import { reportInternalError } from "../util/internal-errors.js";
 import { ForeignReader } from "./foreign-span.js";
+import { appBridgeMade } from "../traces/model-call-fold.js";
 import { claimedByHook, tellHooksTracked } from "./start-hooks.js";
+
+/** Set while zero-code makes its own processor (zeroCodeSpanProcessor). */
+let makingForZeroCode = false;
 
 /** Options of {@link EvaltraceSpanProcessor}. */
 export interface EvaltraceSpanProcessorOptions {
@@ -50,11 +54,14 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
   private readonly reader: ForeignReader;
   /** Local roots not recorded (sampled out, or over maxOpenTraces), and their descendants. */
   private readonly refused = new WeakSet<object>();
+  /** Zero-code's own processor (its AI SDK calls): what it records is an integration's, not the app's telemetry. */
+  private readonly byZeroCode = makingForZeroCode;
 
   constructor(options: EvaltraceSpanProcessorOptions = {}) {
     // From now on observed spans share the OTel context (unless otelContext says "separate"):
     // there is a bridge to see what other instrumentations record inside them.
     registry().bridged = true;
+    if (!this.byZeroCode) appBridgeMade();
     this.keep = options.keep;
     const { metricCollection, llmTestCase } = options;
     this.reader = new ForeignReader(metricCollection !== undefined || llmTestCase !== undefined ? { metricCollection, llmTestCase } : undefined);
@@ -88,6 +95,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
         setParentOverride(span, null);
       }
       setOwner(span, rt);
+      if (this.byZeroCode) markIntegrationSpan(span);
       (span as unknown as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT] = rt;
       setForeignSource(span, this.reader);
       if (parent && (parent as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT]) this.reader.childStarted(parent, span);
@@ -132,6 +140,8 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
         return;
       }
       this.reader.ended(span, type, mapped, logs);
+      // A model request the app's telemetry recorded, or zero-code's: one llm span each (traces/model-call-fold.ts).
+      if (type === "llm" && mapped?.type === "llm") rt.foreignModelCallEnded(span, mapped.fields, this.byZeroCode);
       rt.foreignEnded(span);
     } catch (error) {
       // Never break the app's tracing pipeline; counted and logged.
@@ -166,4 +176,14 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
   }
 
   async shutdown(): Promise<void> {}
+}
+
+/** The processor of zero-code's own provider for the AI SDK's telemetry: its spans are an integration's, not the app's telemetry. */
+export function zeroCodeSpanProcessor(): EvaltraceSpanProcessor {
+  makingForZeroCode = true;
+  try {
+    return new EvaltraceSpanProcessor();
+  } finally {
+    makingForZeroCode = false;
+  }
 }

@@ -70,6 +70,7 @@ const zero: Omit<SdkStats, "enabled"> = {
   retrieverEmbeddersDefaulted: 0,
   spansWithoutTestCase: 0,
   tracesAbortedByPrerender: 0,
+  modelCallsFolded: 0,
   internalErrors: 0,
   netSpans: 0,
 };

@@ -26,6 +26,8 @@ import { type ParentSpan, type SpanSource, startObservedSpan } from "../spans/ob
 import { type DrainRequest, drain } from "./drain.js";
 import { inAbortedNextPrerender } from "./next-prerender.js";
 import { TappedSink } from "./tapped-sink.js";
+import { appBridged, ModelCallFold, noteIntegrationModelCall } from "../traces/model-call-fold.js";
+import type { JsonValue } from "../spans/json-value.js";
 import { isCapturing } from "./trace-tap.js";
 
 /** Counters of the whole SDK: the exporter's plus what was dropped before export. */
@@ -58,6 +60,13 @@ export interface SdkStats extends ExporterStats {
   spansWithoutTestCase: number;
   /** Traces dropped because a model call in them failed when Next.js aborted the prerender that made it (Cache Components: the model never received it; docs/nextjs.md). */
   tracesAbortedByPrerender: number;
+  /**
+   * Model requests recorded both by one of our integrations (zero-code, a wrapper) and by the
+   * app's framework telemetry through `EvaltraceSpanProcessor`, with nothing tying the two (the
+   * framework ran the model outside its span's context): kept once, as the framework's span,
+   * filled in from ours (docs/opentelemetry.md).
+   */
+  modelCallsFolded: number;
 }
 
 /** What `dropTrace` did: see {@link TraceAssembler.drop}. */
@@ -75,6 +84,7 @@ export class Runtime {
   private readonly assembler: TraceAssembler;
   private readonly exporter: TraceExporter;
   private readonly transport: KeyedTransport;
+  private readonly fold: ModelCallFold;
   /** How observed spans reach the assembler, and how a new trace is admitted. */
   private readonly spans: SpanSource;
   private shutdownPromise: Promise<FlushResult> | undefined;
@@ -122,8 +132,10 @@ export class Runtime {
     });
     spool?.start();
     // Traces a capture of evaltrace/testing claims go to it instead of the exporter.
-    const sink = new TappedSink({ exporter: this.exporter, bodies, logger, release: (rec) => this.assembler.release(rec) });
-    this.assembler = new TraceAssembler(sink, options, logger);
+    const tapped = new TappedSink({ exporter: this.exporter, bodies, logger, release: (rec) => this.assembler.release(rec) });
+    // A model request the app's framework telemetry recorded too is kept once, as its span.
+    this.fold = new ModelCallFold(tapped, { clock, appBridged, drop: (traceId) => this.assembler.drop(traceId, false) });
+    this.assembler = new TraceAssembler(this.fold, options, logger);
     const assembler = this.assembler;
     this.spans = {
       onStart: (span: ObservedSpan, parentContext: Context, parent: ParentSpan) => assembler.onStart(span, parentContext, parent),
@@ -201,6 +213,7 @@ export class Runtime {
       retrieverEmbeddersDefaulted: defaultEmbedderCount(),
       spansWithoutTestCase: spansWithoutTestCaseCount(),
       tracesAbortedByPrerender: this.tracesAbortedByPrerender,
+      modelCallsFolded: this.fold.folded,
     };
   }
 
@@ -303,6 +316,16 @@ export class Runtime {
     this.assembler.onEnd(span);
   }
 
+  /**
+   * A span of another instrumentation read as an llm call ended (`fields`: its llm fields): the
+   * app's telemetry (matched against our integrations' traces of the same request), or zero-code's
+   * own (noted for that match).
+   */
+  foreignModelCallEnded(span: ReadableSpan, fields: { [key: string]: JsonValue }, byZeroCode: boolean): void {
+    if (byZeroCode) noteIntegrationModelCall(span, fields);
+    else this.fold.theirs(span, fields);
+  }
+
   /** A span of another instrumentation ended, left out (HTTP, DB ...): its kept children re-parent past it. */
   foreignEndedTransparent(span: ReadableSpan): void {
     this.assembler.onEndTransparent(span);
@@ -320,6 +343,7 @@ export class Runtime {
    * `timeoutMillis` passed. Never rejects.
    */
   flush(timeoutMillis?: number): Promise<FlushResult> {
+    this.fold.sendHeld();
     return this.exporter.flush(timeoutMillis);
   }
 
@@ -345,6 +369,8 @@ export class Runtime {
   private drainNow(request: DrainRequest): Promise<FlushResult> {
     const exporter = this.exporter;
     const deliver = (left: number): Promise<FlushResult> => {
+      // Traces held for a framework's span of the same request go now, as they are.
+      this.fold.sendHeld();
       if (request.reason === "shutdown") return exporter.shutdown(left);
       if (request.reason === "exit") {
         // Once per new batch of work: a flush that timed out must not be retried forever.

@@ -1,4 +1,5 @@
 import type { HrTime, Span } from "@opentelemetry/api";
+import { processWide } from "../process-wide.js";
 import type { SpanType } from "../protocol/types.js";
 import type { JsonValue } from "./json-value.js";
 import { parentSpanContextOf, SDK1_PARENT_SLOT } from "./span-shape.js";
@@ -189,4 +190,22 @@ export function declareForeignSlots(span: object): void {
     const slot = FOREIGN_SLOTS[i]!;
     if (!(slot in slots)) slots[slot] = undefined;
   }
+}
+
+/**
+ * Spans an integration made (an SDK call zero-code or a wrapper recorded; the spans of zero-code's
+ * own AI SDK telemetry), as against the app's own (`observe()`, its telemetry): a model request
+ * the app's framework recorded too is kept once (traces/model-call-fold.ts). One set for every
+ * copy of the package in the process.
+ */
+const integrationSpans = processWide("spans.integrationSpans", () => new WeakSet<object>());
+
+/** Marks a span as an integration's (see integrationSpans). */
+export function markIntegrationSpan(span: object): void {
+  integrationSpans.add(span);
+}
+
+/** Whether an integration made this span. */
+export function isIntegrationSpan(span: object): boolean {
+  return integrationSpans.has(span);
 }

@@ -7,6 +7,7 @@ import { end, start } from "./observe.js";
 import { describeError } from "../util/describe-error.js";
 import { MAX_LABEL_CHARS, MAX_NAME_CHARS, truncateString } from "../util/string-limits.js";
 import { pickSpanFields } from "../spans/validate-fields.js";
+import { markIntegrationSpan } from "../spans/span-data.js";
 
 /** A span that an integration opens and ends by hand (for calls that are not one function). */
 export interface ManualSpan {
@@ -38,6 +39,8 @@ export function openSpan(name: string, type: SpanType, fields: Record<string, un
     const started = start(rt, name, type, pickSpanFields(type, fields, rt.logger, limits), input === undefined ? [] : [input], parent);
     // An integration's input and output are the call's own: a test case never stands in for them.
     if (input !== undefined) started.data.inputPinned = true;
+    // The app's framework may record this request too: kept once (traces/model-call-fold.ts).
+    markIntegrationSpan(started.span);
     let done = false;
     return {
       context: started.ctx,

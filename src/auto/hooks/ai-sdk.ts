@@ -1,6 +1,6 @@
 import type { Tracer } from "@opentelemetry/api";
 import type * as OtelTraceBase from "@opentelemetry/sdk-trace-base";
-import { EvaltraceSpanProcessor } from "../../bridge/span-processor.js";
+import { zeroCodeSpanProcessor } from "../../bridge/span-processor.js";
 import { streamTextWatched, unwatched } from "../../integrations/ai-sdk.js";
 import { leftToAiSdk, netProviderPost } from "../../integrations/net/index.js";
 import { instrumentAiSdkAgents } from "../../integrations/ai-sdk-agent.js";
@@ -53,7 +53,7 @@ function traceBase(): typeof OtelTraceBase | undefined {
 /** A tracer of our own provider (never the app's global one), whose spans the EvaltraceSpanProcessor maps; undefined without sdk-trace-base. */
 function tracer(): Tracer | undefined {
   const base = traceBase();
-  return base && processWide("auto.aiTracer", () => new base.BasicTracerProvider({ spanProcessors: [new EvaltraceSpanProcessor()] }).getTracer("ai"));
+  return base && processWide("auto.aiTracer", () => new base.BasicTracerProvider({ spanProcessors: [zeroCodeSpanProcessor()] }).getTracer("ai"));
 }
 
 /**
