@@ -102,6 +102,12 @@ export class ForeignReader implements ForeignSpanSource {
     return interpret(this.finished(span as ReadableSpan, undefined))?.type;
   }
 
+  /** The type and name a convention reads `span` as, as it stands (its start attributes). */
+  claimed(span: object): { type: SpanType; name: string } | undefined {
+    const mapped = interpret(this.finished(span as ReadableSpan, undefined));
+    return mapped && { type: mapped.type, name: mapped.name };
+  }
+
   /** A span kept as `type` when it ended, read then by its convention (`mapped`, from its records `logs`), from now on its data. */
   ended(span: ReadableSpan, type: SpanType, mapped: Mapped | undefined, logs: LogRecords | undefined): void {
     setForeignSource(span, new ForeignSpan(this, type, mapped, logs));

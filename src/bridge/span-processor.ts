@@ -13,6 +13,7 @@ import { parentSpanContextOf, rememberSdk1Parent } from "../spans/span-shape.js"
 import { declareForeignSlots, getSpanData, markIntegrationSpan, ownerOf, parentSpanIdOf, setForeignSource, setOwner, setParentOverride, TRACKED_SLOT } from "../spans/span-data.js";
 import { reportInternalError } from "../util/internal-errors.js";
 import { ForeignReader } from "./foreign-span.js";
+import { isSupersededTool, noteTwinTool } from "./twin-tools.js";
 import { appBridgeMade } from "../traces/model-call-fold.js";
 import { claimedByHook, tellHooksTracked } from "./start-hooks.js";
 
@@ -96,6 +97,8 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       }
       setOwner(span, rt);
       if (this.byZeroCode) markIntegrationSpan(span);
+      // The app's framework recording a tool call zero-code's AI SDK span records too (VoltAgent).
+      else noteTwinTool(span, parentContext, this.reader);
       (span as unknown as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT] = rt;
       setForeignSource(span, this.reader);
       if (parent && (parent as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT]) this.reader.childStarted(parent, span);
@@ -126,6 +129,11 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       if (!rt) return;
       // Read once, here, from its final attributes, events and the log records it took with it.
       const logs = takeLogs(span.spanContext().spanId);
+      if (isSupersededTool(span)) {
+        // A tool call the app's framework recorded too: its span is kept, this one left out.
+        rt.foreignEndedTransparent(span);
+        return;
+      }
       const mapped = interpret(this.reader.finished(span, logs));
       const type = this.decide(span, mapped);
       if (type === undefined && parentSpanIdOf(span) === undefined) {

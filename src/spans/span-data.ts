@@ -109,6 +109,8 @@ export interface ForeignSpanSource {
   claims?(span: object): boolean;
   /** What a convention reads `span` as, as it stands (its start attributes); undefined: none claims it. */
   claimedType?(span: object): SpanType | undefined;
+  /** The type and name a convention reads `span` as, as it stands (its start attributes); undefined: none claims it. */
+  claimed?(span: object): { type: SpanType; name: string } | undefined;
   /** A model call of ours (an llm span: zero-code's, an integration's) started under `span`, still open. */
   modelCallStarted?(span: object): void;
 }
@@ -163,6 +165,16 @@ export function foreignSpanClaimedAs(span: object): SpanType | undefined {
   const source = (span as { [FOREIGN]?: ForeignSpanSource })[FOREIGN];
   try {
     return source?.claimedType?.(span);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The type and name a convention reads a span of another instrumentation that has not ended as; undefined: none, or not such a span. */
+export function foreignSpanClaim(span: object): { type: SpanType; name: string } | undefined {
+  const source = (span as { [FOREIGN]?: ForeignSpanSource })[FOREIGN];
+  try {
+    return source?.claimed?.(span);
   } catch {
     return undefined;
   }

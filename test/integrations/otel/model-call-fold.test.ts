@@ -1,5 +1,7 @@
 import { context, ROOT_CONTEXT, type Span, trace } from "@opentelemetry/api";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { zeroCodeSpanProcessor } from "../../../src/bridge/span-processor.js";
 import { flush, stats } from "../../../src/index.js";
 import { openSpan } from "../../../src/tracing/manual-span.js";
 import { outline, startBridge, traceNamed } from "./bridge.js";
@@ -31,7 +33,7 @@ const llmTokens = (name: string) =>
     .spans.filter((s) => s.type === "llm")
     .map((s) => [s.name, s.model, s.inputTokenCount, s.outputTokenCount]);
 
-describe("a model request recorded by an integration and by the app's framework telemetry is one llm span", () => {
+describe("a model request or tool call recorded both by an integration and by the app's framework telemetry is recorded once", () => {
   it("the framework's chat span open but not active around our call (TanStack AI, Strands): one trace, the framework's llm span, tokens once; counted in stats().modelCallsFolded", async () => {
     const before = stats().modelCallsFolded;
     const agent = tracer().startSpan("invoke_agent tanstack", { attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "tanstack" } });
@@ -85,5 +87,19 @@ describe("a model request recorded by an integration and by the app's framework 
     });
     expect((await flush()).ok).toBe(true);
     expect(outline(traceNamed(bridge.dev, "nested"))).toEqual(["agent nested", "  base chat nested", "    llm openai.chat nested"]);
+  });
+
+  it("a tool call the AI SDK's telemetry (zero-code's provider) and the app's framework both record, the framework's span started under its agent inside the AI SDK's (VoltAgent): one tool span, the framework's", async () => {
+    const aiSdk = new BasicTracerProvider({ spanProcessors: [zeroCodeSpanProcessor()] }).getTracer("ai");
+    const agent = tracer().startSpan("invoke_agent twin", { attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "twin" } });
+    await aiSdk.startActiveSpan("ai.toolCall", { attributes: { "ai.operationId": "ai.toolCall", "ai.toolCall.name": "get_weather", "ai.toolCall.id": "c1", "ai.toolCall.args": '{"city":"Paris"}' } }, async (call: Span) => {
+      const tool = tracer().startSpan("execute_tool get_weather", { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather" } }, trace.setSpan(ROOT_CONTEXT, agent));
+      tool.end();
+      call.end();
+    });
+    agent.end();
+    expect((await flush()).ok).toBe(true);
+    expect(outline(traceNamed(bridge.dev, "twin"))).toEqual(["agent twin", "  tool get_weather"]);
+    expect(Object.values(bridge.dev.state.traces).filter((t) => t.spans.some((s) => s.name === "get_weather" && !s.parentUuid))).toEqual([]);
   });
 });
