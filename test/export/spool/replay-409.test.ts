@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import type { TransportOutcome } from "../../../src/http/transport.js";
+import type { Requests } from "../../../src/export/requests.js";
+import { replaySender } from "../../../src/export/spool/replay-send.js";
+
+// A spooled batch replayed after an outage, answered 409 ("already exists"): one of its traces is
+// stored already (a part of one upstream trace under a shared traceparent, sent before). Before,
+// the whole batch was refused for good and its other traces lost; now each trace goes on its own,
+// a stored one's spans appended with PUT.
+const ok = (status = 200): TransportOutcome => ({ ok: true, status, body: {}, headers: {}, attempts: 1 });
+const fail = (status: number | undefined): TransportOutcome => ({ ok: false, status, message: `status ${status}`, attempts: 1 });
+
+function fakeRequests(answer: (method: string, path: string, body: string) => TransportOutcome) {
+  const sent: string[] = [];
+  const requests = {
+    add: <T>(task: () => Promise<T>) => task(),
+    send: async (method: string, path: string, body: Uint8Array | string) => {
+      const text = typeof body === "string" ? body : new TextDecoder().decode(body);
+      const uuid = (JSON.parse(text) as { uuid?: string }).uuid;
+      sent.push(`${method} ${path}${uuid ? ` ${uuid}` : ""}`);
+      return answer(method, path, text);
+    },
+  } as unknown as Requests;
+  return { requests, sent };
+}
+
+const span = (uuid: string) => ({ uuid, name: "root", startTime: "2026-12-07T00:00:00.000Z", endTime: "2026-12-07T00:00:01.000Z" });
+const batch = new TextEncoder().encode(JSON.stringify({ traces: [{ uuid: "t-new", baseSpans: [span("s1")] }, { uuid: "t-stored", baseSpans: [span("s2")] }] }));
+
+describe("a replayed spooled batch answered 409", () => {
+  it("is not refused: the new trace is posted on its own, the stored one's spans appended with PUT; ok", async () => {
+    const { requests, sent } = fakeRequests((method, path, body) => {
+      if (method === "POST" && body.startsWith('{"traces"')) return fail(409);
+      if (method === "POST") return body.includes("t-stored") ? fail(409) : ok();
+      return ok();
+    });
+    expect(await replaySender(requests)(batch, "key-1")).toEqual({ kind: "ok" });
+    expect(sent).toEqual(["POST /v1/traces", "POST /v1/traces t-new", "POST /v1/traces t-stored", "PUT /v1/traces/t-stored"]);
+  });
+
+  it("a PUT answered 409 (the spans are stored already: this replay's own earlier try) counts as stored", async () => {
+    const { requests } = fakeRequests(() => fail(409));
+    expect(await replaySender(requests)(batch, "key-1")).toEqual({ kind: "ok" });
+  });
+
+  it("is tried again later when a trace gets no answer now, and refused naming how many when one is refused", async () => {
+    const noAnswer = fakeRequests((_method, _path, body) => (body.startsWith('{"traces"') ? fail(409) : body.includes("t-new") ? fail(undefined) : ok()));
+    expect((await replaySender(noAnswer.requests)(batch, "k")).kind).toBe("retry");
+    const refused = fakeRequests((_method, _path, body) => (body.startsWith('{"traces"') ? fail(409) : body.includes("t-new") ? fail(400) : ok()));
+    expect(await replaySender(refused.requests)(batch, "k")).toEqual({ kind: "refused", message: expect.stringContaining("1 of 2 traces refused after a 409") });
+  });
+});
