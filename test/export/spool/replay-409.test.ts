@@ -29,7 +29,7 @@ const batch = new TextEncoder().encode(JSON.stringify({ traces: [{ uuid: "t-new"
 
 describe("a replayed spooled batch answered 409", () => {
   it("is not refused: the new trace is posted on its own, the stored one's spans appended with PUT; ok", async () => {
-    const { requests, sent } = fakeRequests((method, path, body) => {
+    const { requests, sent } = fakeRequests((method, _path, body) => {
       if (method === "POST" && body.startsWith('{"traces"')) return fail(409);
       if (method === "POST") return body.includes("t-stored") ? fail(409) : ok();
       return ok();
