@@ -13,12 +13,15 @@ import { parentSpanContextOf, rememberSdk1Parent } from "../spans/span-shape.js"
 import { declareForeignSlots, getSpanData, markIntegrationSpan, ownerOf, parentSpanIdOf, setForeignSource, setOwner, setParentOverride, TRACKED_SLOT } from "../spans/span-data.js";
 import { reportInternalError } from "../util/internal-errors.js";
 import { ForeignReader } from "./foreign-span.js";
+import { processWide } from "../process-wide.js";
 import { isSupersededTool, noteTwinTool } from "./twin-tools.js";
 import { appBridgeMade } from "../traces/model-call-fold.js";
 import { claimedByHook, tellHooksTracked } from "./start-hooks.js";
 
 /** Set while zero-code makes its own processor (zeroCodeSpanProcessor). */
 let makingForZeroCode = false;
+/** Whether zero-code made its own processor in this process (any copy of the package). */
+const zeroCodeBridge = processWide("bridge.zeroCodeProcessor", () => ({ made: false }));
 
 /** Options of {@link EvaltraceSpanProcessor}. */
 export interface EvaltraceSpanProcessorOptions {
@@ -98,7 +101,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       setOwner(span, rt);
       if (this.byZeroCode) markIntegrationSpan(span);
       // The app's framework recording a tool call zero-code's AI SDK span records too (VoltAgent).
-      else noteTwinTool(span, parentContext, this.reader);
+      else if (zeroCodeBridge.made) noteTwinTool(span, parentContext, this.reader);
       (span as unknown as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT] = rt;
       setForeignSource(span, this.reader);
       if (parent && (parent as { [TRACKED_SLOT]?: Runtime })[TRACKED_SLOT]) this.reader.childStarted(parent, span);
@@ -189,6 +192,7 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
 /** The processor of zero-code's own provider for the AI SDK's telemetry: its spans are an integration's, not the app's telemetry. */
 export function zeroCodeSpanProcessor(): EvaltraceSpanProcessor {
   makingForZeroCode = true;
+  zeroCodeBridge.made = true;
   try {
     return new EvaltraceSpanProcessor();
   } finally {
