@@ -13,6 +13,8 @@
 //              and `import "evaltrace"` once the API is loaded, timed inside the process (issue 41)
 //   app        an ESM app importing openai, @anthropic-ai/sdk, @langchain/openai,
 //              @langchain/langgraph, ai and the MCP client, bare and under `--import evaltrace/auto`
+// BENCH_STARTUP_FLOOR=1 adds the app under a no-op module hook, the floor under zero-code's ESM
+// hooks: `module.registerHooks` where Node has it (22.15+), else `module.register`'s hooks thread.
 // BENCH_BUILDS="base=.builds/base/index.js" adds each build's import and auto subjects (its
 // directory's index.js, index.cjs and auto.js; keep a build inside the project, e.g. in .builds/,
 // so that it resolves its dependencies). BENCH_STARTUP_RUNS sets the rounds (default 9, 5 quick).
@@ -29,6 +31,13 @@ const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? (process.env.BENCH_QUICK ?
 
 /** The targets of issue 34, each a cost against its baseline. */
 const TARGETS = { emptyAutoMs: 25, importMs: 25, appAutoRatio: 1.15, appAutoMB: 10, importAfterApiMs: 25 };
+
+/** A preload that registers a resolve and a load hook that do nothing: in-thread where Node can, else on the hooks thread. */
+const NOOP_HOOK = `data:text/javascript,${encodeURIComponent(
+  'import * as m from "node:module";' +
+    "if (typeof m.registerHooks === \"function\") m.registerHooks({ resolve: (s, c, n) => n(s, c), load: (u, c, n) => n(u, c) });" +
+    'else m.register("data:text/javascript,export async function resolve(s,c,n){return n(s,c)} export async function load(u,c,n){return n(u,c)}");',
+)}`;
 
 /** Each build's subjects: its name ("" for the working tree's dist/ through the package name) and files. */
 function buildsToRun() {
@@ -49,6 +58,7 @@ function subjectsOf(list) {
     // (its context, the global tracer provider), loaded by any SDK that joins OpenTelemetry's context.
     ["import @opentelemetry/api", [], "import.mjs", "@opentelemetry/api"],
   ];
+  if (process.env.BENCH_STARTUP_FLOOR) subjects.push(["app, a no-op module hook", ["--import", NOOP_HOOK], "app.mjs", ""]);
   for (const b of list) {
     const at = b.name ? `@${b.name}` : "";
     subjects.push([`empty --import auto${at}`, ["--import", b.auto], "empty.mjs", ""]);
@@ -117,6 +127,11 @@ export async function startup() {
   const apiAlone = diff("import @opentelemetry/api", "empty", "ms");
   costs.push({ build: "-", cost: 'import "@opentelemetry/api" alone (ms)', median: `+${fmt(median(apiAlone))}`, spread: spread(apiAlone), target: "", met: "" });
   summary["@opentelemetry/api"] = { "import alone (ms)": figure(apiAlone) };
+  const floor = samples["app, a no-op module hook"]?.map((r, i) => r.cpu / samples.app[i].cpu);
+  if (floor) {
+    costs.push({ build: "-", cost: "app under a no-op module hook, the floor (CPU × bare)", median: fmt(median(floor), 2), spread: spread(floor, 2), target: "", met: "" });
+    summary["no-op module hook"] = { "app (CPU × bare)": figure(floor) };
+  }
   for (const b of list) {
     const at = b.name ? `@${b.name}` : "";
     const build = b.name || "dist/";

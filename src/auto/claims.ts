@@ -32,6 +32,11 @@ export function esmIncludeOf(libraries: readonly LibraryName[]): (string | RegEx
   return libraries.flatMap((name) => [...(CLAIMS[name].esmInclude ?? CLAIMS[name].packages)]);
 }
 
+/** Every package the claims of `libraries` name: what the ESM hooks hand import-in-the-middle (`esm-scope.ts`). */
+export function packagesOf(libraries: readonly LibraryName[]): string[] {
+  return libraries.flatMap((name) => [...CLAIMS[name].packages]);
+}
+
 /** The package a bare specifier names (`@langchain/core/callbacks/manager` → `@langchain/core`); undefined for a relative, absolute or builtin one. */
 export function packageOfSpecifier(specifier: string): string | undefined {
   const first = specifier.charCodeAt(0);

@@ -1,5 +1,4 @@
 import * as nodeModule from "node:module";
-import { pathToFileURL } from "node:url";
 import type { InstrumentationBase } from "@opentelemetry/instrumentation";
 import { processEnv } from "../config/options.js";
 import { currentRuntime, ensureRuntime } from "../runtime/configure.js";
@@ -19,9 +18,9 @@ import { type HookDependencies, hookDependencies, reportMissingHooks } from "./d
 import { createInstrumentation, type LibraryHook } from "./instrumentation.js";
 import { DISABLE_ENV, disabledByEnvironment } from "./disabled.js";
 import { isLibraryName, LIBRARIES, type LibraryName } from "./libraries.js";
-import { autoState, type ResolveHook } from "./state.js";
-import { esmIncludeOf } from "./claims.js";
-import { syncHooksWork } from "./sync-hooks.js";
+import { autoState } from "./state.js";
+import { esmIncludeOf, packagesOf } from "./claims.js";
+import { registerSyncHooks } from "./sync-esm-hooks.js";
 
 /** Which libraries {@link instrument} turns on (`true`) or off (`false`); a library left out is on. */
 export type InstrumentOptions = { [Library in LibraryName]?: boolean };
@@ -57,7 +56,7 @@ function registerEsmHook(dependencies: HookDependencies, libraries: readonly Lib
   if (state.esmHookRegistered) return;
   const include = esmIncludeOf(libraries);
   try {
-    if (registerSyncHooks(dependencies, include)) {
+    if (registerSyncHooks(dependencies, include, packagesOf(libraries))) {
       state.esmHookRegistered = true;
       return;
     }
@@ -68,35 +67,6 @@ function registerEsmHook(dependencies: HookDependencies, libraries: readonly Lib
     // No loader hooks here (a runtime without them): CommonJS is still hooked.
   }
 }
-
-type CreateHook = (meta: { url: string }) => { applyOptions: (options: { include: (string | RegExp)[] }) => void; resolveSync: ResolveHook; loadSync: unknown };
-
-/**
- * import-in-the-middle's synchronous hooks, where this Node runs them correctly; false elsewhere
- * (Bun included). Made as its `register-hooks.mjs` makes them, keeping their resolve step in
- * {@link AutoState.resolveEsm}: zero-code's start-up hook hands it the import that set the hooks up.
- */
-function registerSyncHooks(dependencies: HookDependencies, include: (string | RegExp)[]): boolean {
-  if (!syncHooksWork(dependencies)) return false;
-  const load = dependencies.require;
-  const { createHook } = load("import-in-the-middle/create-hook.mjs") as { createHook: CreateHook };
-  const hook = createHook({ url: pathToFileURL(load.resolve("import-in-the-middle/register-hooks.mjs")).href });
-  hook.applyOptions({ include });
-  const registerHooks = (nodeModule as unknown as { registerHooks: (hooks: object) => void }).registerHooks;
-  registerHooks({ resolve: hook.resolveSync, load: hook.loadSync });
-  // import-in-the-middle 3.6 gives a builtin required from code with no parent URL (`node -e`)
-  // the format "commonjs" (its entry-point rule), and Node then reads it as a file: a hook that
-  // runs before it puts the format of a `node:` URL back.
-  registerHooks({ resolve: keepBuiltins });
-  autoState().resolveEsm = (specifier, context, next) => keepBuiltins(specifier, context, (s, c) => hook.resolveSync(s, c ?? context, next));
-  return true;
-}
-
-/** A resolve hook: a `node:` URL keeps the format "builtin" whatever the hooks after it said. */
-const keepBuiltins: ResolveHook = (specifier, context, next) => {
-  const resolved = next(specifier, context);
-  return resolved.url.startsWith("node:") && resolved.format !== "builtin" ? { ...resolved, format: "builtin" } : resolved;
-};
 
 function fail(message: string): never {
   throw new TypeError(`evaltrace: ${message}`);

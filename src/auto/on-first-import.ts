@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { reportInternalError } from "../util/internal-errors.js";
 import { ownFile } from "../util/own-file.js";
-import { CLAIMS, esmIncludeOf, packageOfSpecifier, packageOfUrl } from "./claims.js";
+import { CLAIMS, esmIncludeOf, packageOfSpecifier, packageOfUrl, packagesOf } from "./claims.js";
 import { type HookDependencies, hookDependencies } from "./dependencies.js";
 import { DISABLE_ENV, disabledByEnvironment } from "./disabled.js";
 import { installedPackages } from "./installed.js";
@@ -21,6 +21,8 @@ export const SETUP_KEY = "evaltrace.auto.setup";
 export interface LoaderData {
   /** import-in-the-middle's `include` list. */
   include: (string | RegExp)[];
+  /** The packages of `include`: a module outside them skips import-in-the-middle's resolve step (`esm-scope.ts`). */
+  scope: string[];
   /** The claimed packages the app has installed: the first module resolved in one of them sets the hooks up. */
   packages: string[];
   /** import-in-the-middle's asynchronous hook module, as a file URL. */
@@ -135,23 +137,29 @@ function hookImport(dependencies: HookDependencies, claimed: Set<string>, librar
   try {
     if (syncHooksWork(dependencies)) {
       let settled = false;
+      // The one resolve hook zero-code registers here: once the set-up made import-in-the-middle's
+      // resolve step, every resolve goes to it (`sync-esm-hooks.ts` registers no second one).
       const watching: ResolveHook = (specifier, context, next) => {
+        const through = state.resolveEsm;
+        if (through) return through(specifier, context, next);
         if (settled || context.conditions?.includes("require")) return next(specifier, context);
         const resolved = next(specifier, context);
         if (!claimed.has(packageOfUrl(resolved.url) ?? "")) return resolved;
         settled = true;
         setup();
-        // import-in-the-middle's hooks, registered by the set-up, resolve this import as they will the next ones.
-        const through = autoState().resolveEsm;
-        return through ? through(specifier, context, next) : resolved;
+        // import-in-the-middle's resolve step, made by the set-up, resolves this import as it will the next ones.
+        const made = state.resolveEsm;
+        return made ? made(specifier, context, next) : resolved;
       };
       (nodeModule as unknown as { registerHooks: (hooks: { resolve: ResolveHook }) => void }).registerHooks({ resolve: watching });
+      state.startResolveHook = true;
       return;
     }
     if (typeof nodeModule.register !== "function") return;
     state.esmHookRegistered = true;
     const data: LoaderData = {
       include: esmIncludeOf(libraries),
+      scope: packagesOf(libraries),
       packages: [...claimed],
       hook: pathToFileURL(dependencies.require.resolve("import-in-the-middle/hook.mjs")).href,
       prelude: `globalThis[Symbol.for(${JSON.stringify(SETUP_KEY)})]?.();\n`,

@@ -20,8 +20,10 @@ export interface AutoState {
   bundled: Set<LibraryName>;
   /** The watch for bundled copies is on. */
   bundledWatch: boolean;
-  /** The synchronous ESM hooks' resolve step, once registered (`module.registerHooks`). */
+  /** The synchronous ESM hooks' resolve step, once made (`module.registerHooks`, `sync-esm-hooks.ts`). */
   resolveEsm?: ResolveHook;
+  /** Zero-code's start-up resolve hook is registered (`on-first-import.ts`): it hands every resolve to {@link resolveEsm} once that is made. */
+  startResolveHook?: boolean;
 }
 
 /** What a resolve step returns. */

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLAIMS, packageOfSpecifier, packageOfUrl } from "../../src/auto/claims.js";
+import { CLAIMS, esmIncludeOf, packageOfSpecifier, packageOfUrl, packagesOf } from "../../src/auto/claims.js";
+import { esmScope } from "../../src/auto/esm-scope.js";
 import { aiSdkHook } from "../../src/auto/hooks/ai-sdk.js";
 import { anthropicHook } from "../../src/auto/hooks/anthropic.js";
 import { bedrockHook } from "../../src/auto/hooks/bedrock.js";
@@ -24,6 +25,24 @@ describe("what zero-code claims (auto/claims.ts)", () => {
     for (const hook of hooks) {
       expect(CLAIMS[hook.library].packages, hook.library).toEqual([hook.packageName, ...(hook.modules ?? []).map((m) => m.packageName)]);
     }
+  });
+
+  it("keeps every ESM include entry inside the scope the hooks hand import-in-the-middle (esm-scope.ts): a module outside it is never one to wrap", () => {
+    for (const library of LIBRARIES) {
+      const inScope = esmScope(packagesOf([library]));
+      for (const entry of esmIncludeOf([library])) {
+        if (typeof entry === "string") expect(packagesOf([library]), `${library}: ${entry}`).toContain(packageOfSpecifier(entry));
+        // A pattern's fixed folder part (`/@langchain/core/dist/...`) names a package of the library.
+        else expect(inScope(`file:///app/node_modules${entry.source.replace(/\\/g, "").replace(/[()|$]/g, "")}`, ""), `${library}: ${entry.source}`).toBe(true);
+      }
+    }
+    const inScope = esmScope(["openai", "@langchain/core"]);
+    expect(inScope("file:///app/node_modules/.pnpm/openai@6.1.0/node_modules/openai/index.mjs", "./index.mjs")).toBe(true);
+    expect(inScope("file:///app/node_modules/@langchain/core/dist/callbacks/manager.js", "./manager.js")).toBe(true);
+    expect(inScope("file:///work/linked-openai/index.mjs", "openai")).toBe(true);
+    expect(inScope("file:///app/node_modules/zod/v4/index.js", "zod")).toBe(false);
+    expect(inScope("file:///app/node_modules/@langchain/openai/dist/index.js", "@langchain/openai")).toBe(false);
+    expect(inScope("node:fs", "fs")).toBe(false);
   });
 
   it("reads the package of a bare specifier and of a file URL under node_modules, and none of a relative, absolute or builtin one", () => {
