@@ -102,6 +102,24 @@ export class JsonBytes {
     this.json(ESCAPED.test(s) ? JSON.stringify(s) : `"${s}"`);
   }
 
+  /** `,"key":` (made with {@link ascii}) and the value's JSON, unless JSON leaves the value out. */
+  field(key: Uint8Array, value: unknown): void {
+    if (value === undefined) return;
+    const mark = this.pos;
+    this.raw(key);
+    if (!this.value(value)) this.pos = mark;
+  }
+
+  /** `,"key":` and the value's JSON for a key known only when written, unless JSON leaves the value out. */
+  entry(key: string, value: unknown): void {
+    if (value === undefined) return;
+    const mark = this.pos;
+    this.byte(0x2c);
+    this.string(key);
+    this.byte(0x3a);
+    if (!this.value(value)) this.pos = mark;
+  }
+
   /** Any value's JSON; false (nothing written) where JSON leaves the value out (undefined, functions). */
   value(v: unknown): boolean {
     if (typeof v === "string") {
