@@ -7,8 +7,14 @@ import { writeSpan } from "../../src/encode/span-bytes.js";
 import { SpanRun, writeUpdate } from "../../src/encode/wire-bytes.js";
 import type { SpanType } from "../../src/protocol/types.js";
 import type { JsonValue } from "../../src/spans/json-value.js";
-import { setStartFloor, type SpanData } from "../../src/spans/span-data.js";
-import { referenceSpan } from "../helpers/reference-wire.js";
+import { setSpanData, setStartFloor, type SpanData } from "../../src/spans/span-data.js";
+import { newSlab } from "../../src/encode/batch-body.js";
+import { TraceBodies } from "../../src/encode/trace-body.js";
+import type { Logger } from "../../src/logger.js";
+import type { OutgoingTrace } from "../../src/traces/outgoing.js";
+import type { TraceFields, TraceView } from "../../src/traces/trace-view.js";
+import { unfinishedView } from "../../src/traces/unfinished.js";
+import { referenceSpan, referenceTrace } from "../helpers/reference-wire.js";
 
 // Spans are written as JSON bytes straight from their span data, with no object made for them:
 // every byte must be what JSON.stringify wrote of the span objects the exporter made before
@@ -55,7 +61,7 @@ const spanArb = fc.record({
 
 type SpanCase = typeof spanArb extends fc.Arbitrary<infer T> ? T : never;
 
-function made(c: SpanCase): { span: ReadableSpan; data: SpanData } {
+function made(c: SpanCase, withData = true): { span: ReadableSpan; data: SpanData } {
   const span = {
     name: c.name,
     spanContext: () => ({ traceId: c.traceId, spanId: c.spanId, traceFlags: 1 }),
@@ -65,6 +71,7 @@ function made(c: SpanCase): { span: ReadableSpan; data: SpanData } {
     endTime: c.end,
   } as unknown as ReadableSpan;
   if (c.floor !== undefined) setStartFloor(span, c.floor);
+  if (!withData) return { span, data: { type: "base", fields: {} } };
   const fields = { ...c.fields } as { [key: string]: JsonValue };
   if (c.testCase !== undefined) fields.llmTestCase = c.testCase as JsonValue;
   const data: SpanData = { type: c.type, fields };
@@ -101,7 +108,7 @@ describe("spans written straight from their data: the bytes of the span objects 
     fc.assert(
       fc.property(fc.array(spanArb, { maxLength: 3 }), fc.option(text, { nil: undefined }), fc.jsonValue(), (cases, output, metadata) => {
         const run = new SpanRun();
-        const spans = cases.map(made);
+        const spans = cases.map((c) => made(c));
         for (const { span, data } of spans) run.add(span, data);
         const body = { llmSpans: run, endTime: "2026-01-02T03:04:05.000006Z", output, metadata, tags: ["a", '"b"'] };
         const expected = { llmSpans: spans.map(({ span, data }) => referenceSpan(span, data, { unfinished: false, fillRequired: true })), endTime: body.endTime, output, metadata, tags: body.tags };
@@ -109,6 +116,51 @@ describe("spans written straight from their data: the bytes of the span objects 
         writeUpdate(w, body);
         expect(w.text()).toBe(JSON.stringify(expected));
       }),
+    );
+  });
+});
+
+const traceFieldsArb = fc.record(
+  {
+    name: text,
+    input: fc.jsonValue({ maxDepth: 2 }),
+    output: fc.jsonValue({ maxDepth: 2 }),
+    threadId: text,
+    userId: text,
+    environment: fc.constantFrom("production", "staging"),
+    metricCollection: text,
+    llmTestCase: fc.oneof(testCase, fc.constant(null)),
+    tags: fc.array(fc.constantFrom("a", "b", '"c"'), { maxLength: 3 }),
+    metadata: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }),
+    extra: fc.dictionary(fc.constantFrom("expectedOutput", "context", "retrievalContext"), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }),
+  },
+  { requiredKeys: [] },
+);
+
+describe("traces written straight from their spans: the bytes of the trace objects made before", () => {
+  it("any trace: its spans by type, its name, end, input and output from its root or the span under a bridged root, its fields", () => {
+    const logger = { warn() {}, error() {}, info() {}, debug() {} } as unknown as Logger;
+    const bodies = new TraceBodies({ environment: "development" }, logger);
+    fc.assert(
+      fc.property(spanArb, fc.array(spanArb, { maxLength: 4 }), fc.boolean(), traceFieldsArb, fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }), (rootCase, childCases, bridged, f, unfinished) => {
+        const root = made({ ...rootCase, parentId: undefined }, !bridged);
+        const traceId = rootCase.traceId;
+        const rootId = rootCase.spanId;
+        const spans: ReadableSpan[] = [];
+        if (!bridged) setSpanData(root.span, root.data);
+        spans.push(root.span);
+        childCases.forEach((c, i) => {
+          const child = made({ ...c, traceId, parentId: rootId, spanId: c.spanId === rootId ? "f".repeat(16) : c.spanId });
+          setSpanData(child.span, child.data);
+          spans.push(unfinished[i] ? unfinishedView(child.span, c.end) : child.span);
+        });
+        const fields = { tags: [], metadata: {}, extra: {}, ...f } as unknown as TraceFields;
+        const out: OutgoingTrace = { rec: { traceId } as TraceView, root: root.span, spans, fields };
+        const slab = newSlab(64);
+        const p = bodies.prepare(out, slab);
+        expect(slab.text(p.start, p.end)).toBe(JSON.stringify(referenceTrace(out, "development")));
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -1,13 +1,14 @@
 import { SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { llmInputMessages } from "../../src/encode/llm-input.js";
-import { applyTestCase, REQUIRED_FIELD_PLACEHOLDERS, shapeValue } from "../../src/encode/wire.js";
+import { applyTestCase, REQUIRED_FIELD_PLACEHOLDERS, shapeTraceValue, shapeValue, spanListKeys } from "../../src/encode/wire.js";
 import { providerName } from "../../src/semconv/providers.js";
-import { spanUuid } from "../../src/spans/ids.js";
+import { spanUuid, traceUuid } from "../../src/spans/ids.js";
 import type { JsonValue } from "../../src/spans/json-value.js";
-import { parentSpanIdOf, sentStartOf, type SpanData } from "../../src/spans/span-data.js";
+import { foreignSpanData, getSpanData, parentSpanIdOf, sentStartOf, type SpanData } from "../../src/spans/span-data.js";
 import { hrTimeToIso, isLater } from "../../src/spans/time.js";
-import { UNFINISHED_SPAN_KEY } from "../../src/traces/unfinished.js";
+import type { OutgoingTrace } from "../../src/traces/outgoing.js";
+import { isUnfinished, UNFINISHED_SPAN_KEY } from "../../src/traces/unfinished.js";
 import { MAX_ERROR_CHARS, MAX_NAME_CHARS, truncateString } from "../../src/util/string-limits.js";
 
 /**
@@ -68,4 +69,53 @@ export function referenceSpan(span: ReadableSpan, data: SpanData, o: { unfinishe
 
 function errorText(message: unknown): string {
   return typeof message === "string" && message ? truncateString(message, MAX_ERROR_CHARS) : "error";
+}
+
+/**
+ * The service's trace object as the exporter made it before (its spans by {@link referenceSpan},
+ * its name, end, input and output from its root or, for a bridged root, the earliest span under
+ * it that has them; its fields and test case), with its uuid and times as strings.
+ */
+export function referenceTrace(out: OutgoingTrace, environment: string): Record<string, unknown> {
+  const { root, spans, fields: f } = out;
+  const rootData = getSpanData(root);
+  const lists: Record<string, Record<string, unknown>[]> = { baseSpans: [], llmSpans: [], retrieverSpans: [], agentSpans: [], toolSpans: [] };
+  let end = root.endTime;
+  let rootWire: Record<string, unknown> | undefined;
+  let under: { span: ReadableSpan; wire: Record<string, unknown> } | undefined;
+  const bridgedRootId = rootData === undefined ? root.spanContext().spanId : undefined;
+  for (const span of spans) {
+    const data = getSpanData(span) ?? foreignSpanData(span);
+    const wire = referenceSpan(span, data, { unfinished: isUnfinished(span), fillRequired: true });
+    if (bridgedRootId !== undefined && (wire.input !== undefined || wire.output !== undefined) && parentSpanIdOf(span) === bridgedRootId) {
+      if (under === undefined || isLater(under.span.startTime, span.startTime)) under = { span, wire };
+    }
+    if (span === root) rootWire = wire;
+    lists[spanListKeys[data.type]]!.push(wire);
+    if (isLater(span.endTime, end)) end = span.endTime;
+  }
+  const wire: Record<string, unknown> = {
+    uuid: traceUuid(root.spanContext().traceId),
+    name: f.name ?? (rootWire ? rootWire.name : root.name),
+    startTime: hrTimeToIso(root.startTime),
+    endTime: hrTimeToIso(end),
+    status: root.status.code === 2 ? "ERRORED" : "SUCCESS",
+    environment: f.environment ?? environment,
+    ...lists,
+    input: undefined,
+    output: undefined,
+  };
+  const input = f.input ?? rootData?.input ?? (rootWire?.input as JsonValue | undefined) ?? (under?.wire.input as JsonValue | undefined);
+  const output = f.output ?? rootData?.output ?? (rootWire?.output as JsonValue | undefined) ?? (under?.wire.output as JsonValue | undefined);
+  if (input !== undefined) wire.input = shapeTraceValue(input);
+  if (output !== undefined) wire.output = shapeTraceValue(output);
+  if (f.tags.length > 0) wire.tags = [...new Set(f.tags)];
+  if (Object.keys(f.metadata).length > 0) wire.metadata = f.metadata;
+  if (f.threadId !== undefined) wire.threadId = f.threadId;
+  if (f.userId !== undefined) wire.userId = f.userId;
+  if (f.metricCollection !== undefined) wire.metricCollection = f.metricCollection;
+  if (f.llmTestCase !== undefined) wire.llmTestCase = f.llmTestCase;
+  Object.assign(wire, f.extra);
+  if (f.llmTestCase !== undefined) applyTestCase(wire, "trace", f.input === undefined, f.output === undefined);
+  return wire;
 }
