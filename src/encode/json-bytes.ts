@@ -236,7 +236,9 @@ export class JsonBytes {
 
   /** The service uuid of a trace (`spanId` undefined) or of a span, quoted. */
   uuid(traceId: string, spanId?: string): void {
-    const plain = traceId.length === 32 && (spanId === undefined || (spanId.length === 16 && !traceId.endsWith(spanId)));
+    // A span id equal to the trace id's last 16 digits (made another uuid by the formatter) is
+    // looked for only when their first digits agree: one char compared for most spans.
+    const plain = traceId.length === 32 && (spanId === undefined || (spanId.length === 16 && (spanId.charCodeAt(0) !== traceId.charCodeAt(16) || !traceId.endsWith(spanId))));
     if (!plain || !this.uuidBytes(traceId, spanId)) this.string(spanId === undefined ? traceUuid(traceId) : spanUuid(traceId, spanId));
   }
 
