@@ -2,14 +2,13 @@ import type { HrTime } from "@opentelemetry/api";
 import type { RequestBody } from "../http/transport.js";
 import { isScrubbed, redact } from "../logger.js";
 import type { TraceView } from "../traces/trace-view.js";
-import type { WireTrace } from "./wire.js";
 import { ascii, JsonBytes, utf8Length } from "./json-bytes.js";
 import { keptShapes } from "../spans/kept-shapes.js";
-import { writeTrace } from "./wire-bytes.js";
+import { type FilledReporter, type TraceReading, writeTrace } from "./wire-bytes.js";
 
 /**
- * A trace taken for a request: its JSON bytes, written as it was taken (its wire object is gone
- * by then), until a body is made from them, then nothing but its record (a request in flight
+ * A trace taken for a request: its JSON bytes, written straight from its spans as it was taken,
+ * until a body is made from them, then nothing but its record (a request in flight
  * holds only its bytes), or its own JSON text where one is needed again (a batch split after a
  * refusal, the single-trace form).
  */
@@ -28,8 +27,8 @@ export interface PreparedTrace {
 
 /**
  * A slab: where a batch's traces are written as they are taken, `{"traces":[` then trace after
- * trace, so that their wire objects can go at once (a batch's wire objects living on, turn after
- * turn, as the batch is taken, would be copied by every minor GC meanwhile). When the batch
+ * trace, so that nothing of a trace but its bytes lives on while the batch is taken, turn after
+ * turn (objects held meanwhile would be copied by every minor GC). When the batch
  * turns out to be exactly the slab's traces, the slab is its body as it is ({@link slabBody});
  * otherwise each trace's bytes are copied into the bodies made ({@link encodeRun}).
  */
@@ -39,18 +38,18 @@ export function newSlab(initialBytes: number): JsonBytes {
   return slab;
 }
 
-/** Writes a trace's wire object into a slab (nothing is left written when writing throws). */
-export function writeToSlab(slab: JsonBytes, rec: TraceView, wire: WireTrace, spanCount: number, endTime: HrTime): PreparedTrace {
+/** Writes a trace into a slab (nothing is left written when writing throws). */
+export function writeToSlab(slab: JsonBytes, rec: TraceView, trace: TraceReading, filled: FilledReporter, spanCount: number): PreparedTrace {
   const mark = slab.pos;
   if (mark > HEAD.length) slab.byte(0x2c);
   const start = slab.pos;
   try {
-    writeTrace(slab, wire);
+    writeTrace(slab, trace, filled);
   } catch (err) {
     slab.pos = mark;
     throw err;
   }
-  return prepared(rec, slab, start, spanCount, endTime);
+  return prepared(rec, slab, start, spanCount, trace.end);
 }
 
 /** A trace's bytes copied to the start of another slab (whose first trace it becomes). */

@@ -102,6 +102,24 @@ export class JsonBytes {
     this.json(ESCAPED.test(s) ? JSON.stringify(s) : `"${s}"`);
   }
 
+  /** `,"key":` (made with {@link ascii}) and the value's JSON, unless JSON leaves the value out. */
+  field(key: Uint8Array, value: unknown): void {
+    if (value === undefined) return;
+    const mark = this.pos;
+    this.raw(key);
+    if (!this.value(value)) this.pos = mark;
+  }
+
+  /** `,"key":` and the value's JSON for a key known only when written, unless JSON leaves the value out. */
+  entry(key: string, value: unknown): void {
+    if (value === undefined) return;
+    const mark = this.pos;
+    this.byte(0x2c);
+    this.string(key);
+    this.byte(0x3a);
+    if (!this.value(value)) this.pos = mark;
+  }
+
   /** Any value's JSON; false (nothing written) where JSON leaves the value out (undefined, functions). */
   value(v: unknown): boolean {
     if (typeof v === "string") {
@@ -218,14 +236,17 @@ export class JsonBytes {
 
   /** The service uuid of a trace (`spanId` undefined) or of a span, quoted. */
   uuid(traceId: string, spanId?: string): void {
-    const plain = traceId.length === 32 && (spanId === undefined || (spanId.length === 16 && !traceId.endsWith(spanId)));
+    // A span id equal to the trace id's last 16 digits (made another uuid by the formatter) is
+    // looked for only when their first digits agree: one char compared for most spans.
+    const plain = traceId.length === 32 && (spanId === undefined || (spanId.length === 16 && (spanId.charCodeAt(0) !== traceId.charCodeAt(16) || !traceId.endsWith(spanId))));
     if (!plain || !this.uuidBytes(traceId, spanId)) this.string(spanId === undefined ? traceUuid(traceId) : spanUuid(traceId, spanId));
   }
 
   /** An ISO 8601 time with microseconds, quoted, as {@link hrTimeToIso} writes it. */
   time(time: HrTime): void {
-    const [seconds, nanos] = time;
-    const micros = Math.floor(nanos / 1000);
+    // Indexed, not destructured: no iteration set up per time.
+    const seconds = time[0];
+    const micros = Math.floor(time[1] / 1000);
     if (!(micros >= 0 && micros < 1_000_000)) {
       this.string(hrTimeToIso(time));
       return;

@@ -1,18 +1,17 @@
 import type { HrTime } from "@opentelemetry/api";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { type Logger, redact } from "../logger.js";
-import { getSpanData, parentSpanIdOf } from "../spans/span-data.js";
-import { keptShapes } from "../spans/kept-shapes.js";
+import type { JsonValue } from "../spans/json-value.js";
+import { foreignSpanData, getSpanData, parentSpanIdOf, type SpanData } from "../spans/span-data.js";
 import { hrTimeToIso, isLater } from "../spans/time.js";
 import { isJoinedRemotely } from "../traces/joined-remotely.js";
 import type { LateBatch, OutgoingTrace } from "../traces/outgoing.js";
-import type { TraceView } from "../traces/trace-view.js";
-import { isUnfinished, UNFINISHED_SPAN_KEY } from "../traces/unfinished.js";
+import type { TraceFields, TraceView } from "../traces/trace-view.js";
 import { type PreparedTrace, writeToSlab } from "./batch-body.js";
 import { forgetJsonText } from "./json-text.js";
 import { JsonBytes } from "./json-bytes.js";
-import { writeUpdate } from "./wire-bytes.js";
-import { applyTestCase, fillRequired, HEAD, NO_SPANS, shapeTraceValue, spanListKeys, type TraceHead, toWireSpan, type WireSpan, type WireTrace } from "./wire.js";
+import { sentInput, sentName, sentOutput } from "./span-bytes.js";
+import { type FilledReporter, SpanRun, type TraceReading, TYPE_BITS, writeUpdate } from "./wire-bytes.js";
+import { FLAT_TEST_CASE_FIELDS, REQUIRED_FIELD_PLACEHOLDERS, shapeTraceValue, type SpanListKey, spanListKeys } from "./wire.js";
 
 /** What the bodies need of the options. */
 export interface TraceBodiesOptions {
@@ -34,91 +33,111 @@ export class TraceBodies {
    */
   readonly writer = new JsonBytes();
   private readonly warnedFilled = new Set<string>();
+  /** The data of the spans of the trace being written (reused: emptied after each trace). */
+  private readonly datas: SpanData[] = [];
+  /** The trace being written, read (reused: one trace at a time, nothing of it kept after). */
+  private readonly reading: TraceReading = {
+    traceId: "",
+    name: undefined,
+    start: NO_TIME,
+    end: NO_TIME,
+    status: "SUCCESS",
+    environment: undefined,
+    spans: NO_SPANS,
+    datas: NO_DATAS,
+    types: 0,
+    input: undefined,
+    output: undefined,
+    tail: undefined,
+  };
 
   constructor(
     private readonly options: TraceBodiesOptions,
     private readonly logger: Logger,
   ) {}
 
-  /** Builds the wire trace of a trace taken into a request (`markSending`) and writes it into `slab`. */
+  /** Writes a trace taken into a request (`markSending`) into `slab`, straight from its spans. */
   prepare(out: OutgoingTrace, slab: JsonBytes): PreparedTrace {
-    const { rec, root, spans, fields: f } = out;
-    const rootData = getSpanData(root);
-    // Every field the trace always has is made here, the lists empty: filling them in below
-    // neither reshapes the object nor makes a separate object of lists. The symbol comes last:
-    // V8 keeps in the object itself only the fields a literal names before a computed key.
-    const wire: WireTrace = {
-      name: f.name ?? root.name,
-      status: root.status.code === 2 ? "ERRORED" : "SUCCESS",
-      environment: f.environment ?? this.options.environment,
-      baseSpans: NO_SPANS,
-      llmSpans: NO_SPANS,
-      retrieverSpans: NO_SPANS,
-      agentSpans: NO_SPANS,
-      toolSpans: NO_SPANS,
-      input: undefined,
-      output: undefined,
-      [HEAD]: NO_HEAD,
-    };
-    let endTime = root.endTime;
-    let rootWire: WireSpan | undefined;
-    // A bridged local root (a web framework's server span) carries no input or output: the trace
-    // may read them from the earliest span directly under it that has them (the request's agent).
-    const bridgedRootId = rootData === undefined ? root.spanContext().spanId : undefined;
-    let under: { span: ReadableSpan; wire: WireSpan } | undefined;
-    for (let i = 0; i < spans.length; i++) {
-      const span = spans[i]!;
-      const spanWire = toWireSpan(span);
-      if (bridgedRootId !== undefined && (spanWire.input !== undefined || spanWire.output !== undefined) && parentSpanIdOf(span) === bridgedRootId) {
-        if (under === undefined || isLater(under.span.startTime, span.startTime)) under = { span, wire: spanWire };
-      }
-      this.fillRequired(spanWire);
-      if (isUnfinished(span)) markUnfinished(spanWire);
-      if (span === root) rootWire = spanWire;
-      // A list of exactly one for the first span of a type (push would make room for 17).
-      const key = spanListKeys[spanWire.type];
-      const list = wire[key];
-      if (list === NO_SPANS) wire[key] = [spanWire];
-      else list.push(spanWire);
-      if (isLater(span.endTime, endTime)) endTime = span.endTime;
+    const t = this.read(out);
+    try {
+      return writeToSlab(slab, out.rec, t, this.reportFilled, out.spans.length);
+    } finally {
+      // The reading is reused for the next trace: nothing of this one is held by it.
+      t.spans = NO_SPANS;
+      t.datas = NO_DATAS;
+      this.datas.length = 0;
+      t.name = t.environment = t.input = t.output = t.tail = undefined;
+      forgetJsonText();
     }
-    const spanCount = spans.length;
-    wire[HEAD] = { traceId: rec.traceId, start: root.startTime, end: endTime };
-    if (f.name === undefined && rootWire) wire.name = rootWire.name;
-    // Spans of other instrumentations carry no span data: their mapped fields stand in.
-    const input = f.input ?? rootData?.input ?? rootWire?.input ?? under?.wire.input;
-    const output = f.output ?? rootData?.output ?? rootWire?.output ?? under?.wire.output;
-    if (input !== undefined) wire.input = shapeTraceValue(input);
-    if (output !== undefined) wire.output = shapeTraceValue(output);
-    if (f.tags.length > 0) wire.tags = [...new Set(f.tags)];
-    if (hasOwnKeys(f.metadata)) wire.metadata = f.metadata;
-    if (f.threadId !== undefined) wire.threadId = f.threadId;
-    if (f.userId !== undefined) wire.userId = f.userId;
-    if (f.metricCollection !== undefined) wire.metricCollection = f.metricCollection;
-    if (f.llmTestCase !== undefined) wire.llmTestCase = f.llmTestCase;
-    Object.assign(wire, f.extra);
-    // A trace's test case is also its input/output (unless the app set those) and flat fields.
-    if (f.llmTestCase !== undefined) applyTestCase(wire, "trace", f.input === undefined, f.output === undefined);
-    forgetJsonText();
-    keptShapes.wireTrace = wire;
-    return writeToSlab(slab, rec, wire, spanCount, endTime);
   }
 
   /**
-   * Writes into `body` a late part of a delivered trace, taken off its record (`nextLateBatch`):
+   * Reads a trace for its request into the one reading this writes: the data of each span (once:
+   * a foreign span's is made when read), its end (its latest span's), its name, input and output
+   * (the root span's where the app set none, or for a bridged root, those of the earliest span
+   * directly under it that has them: the request's agent) and the fields set on it.
+   */
+  private read(out: OutgoingTrace): TraceReading {
+    const { rec, root, spans, fields: f } = out;
+    const rootData = getSpanData(root);
+    const datas = this.datas;
+    let end = root.endTime;
+    let types = 0;
+    let rootIndex = -1;
+    // A bridged local root (a web framework's server span) carries no input or output.
+    const bridgedRootId = rootData === undefined ? root.spanContext().spanId : undefined;
+    let under = -1;
+    for (let i = 0; i < spans.length; i++) {
+      const span = spans[i]!;
+      const data = getSpanData(span) ?? foreignSpanData(span);
+      datas.push(data);
+      types |= TYPE_BITS[data.type];
+      if (span === root) rootIndex = i;
+      if (isLater(span.endTime, end)) end = span.endTime;
+      if (bridgedRootId !== undefined && parentSpanIdOf(span) === bridgedRootId && (sentInput(data) !== undefined || sentOutput(data) !== undefined)) {
+        if (under < 0 || isLater(spans[under]!.startTime, span.startTime)) under = i;
+      }
+    }
+    const t = this.reading;
+    t.traceId = rec.traceId;
+    t.start = root.startTime;
+    t.end = end;
+    t.status = root.status.code === 2 ? "ERRORED" : "SUCCESS";
+    t.spans = spans;
+    t.datas = datas;
+    t.types = types;
+    const rootRead = rootIndex >= 0 ? datas[rootIndex] : undefined;
+    t.name = f.name ?? (rootRead ? rootName(root, rootRead) : root.name);
+    t.environment = f.environment ?? this.options.environment;
+    // Spans of other instrumentations carry no span data: their mapped fields stand in.
+    let input = f.input ?? rootData?.input ?? (rootRead && sentInput(rootRead)) ?? (under >= 0 ? sentInput(datas[under]!) : undefined);
+    let output = f.output ?? rootData?.output ?? (rootRead && sentOutput(rootRead)) ?? (under >= 0 ? sentOutput(datas[under]!) : undefined);
+    if (input !== undefined) input = shapeTraceValue(input);
+    if (output !== undefined) output = shapeTraceValue(output);
+    // A trace's test case is also its input/output (unless the app set those), and its fields flat.
+    const tc = testCaseOf(f.llmTestCase);
+    if (tc !== undefined) {
+      if (f.input === undefined && typeof tc.input === "string") input = tc.input;
+      if (f.output === undefined && typeof tc.actualOutput === "string") output = tc.actualOutput;
+    }
+    t.input = input;
+    t.output = output;
+    t.tail = traceTail(f, tc);
+    return t;
+  }
+
+  /**
+   * Puts into `body` a late part of a delivered trace, taken off its record (`nextLateBatch`):
    * its spans and the trace fields set late. Returns the trace's end time as the update leaves it
    * (an `endTime` is written only when it moved, and never for a trace joined from a remote
    * caller). `body` stays empty when there is nothing to say.
    */
   update(rec: TraceView, late: LateBatch, body: Record<string, unknown>): HrTime | undefined {
-    const lists: Partial<Record<string, WireSpan[]>> = {};
+    const lists: Partial<Record<SpanListKey, SpanRun>> = {};
     let endTime = rec.sentEndTime;
     for (const span of late.spans) {
-      const wire = toWireSpan(span);
-      this.fillRequired(wire);
-      if (isUnfinished(span)) markUnfinished(wire);
-      const key = spanListKeys[wire.type];
-      (lists[key] ??= []).push(wire);
+      const data = getSpanData(span) ?? foreignSpanData(span);
+      (lists[spanListKeys[data.type]] ??= new SpanRun()).add(span, data);
       if (!endTime || isLater(span.endTime, endTime)) endTime = span.endTime;
     }
     Object.assign(body, lists);
@@ -134,23 +153,42 @@ export class TraceBodies {
   updateText(body: Record<string, unknown>, secrets: readonly (string | undefined)[]): string {
     const w = this.writer;
     w.reset();
-    writeUpdate(w, body);
+    writeUpdate(w, body, this.reportFilled);
     return redact(w.text(), secrets);
   }
 
-  /** Fills the fields the service requires in practice, warning once per field. */
-  private fillRequired(wire: WireSpan): void {
-    const filled = fillRequired(wire);
-    // Indexed: most spans fill nothing, and an iterator would be made for each.
-    for (let i = 0; i < filled.length; i++) {
-      const field = filled[i]!;
-      if (this.warnedFilled.has(field)) continue;
-      this.warnedFilled.add(field);
-      this.logger.warn(
-        `${field === "model" ? "an llm span" : "a retriever span"} had no ${field}; sent as "${wire[field]}" (the service requires one: set it in observe() options or updateCurrentSpan)`,
-      );
-    }
-  }
+  /** Says once per field that a span was sent with a required field's placeholder. */
+  private readonly reportFilled: FilledReporter = (field) => {
+    if (this.warnedFilled.has(field)) return;
+    this.warnedFilled.add(field);
+    this.logger.warn(
+      `${field === "model" ? "an llm span" : "a retriever span"} had no ${field}; sent as "${REQUIRED_FIELD_PLACEHOLDERS[field]}" (the service requires one: set it in observe() options or updateCurrentSpan)`,
+    );
+  };
+}
+
+/**
+ * The fields of a trace after its `output`, in the order they are sent (undefined: none, as for
+ * most traces): tags, metadata, threadId, userId, metricCollection, the test case, the test-case
+ * fields set on it, then those of its test case it has not set, sent flat.
+ */
+function traceTail(f: Readonly<TraceFields>, tc: { readonly [key: string]: JsonValue } | undefined): Record<string, unknown> | undefined {
+  if (f.tags.length === 0 && !hasOwnKeys(f.metadata) && f.threadId === undefined && f.userId === undefined && f.metricCollection === undefined && f.llmTestCase === undefined && !hasOwnKeys(f.extra)) return undefined;
+  const tail: Record<string, unknown> = {};
+  if (f.tags.length > 0) tail.tags = [...new Set(f.tags)];
+  if (hasOwnKeys(f.metadata)) tail.metadata = f.metadata;
+  if (f.threadId !== undefined) tail.threadId = f.threadId;
+  if (f.userId !== undefined) tail.userId = f.userId;
+  if (f.metricCollection !== undefined) tail.metricCollection = f.metricCollection;
+  if (f.llmTestCase !== undefined) tail.llmTestCase = f.llmTestCase;
+  Object.assign(tail, f.extra);
+  if (tc !== undefined) for (const key of FLAT_TEST_CASE_FIELDS) if (tc[key] !== undefined && tail[key] === undefined) tail[key] = tc[key];
+  return tail;
+}
+
+/** A test case, when it is an object. */
+function testCaseOf(tc: JsonValue | undefined): { readonly [key: string]: JsonValue } | undefined {
+  return tc !== null && typeof tc === "object" && !Array.isArray(tc) ? tc : undefined;
 }
 
 /** Whether an object has an own enumerable key, without making the list of them. */
@@ -159,10 +197,11 @@ function hasOwnKeys(obj: object): boolean {
   return false;
 }
 
-/** A trace's head until its spans are read (replaced before it is written). */
-const NO_HEAD: TraceHead = Object.freeze({ traceId: "", start: [0, 0] as HrTime, end: [0, 0] as HrTime });
-
-function markUnfinished(wire: WireSpan): void {
-  wire.metadata = { ...wire.metadata, [UNFINISHED_SPAN_KEY]: true };
+/** The root span's name as sent (a field of its data named `name` stands in, as on the span). */
+function rootName(root: OutgoingTrace["root"], data: SpanData): unknown {
+  return Object.hasOwn(data.fields, "name") ? data.fields.name : sentName(root, data);
 }
 
+const NO_TIME: HrTime = Object.freeze([0, 0]) as unknown as HrTime;
+const NO_SPANS: OutgoingTrace["spans"] = Object.freeze([]);
+const NO_DATAS: readonly SpanData[] = Object.freeze([]);

@@ -1,36 +1,108 @@
 import type { HrTime } from "@opentelemetry/api";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { SpanType } from "../protocol/types.js";
+import type { JsonValue } from "../spans/json-value.js";
+import type { SpanData } from "../spans/span-data.js";
+import { isUnfinished } from "../traces/unfinished.js";
 import { ascii, type JsonBytes } from "./json-bytes.js";
-import { HEAD, type SpanListKey, type WireSpan, type WireTrace } from "./wire.js";
+import { type FilledField, writeSpan } from "./span-bytes.js";
+import type { SpanListKey } from "./wire.js";
 
 /**
- * Writes wire traces, spans and late updates as JSON bytes: the text `JSON.stringify` makes of
- * them with their uuids and times in place (each object's fields in its own order), written from
- * the ids and times themselves. Values go through `JSON.stringify`, so they read as they always did.
+ * Writes traces and late updates as JSON bytes, straight from their spans and span data
+ * (span-bytes.ts): the text `JSON.stringify` would make of the service's objects (spec 2.5),
+ * with no such object made. Values go through the byte writer's `value`, which writes what
+ * `JSON.stringify` does.
  */
 
+/** Hears of each required field a span was sent with a placeholder for. */
+export type FilledReporter = (field: FilledField, span: ReadableSpan) => void;
+
+/**
+ * A trace as read for its request, its values final: what {@link writeTrace} writes. The spans
+ * and their data go in the five lists by type, in their order; the rest of its fields after them.
+ */
+export interface TraceReading {
+  traceId: string;
+  name: unknown;
+  start: HrTime;
+  end: HrTime;
+  status: "SUCCESS" | "ERRORED";
+  environment: unknown;
+  spans: readonly ReadableSpan[];
+  /** The data of each span, as sent, read once (a foreign span's is made when read). */
+  datas: readonly SpanData[];
+  /** The types of the spans, one bit each ({@link TYPE_BITS}): a list with none of them is written empty without a pass over the spans. */
+  types: number;
+  input: JsonValue | undefined;
+  output: JsonValue | undefined;
+  /** The fields after `output`, in their order (tags, metadata, threadId ...), or undefined when none. */
+  tail: { readonly [key: string]: unknown } | undefined;
+}
+
 /** One trace of the list form (or the single-trace form's body). */
-export function writeTrace(w: JsonBytes, t: WireTrace): void {
-  const head = t[HEAD];
+export function writeTrace(w: JsonBytes, t: TraceReading, filled: FilledReporter): void {
   w.raw(OPEN_UUID);
-  w.uuid(head.traceId);
-  field(w, NAME, t.name);
-  times(w, head);
-  field(w, STATUS, t.status);
-  field(w, ENVIRONMENT, t.environment);
+  w.uuid(t.traceId);
+  w.field(NAME, t.name);
+  w.raw(START);
+  w.time(t.start);
+  w.raw(END);
+  w.time(t.end);
+  w.raw(t.status === "SUCCESS" ? STATUS_SUCCESS : STATUS_ERRORED);
+  w.field(ENVIRONMENT, t.environment);
   for (let i = 0; i < LISTS.length; i++) {
-    const list = t[LISTS[i]!];
-    if (list === undefined) continue;
+    const type = LISTS[i]![0];
     w.raw(LIST_KEYS[i]!);
-    writeSpans(w, list);
+    if ((t.types & TYPE_BITS[type]) === 0) w.raw(EMPTY_LIST);
+    else writeSpansOfType(w, t.spans, t.datas, type, filled);
   }
-  field(w, INPUT, t.input);
-  field(w, OUTPUT, t.output);
-  rest(w, t, TRACE_FIELDS);
+  w.field(INPUT, t.input);
+  w.field(OUTPUT, t.output);
+  const tail = t.tail;
+  if (tail !== undefined) {
+    for (const key in tail) if (Object.hasOwn(tail, key)) w.entry(key, tail[key]);
+  }
   w.byte(0x7d);
 }
 
-/** A late update's body (`PUT /v1/traces/:uuid`): its span lists and fields, in its order. */
-export function writeUpdate(w: JsonBytes, body: { readonly [key: string]: unknown }): void {
+/** The spans of one type, in their order, as a list. */
+function writeSpansOfType(w: JsonBytes, spans: readonly ReadableSpan[], datas: readonly SpanData[], type: SpanType, filled: FilledReporter): void {
+  w.byte(0x5b);
+  let first = true;
+  for (let i = 0; i < spans.length; i++) {
+    const data = datas[i]!;
+    if (data.type !== type) continue;
+    if (!first) w.byte(0x2c);
+    first = false;
+    const span = spans[i]!;
+    const field = writeSpan(w, span, data, isUnfinished(span) ? UNFINISHED : FINISHED);
+    if (field !== undefined) filled(field, span);
+  }
+  w.byte(0x5d);
+}
+
+/** The spans of one list of a late update (or of a test's reading of a trace), each with its data read once. */
+export class SpanRun {
+  readonly spans: ReadableSpan[] = [];
+  readonly datas: SpanData[] = [];
+
+  constructor(
+    /** As a request sends them (false: as mapped, without the exporter's placeholders of required fields and unfinished marks). */
+    readonly asSent = true,
+  ) {}
+
+  add(span: ReadableSpan, data: SpanData): void {
+    this.spans.push(span);
+    this.datas.push(data);
+  }
+}
+
+/**
+ * A late update's body (`PUT /v1/traces/:uuid`): its span lists ({@link SpanRun}s) and fields,
+ * in its order.
+ */
+export function writeUpdate(w: JsonBytes, body: { readonly [key: string]: unknown }, filled?: FilledReporter): void {
   w.byte(0x7b);
   let first = true;
   for (const key in body) {
@@ -40,7 +112,7 @@ export function writeUpdate(w: JsonBytes, body: { readonly [key: string]: unknow
     if (!first) w.byte(0x2c);
     w.string(key);
     w.byte(0x3a);
-    if (LIST_NAMES.has(key) && Array.isArray(v)) writeSpans(w, v as WireSpan[]);
+    if (v instanceof SpanRun) writeRun(w, v, filled);
     else if (!w.value(v)) {
       w.pos = mark;
       continue;
@@ -50,79 +122,41 @@ export function writeUpdate(w: JsonBytes, body: { readonly [key: string]: unknow
   w.byte(0x7d);
 }
 
-function writeSpans(w: JsonBytes, spans: readonly WireSpan[]): void {
+function writeRun(w: JsonBytes, run: SpanRun, filled: FilledReporter | undefined): void {
   w.byte(0x5b);
-  for (let i = 0; i < spans.length; i++) {
+  for (let i = 0; i < run.spans.length; i++) {
     if (i > 0) w.byte(0x2c);
-    writeSpan(w, spans[i]!);
+    const span = run.spans[i]!;
+    const field = writeSpan(w, span, run.datas[i]!, !run.asSent ? AS_MAPPED : isUnfinished(span) ? UNFINISHED : FINISHED);
+    if (field !== undefined) filled?.(field, span);
   }
   w.byte(0x5d);
 }
 
-function writeSpan(w: JsonBytes, s: WireSpan): void {
-  const head = s[HEAD];
-  w.raw(OPEN_UUID);
-  w.uuid(head.traceId, head.spanId);
-  field(w, NAME, s.name);
-  field(w, TYPE, s.type);
-  field(w, STATUS, s.status);
-  times(w, head);
-  field(w, ERROR, s.error);
-  if (head.parentId) {
-    w.raw(PARENT);
-    w.uuid(head.traceId, head.parentId);
-  }
-  field(w, INPUT, s.input);
-  field(w, OUTPUT, s.output);
-  rest(w, s, SPAN_FIELDS);
-  w.byte(0x7d);
-}
+const FINISHED = Object.freeze({ unfinished: false, fillRequired: true });
+const UNFINISHED = Object.freeze({ unfinished: true, fillRequired: true });
+const AS_MAPPED = Object.freeze({ unfinished: false, fillRequired: false });
 
-/** `,"startTime":...,"endTime":...` */
-function times(w: JsonBytes, head: { readonly start: HrTime; readonly end: HrTime }): void {
-  w.raw(START);
-  w.time(head.start);
-  w.raw(END);
-  w.time(head.end);
-}
-
-/** `,"key":` + the value's JSON, unless JSON leaves the value out. */
-function field(w: JsonBytes, key: Uint8Array, value: unknown): void {
-  if (value === undefined) return;
-  const mark = w.pos;
-  w.raw(key);
-  if (!w.value(value)) w.pos = mark;
-}
-
-/** The object's own fields other than those written by name, in its order. */
-function rest(w: JsonBytes, o: object, written: ReadonlySet<string>): void {
-  for (const key in o) {
-    if (written.has(key) || !Object.hasOwn(o, key)) continue;
-    const v = (o as Record<string, unknown>)[key];
-    if (v === undefined) continue;
-    const mark = w.pos;
-    w.byte(0x2c);
-    w.string(key);
-    w.byte(0x3a);
-    if (!w.value(v)) w.pos = mark;
-  }
-}
+/** One bit per span type, for {@link TraceReading.types}. */
+export const TYPE_BITS: { readonly [T in SpanType]: number } = { base: 1, llm: 2, retriever: 4, agent: 8, tool: 16 };
 
 // Named here, not read from spanListKeys: wire.ts is still loading when this module is (a cycle
 // through the runtime), and its constants are not there yet.
-const LISTS = ["baseSpans", "llmSpans", "retrieverSpans", "agentSpans", "toolSpans"] as const satisfies readonly SpanListKey[];
-const LIST_NAMES: ReadonlySet<string> = new Set(LISTS);
-const LIST_KEYS = LISTS.map((k) => ascii(`,"${k}":`));
+const LISTS = [
+  ["base", "baseSpans"],
+  ["llm", "llmSpans"],
+  ["retriever", "retrieverSpans"],
+  ["agent", "agentSpans"],
+  ["tool", "toolSpans"],
+] as const satisfies readonly (readonly [SpanType, SpanListKey])[];
+const LIST_KEYS = LISTS.map(([, key]) => ascii(`,"${key}":`));
+const EMPTY_LIST = ascii("[]");
 const OPEN_UUID = ascii('{"uuid":');
 const NAME = ascii(',"name":');
-const TYPE = ascii(',"type":');
-const STATUS = ascii(',"status":');
-const ERROR = ascii(',"error":');
 const START = ascii(',"startTime":');
 const END = ascii(',"endTime":');
-const PARENT = ascii(',"parentUuid":');
+const STATUS_SUCCESS = ascii(',"status":"SUCCESS"');
+const STATUS_ERRORED = ascii(',"status":"ERRORED"');
 const INPUT = ascii(',"input":');
 const OUTPUT = ascii(',"output":');
 const ENVIRONMENT = ascii(',"environment":');
-const SPAN_FIELDS: ReadonlySet<string> = new Set(["name", "type", "status", "error", "input", "output"]);
-const TRACE_FIELDS: ReadonlySet<string> = new Set(["name", "status", "environment", ...LISTS, "input", "output"]);

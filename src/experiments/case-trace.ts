@@ -1,9 +1,9 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { JsonBytes } from "../encode/json-bytes.js";
-import { spanListKeys, toWireSpan, type WireSpan } from "../encode/wire.js";
-import { writeUpdate } from "../encode/wire-bytes.js";
+import { type SpanListKey, spanListKeys } from "../encode/wire.js";
+import { SpanRun, writeUpdate } from "../encode/wire-bytes.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { ownerOf } from "../spans/span-data.js";
+import { foreignSpanData, getSpanData, ownerOf } from "../spans/span-data.js";
 import type { CapturedTrace, JsonObject } from "../testing/captured.js";
 import { TraceParts } from "../testing/captured.js";
 import { currentObservedSpan } from "../tracing/context.js";
@@ -12,7 +12,8 @@ import { currentObservedSpan } from "../tracing/context.js";
  * The trace of the case running now as `evaltrace/testing` gives it (a span tree of the wire
  * fields), read inside the case's root span when its task returned: the root (still open: its
  * end time is its start) and every span that ended under it. Each span is encoded as it will be
- * sent (`toWireSpan`, the same bytes writer), without taking anything off the trace's record.
+ * sent (the same bytes writer, without the placeholders of required fields the exporter adds),
+ * without taking anything off the trace's record.
  * Undefined when tracing is off or the trace is not held; never throws (a scorer then gets none).
  */
 export function caseTrace(fields: JsonObject): CapturedTrace | undefined {
@@ -22,10 +23,10 @@ export function caseTrace(fields: JsonObject): CapturedTrace | undefined {
     const record = root && rt?.heldTrace?.(root.spanContext().traceId);
     if (!root || !record) return undefined;
     const ended: ReadableSpan[] = [...record.spans, ...(record.held ?? [])];
-    const lists: Record<string, WireSpan[]> = {};
+    const lists: Partial<Record<SpanListKey, SpanRun>> = {};
     for (const span of [root as unknown as ReadableSpan, ...ended]) {
-      const wire = toWireSpan(span);
-      (lists[spanListKeys[wire.type]] ??= []).push(wire);
+      const data = getSpanData(span) ?? foreignSpanData(span);
+      (lists[spanListKeys[data.type]] ??= new SpanRun(false)).add(span, data);
     }
     const slab = new JsonBytes(4096);
     writeUpdate(slab, lists);

@@ -27,17 +27,22 @@ export interface TappedSinkParts {
 export class TappedSink implements TraceSink {
   /** The captures that claimed each trace, while the assembler holds its record. */
   private readonly claims = new WeakMap<TraceView, readonly CaptureTarget[]>();
+  /** Whether any trace was ever claimed: until one is, no trace is looked up in {@link claims} (one look-up per trace, in an app that never captures). */
+  private claimedAny = false;
   private slab: JsonBytes | undefined;
 
   constructor(private readonly parts: TappedSinkParts) {}
 
   opened(rec: TraceView): void {
     const captures = claimingCaptures();
-    if (captures.length > 0) this.claims.set(rec, captures);
+    if (captures.length > 0) {
+      this.claims.set(rec, captures);
+      this.claimedAny = true;
+    }
   }
 
   enqueue(rec: TraceView): void {
-    const captures = this.claims.get(rec);
+    const captures = this.claimedAny ? this.claims.get(rec) : undefined;
     if (!captures) {
       this.parts.exporter.enqueue(rec);
       return;
@@ -58,7 +63,7 @@ export class TappedSink implements TraceSink {
   }
 
   scheduleUpdate(rec: TraceView): void {
-    const captures = this.claims.get(rec);
+    const captures = this.claimedAny ? this.claims.get(rec) : undefined;
     if (!captures) {
       this.parts.exporter.scheduleUpdate(rec);
       return;
@@ -79,7 +84,7 @@ export class TappedSink implements TraceSink {
   }
 
   discard(rec: TraceView): void {
-    const captures = this.claims.get(rec);
+    const captures = this.claimedAny ? this.claims.get(rec) : undefined;
     if (!captures) {
       this.parts.exporter.discard(rec);
       return;

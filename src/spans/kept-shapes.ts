@@ -28,8 +28,6 @@ export const keptShapes: {
   foreignSpan: object | undefined;
   /** What the newest span of another instrumentation was read as by its semantic convention when it ended, its span data once sent (bridge/foreign-span.ts). */
   mappedSpan: object | undefined;
-  /** The newest trace mapped to the wire, with its spans and their captured values (encode/trace-body.ts). */
-  wireTrace: object | undefined;
   /** The newest trace taken into a batch, its bytes written (encode/batch-body.ts). */
   preparedTrace: object | undefined;
   /** The newest trace taken off its record to be sent (traces/outgoing.ts). */
@@ -41,7 +39,6 @@ export const keptShapes: {
   traceState: undefined,
   foreignSpan: undefined,
   mappedSpan: undefined,
-  wireTrace: undefined,
   preparedTrace: undefined,
   outgoingTrace: undefined,
 };

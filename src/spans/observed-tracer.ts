@@ -26,7 +26,9 @@ export type ParentSpan = Span | null | undefined;
 export function startObservedSpan(name: string, startTime: HrTime, attributes: Attributes, parentContext: Context, source: SpanSource, parentSpan?: ParentSpan): Span {
   if (isTracingSuppressed(parentContext)) return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
   const parent = parentSpan === undefined ? trace.getSpanContext(parentContext) : (parentSpan?.spanContext() ?? undefined);
-  const valid = parent !== undefined && trace.isSpanContextValid(parent);
+  // An observed span's ids are valid by construction (made here, or its valid parent's): only
+  // another span's are checked (a regular expression on each id, per span).
+  const valid = parent !== undefined && (parentSpan instanceof ObservedSpan || trace.isSpanContextValid(parent));
   const sampled = parent ? (parent.traceFlags & TraceFlags.SAMPLED) !== 0 : source.admitRoot();
   const context: SpanContext = {
     traceId: valid ? parent.traceId : newTraceId(),

@@ -2,8 +2,6 @@ import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { spanUuid, traceUuid } from "../../src/spans/ids.js";
 import { JsonBytes } from "../../src/encode/json-bytes.js";
-import { HEAD, type WireSpan, type WireTrace } from "../../src/encode/wire.js";
-import { writeTrace, writeUpdate } from "../../src/encode/wire-bytes.js";
 import { hrTimeToIso } from "../../src/spans/time.js";
 
 // The body is written as bytes, uuids and times straight from the ids and times: every byte must
@@ -140,104 +138,5 @@ describe("JsonBytes: JSON.stringify's bytes", () => {
     w.reset();
     w.string("short");
     expect(w.includes("SECRET_KEY_1234")).toBe(false);
-  });
-});
-
-/** The wire span with its head as strings, in the order the exporter's objects had them. */
-function spanWithStrings(s: WireSpan): Record<string, unknown> {
-  const h = s[HEAD];
-  const { name, type, status, error, ...rest } = s;
-  return {
-    uuid: spanUuid(h.traceId, h.spanId),
-    name,
-    type,
-    status,
-    startTime: hrTimeToIso(h.start),
-    endTime: hrTimeToIso(h.end),
-    ...(error !== undefined ? { error } : {}),
-    ...(h.parentId ? { parentUuid: spanUuid(h.traceId, h.parentId) } : {}),
-    ...("input" in rest ? { input: rest.input } : {}),
-    ...("output" in rest ? { output: rest.output } : {}),
-    ...rest,
-  };
-}
-
-const time = fc.tuple(fc.integer({ min: 1_700_000_000, max: 1_800_000_000 }), fc.integer({ min: 0, max: 999_999_999 }));
-const spanArb = (traceId: string) =>
-  fc
-    .record(
-      {
-        spanId: hex(16),
-        parentId: fc.option(hex(16), { nil: undefined }),
-        start: time,
-        end: time,
-        name: text,
-        type: fc.constantFrom("base", "llm", "retriever", "agent", "tool"),
-        status: fc.constantFrom("SUCCESS", "ERRORED"),
-        error: fc.option(text, { nil: undefined }),
-        input: fc.option(fc.jsonValue(), { nil: undefined }),
-        output: fc.option(fc.jsonValue(), { nil: undefined }),
-        extra: fc.dictionary(fc.constantFrom("model", "metadata", "toolsCalled", "inputTokenCount", "provider", "é key", '"quoted"'), fc.jsonValue()),
-      },
-      { requiredKeys: ["spanId", "start", "end", "name", "type", "status", "extra"] },
-    )
-    .map(({ spanId, parentId, start, end, extra, ...fields }) => {
-      const s = { [HEAD]: { traceId, spanId, parentId, start, end }, ...fields, ...extra } as unknown as WireSpan;
-      for (const k of Object.keys(s)) if ((s as Record<string, unknown>)[k] === undefined) delete (s as Record<string, unknown>)[k];
-      return s;
-    });
-
-const traceArb = hex(32).chain((traceId) =>
-  fc.record({
-    traceId: fc.constant(traceId),
-    start: time,
-    end: time,
-    name: text,
-    status: fc.constantFrom("SUCCESS", "ERRORED"),
-    environment: text,
-    baseSpans: fc.array(spanArb(traceId), { maxLength: 3 }),
-    llmSpans: fc.array(spanArb(traceId), { maxLength: 2 }),
-    toolSpans: fc.array(spanArb(traceId), { maxLength: 2 }),
-    input: fc.option(text, { nil: undefined }),
-    rest: fc.dictionary(fc.constantFrom("tags", "metadata", "threadId", "userId", "llmTestCase"), fc.jsonValue()),
-  }),
-);
-
-describe("writeTrace and writeUpdate: the text JSON.stringify made of the wire objects", () => {
-  it("any trace", () => {
-    const w = new JsonBytes(64);
-    fc.assert(
-      fc.property(traceArb, (t) => {
-        const lists = { baseSpans: t.baseSpans, llmSpans: t.llmSpans, retrieverSpans: [], agentSpans: [], toolSpans: t.toolSpans };
-        const wire = { [HEAD]: { traceId: t.traceId, start: t.start, end: t.end }, name: t.name, status: t.status, environment: t.environment, ...lists, ...(t.input !== undefined ? { input: t.input } : {}), ...t.rest } as unknown as WireTrace;
-        const expected = {
-          uuid: traceUuid(t.traceId),
-          name: t.name,
-          startTime: hrTimeToIso(t.start),
-          endTime: hrTimeToIso(t.end),
-          status: t.status,
-          environment: t.environment,
-          baseSpans: t.baseSpans.map(spanWithStrings),
-          llmSpans: t.llmSpans.map(spanWithStrings),
-          retrieverSpans: [],
-          agentSpans: [],
-          toolSpans: t.toolSpans.map(spanWithStrings),
-          ...(t.input !== undefined ? { input: t.input } : {}),
-          ...t.rest,
-        };
-        expect(written((x) => writeTrace(x, wire), w)).toBe(JSON.stringify(expected));
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  it("a late update's body", () => {
-    fc.assert(
-      fc.property(hex(32).chain((id) => fc.tuple(fc.array(spanArb(id), { maxLength: 3 }), fc.option(text, { nil: undefined }), fc.jsonValue())), ([spans, output, metadata]) => {
-        const body = { llmSpans: spans, endTime: "2026-01-02T03:04:05.000006Z", output, metadata, tags: ["a", '"b"'] };
-        const expected = { llmSpans: spans.map(spanWithStrings), endTime: body.endTime, output, metadata, tags: body.tags };
-        expect(written((x) => writeUpdate(x, body))).toBe(JSON.stringify(expected));
-      }),
-    );
   });
 });
