@@ -41,20 +41,22 @@ async function replayEach(requests: Requests, body: Uint8Array): Promise<ReplayO
   } catch (error) {
     return { kind: "refused", message: `409 to a spooled batch that could not be read: ${String(error)}` };
   }
-  const outcomes: ReplayOutcome[] = [];
+  const refused: string[] = [];
   for (const text of texts) {
-    const posted = await requests.add(() => requests.send("POST", "/v1/traces", text, undefined, { maxRetries: 0 }));
-    if (posted.status !== 409) {
-      outcomes.push(verdict(posted));
-      continue;
-    }
-    const append = appendRequest(text);
-    const put = await requests.add(() => requests.send("PUT", append.path, append.body, undefined, { maxRetries: 0 }));
-    outcomes.push(put.status === 409 ? { kind: "ok" } : verdict(put));
+    const outcome = await replayOne(requests, text);
+    // The service not answering now: the rest waits for the next replay too.
+    if (outcome.kind === "retry") return outcome;
+    if (outcome.kind === "refused") refused.push(outcome.message);
   }
-  const retry = outcomes.find((o) => o.kind === "retry");
-  if (retry) return retry;
-  const refused = outcomes.filter((o) => o.kind === "refused");
   if (refused.length === 0) return { kind: "ok" };
-  return { kind: "refused", message: `${refused.length} of ${outcomes.length} traces refused after a 409 to their batch: ${(refused[0] as { message: string }).message}` };
+  return { kind: "refused", traces: refused.length, message: `${refused.length} of ${texts.length} traces refused after a 409 to their batch: ${refused[0]}` };
+}
+
+/** One trace of a batch answered 409, in the single-trace form; a 409 to it answered by appending its spans. */
+async function replayOne(requests: Requests, text: string): Promise<ReplayOutcome> {
+  const posted = await requests.add(() => requests.send("POST", "/v1/traces", text, undefined, { maxRetries: 0 }));
+  if (posted.status !== 409) return verdict(posted);
+  const append = appendRequest(text);
+  const put = await requests.add(() => requests.send("PUT", append.path, append.body, undefined, { maxRetries: 0 }));
+  return put.status === 409 ? { kind: "ok" } : verdict(put);
 }

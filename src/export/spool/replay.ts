@@ -6,7 +6,11 @@ import type { Segment } from "./segments.js";
 import type { Spool } from "./spool.js";
 
 /** How a replayed batch fared: delivered, to be tried again later (the service did not answer), or refused for good. */
-export type ReplayOutcome = { kind: "ok" } | { kind: "retry"; message: string } | { kind: "refused"; message: string };
+export type ReplayOutcome =
+  | { kind: "ok" }
+  | { kind: "retry"; message: string }
+  /** `traces`: how many of the batch were refused, when not all (the rest were stored: a 409 answered trace by trace). */
+  | { kind: "refused"; message: string; traces?: number };
 
 /** Sends a spooled body with its first `Idempotency-Key`, once (no retries: the replayer tries again later). */
 export type ReplaySend = (body: Uint8Array, key: string) => Promise<ReplayOutcome>;
@@ -121,8 +125,10 @@ export class Replayer {
       seg.traces = Math.max(0, seg.traces - r.header.n);
       if (outcome.kind === "ok") this.counters.tracesReplayed += r.header.n;
       else {
-        this.counters.tracesFailed += r.header.n;
-        this.logger.error(`spool: ${r.header.n} spooled trace(s) not delivered: ${outcome.message}`);
+        const refused = Math.min(r.header.n, outcome.traces ?? r.header.n);
+        this.counters.tracesReplayed += r.header.n - refused;
+        this.counters.tracesFailed += refused;
+        this.logger.error(`spool: ${refused} spooled trace(s) not delivered: ${outcome.message}`);
       }
       pos = seg.replayedTo = r.next;
     }

@@ -43,10 +43,12 @@ describe("a replayed spooled batch answered 409", () => {
     expect(await replaySender(requests)(batch, "key-1")).toEqual({ kind: "ok" });
   });
 
-  it("is tried again later when a trace gets no answer now, and refused naming how many when one is refused", async () => {
+  it("is tried again later when a trace gets no answer now (sending no more of it), and refused counting only the refused ones when one is", async () => {
     const noAnswer = fakeRequests((_method, _path, body) => (body.startsWith('{"traces"') ? fail(409) : body.includes("t-new") ? fail(undefined) : ok()));
     expect((await replaySender(noAnswer.requests)(batch, "k")).kind).toBe("retry");
     const refused = fakeRequests((_method, _path, body) => (body.startsWith('{"traces"') ? fail(409) : body.includes("t-new") ? fail(400) : ok()));
-    expect(await replaySender(refused.requests)(batch, "k")).toEqual({ kind: "refused", message: expect.stringContaining("1 of 2 traces refused after a 409") });
+    expect(await replaySender(refused.requests)(batch, "k")).toEqual({ kind: "refused", traces: 1, message: expect.stringContaining("1 of 2 traces refused after a 409") });
+    // Nothing more is sent once the service stops answering: the rest waits for the next replay.
+    expect(noAnswer.sent).toEqual(["POST /v1/traces", "POST /v1/traces t-new"]);
   });
 });
