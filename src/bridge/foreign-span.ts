@@ -109,8 +109,10 @@ export class ForeignReader implements ForeignSpanSource {
   }
 
   /** A span kept as `type` when it ended, read then by its convention (`mapped`, from its records `logs`), from now on its data. */
-  ended(span: ReadableSpan, type: SpanType, mapped: Mapped | undefined, logs: LogRecords | undefined): void {
-    setForeignSource(span, new ForeignSpan(this, type, mapped, logs));
+  ended(span: ReadableSpan, type: SpanType, mapped: Mapped | undefined, logs: LogRecords | undefined): SpanData {
+    const read = new ForeignSpan(this, type, mapped, logs);
+    setForeignSource(span, read);
+    return read;
   }
 
   /**

@@ -132,8 +132,9 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
       if (!rt) return;
       // Read once, here, from its final attributes, events and the log records it took with it.
       const logs = takeLogs(span.spanContext().spanId);
-      if (isSupersededTool(span)) {
-        // A tool call the app's framework recorded too: its span is kept, this one left out.
+      if (isSupersededTool(span) && !rt.spanHasChildren(span.spanContext().traceId, span.spanContext().spanId)) {
+        // A tool call the app's framework recorded too: its span is kept, this one left out
+        // (unless what the tool did hangs from it: then both stay, rather than move that elsewhere).
         rt.foreignEndedTransparent(span);
         return;
       }
@@ -150,9 +151,9 @@ export class EvaltraceSpanProcessor implements SpanProcessor {
         rt.foreignEndedTransparent(span);
         return;
       }
-      this.reader.ended(span, type, mapped, logs);
+      const read = this.reader.ended(span, type, mapped, logs);
       // A model request the app's telemetry recorded, or zero-code's: one llm span each (traces/model-call-fold.ts).
-      if (type === "llm" && mapped?.type === "llm") rt.foreignModelCallEnded(span, mapped.fields, this.byZeroCode);
+      if (type === "llm" && mapped?.type === "llm") rt.foreignModelCallEnded(span, read, this.byZeroCode);
       rt.foreignEnded(span);
     } catch (error) {
       // Never break the app's tracing pipeline; counted and logged.

@@ -21,13 +21,12 @@ import { KeyedTransport } from "../http/keyed-transport.js";
 import { type Logger, safeLogger } from "../logger.js";
 import { traceUuid } from "../spans/ids.js";
 import type { ObservedSpan } from "../spans/observed-span.js";
-import { SPAN_TYPE_ATTRIBUTE } from "../spans/span-data.js";
+import { SPAN_TYPE_ATTRIBUTE, type SpanData } from "../spans/span-data.js";
 import { type ParentSpan, type SpanSource, startObservedSpan } from "../spans/observed-tracer.js";
 import { type DrainRequest, drain } from "./drain.js";
 import { inAbortedNextPrerender } from "./next-prerender.js";
 import { TappedSink } from "./tapped-sink.js";
 import { appBridged, ModelCallFold, noteIntegrationModelCall } from "../traces/model-call-fold.js";
-import type { JsonValue } from "../spans/json-value.js";
 import { isCapturing } from "./trace-tap.js";
 
 /** Counters of the whole SDK: the exporter's plus what was dropped before export. */
@@ -134,7 +133,16 @@ export class Runtime {
     // Traces a capture of evaltrace/testing claims go to it instead of the exporter.
     const tapped = new TappedSink({ exporter: this.exporter, bodies, logger, release: (rec) => this.assembler.release(rec) });
     // A model request the app's framework telemetry recorded too is kept once, as its span.
-    this.fold = new ModelCallFold(tapped, { clock, appBridged, drop: (traceId) => this.assembler.drop(traceId, false) });
+    this.fold = new ModelCallFold(tapped, {
+      clock,
+      appBridged,
+      capturing: isCapturing,
+      unsent: (traceId) => {
+        const phase = this.assembler.get(traceId)?.phase;
+        return phase === "open" || phase === "queued";
+      },
+      drop: (traceId) => this.assembler.drop(traceId, false),
+    });
     this.assembler = new TraceAssembler(this.fold, options, logger);
     const assembler = this.assembler;
     this.spans = {
@@ -306,6 +314,11 @@ export class Runtime {
     this.assembler.onStart(span, parentContext);
   }
 
+  /** Whether a span of the trace this runtime holds has the span with this id as its parent. */
+  spanHasChildren(traceId: string, spanId: string): boolean {
+    return this.assembler.hasChildren(traceId, spanId);
+  }
+
   /** Whether a span with this id is open in the trace this runtime holds. */
   isSpanOpen(traceId: string, spanId: string): boolean {
     return this.assembler.isOpen(traceId, spanId);
@@ -317,13 +330,13 @@ export class Runtime {
   }
 
   /**
-   * A span of another instrumentation read as an llm call ended (`fields`: its llm fields): the
+   * A span of another instrumentation read as an llm call ended (`read`: what its convention read): the
    * app's telemetry (matched against our integrations' traces of the same request), or zero-code's
    * own (noted for that match).
    */
-  foreignModelCallEnded(span: ReadableSpan, fields: { [key: string]: JsonValue }, byZeroCode: boolean): void {
-    if (byZeroCode) noteIntegrationModelCall(span, fields);
-    else this.fold.theirs(span, fields);
+  foreignModelCallEnded(span: ReadableSpan, read: SpanData, byZeroCode: boolean): void {
+    if (byZeroCode) noteIntegrationModelCall(span, read);
+    else this.fold.theirs(span, read);
   }
 
   /** A span of another instrumentation ended, left out (HTTP, DB ...): its kept children re-parent past it. */
@@ -369,8 +382,9 @@ export class Runtime {
   private drainNow(request: DrainRequest): Promise<FlushResult> {
     const exporter = this.exporter;
     const deliver = (left: number): Promise<FlushResult> => {
-      // Traces held for a framework's span of the same request go now, as they are.
-      this.fold.sendHeld();
+      // Traces held for a framework's span of the same request go now, as they are; a shutdown holds none from now on.
+      if (request.reason === "shutdown") this.fold.stop();
+      else this.fold.sendHeld();
       if (request.reason === "shutdown") return exporter.shutdown(left);
       if (request.reason === "exit") {
         // Once per new batch of work: a flush that timed out must not be retried forever.

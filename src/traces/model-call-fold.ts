@@ -3,7 +3,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { Clock, TimerHandle } from "../clock.js";
 import { processWide } from "../process-wide.js";
 import type { JsonValue } from "../spans/json-value.js";
-import { getSpanData, isIntegrationSpan } from "../spans/span-data.js";
+import { getSpanData, isIntegrationSpan, type SpanData } from "../spans/span-data.js";
 import { markDroppedByApp } from "./trace-phase.js";
 import type { TraceSink } from "./trace-sink.js";
 import type { TraceView } from "./trace-view.js";
@@ -15,15 +15,17 @@ import { notify } from "./trace-waiters.js";
  * through `EvaltraceSpanProcessor`. When the framework runs the model outside its span's context
  * (Strands, TanStack AI) or builds its spans after the run (OpenInference's BeeAI), nothing ties
  * the two: ours is a trace of its own beside the framework's. This room keeps such a request
- * once, as the framework's span (it sits in the agent's tree), filled in from ours where the
- * framework left the model or the token counts out.
+ * once, as the framework's span (it sits in the agent's tree), filled in from ours with what it
+ * lacks (input, output, model, provider, token counts, tool calls).
  *
  * A trace of ours made only of integration spans with at least one llm span, finished while the
- * app has its own bridge, is held for {@link HOLD_MILLIS} instead of being queued at once: each of
- * its llm spans is matched against the app's llm spans that end meanwhile (or ended just before);
- * when all are matched the trace is let go (counted in `stats().modelCallsFolded`), else it goes
- * out as it is. A flush or shutdown sends whatever is held: nothing is lost, at worst a request
- * is recorded twice, as before.
+ * app has its own bridge (and no capture of evaltrace/testing records), is held for
+ * {@link HOLD_MILLIS} instead of being queued at once: each of its llm spans is matched to the
+ * nearest app llm span in time that ends meanwhile (or ended just before, its trace not sent yet)
+ * and is the same request ({@link sameRequest}; when two held traces match one span as well, none
+ * does). When all are matched, and nothing else came into the trace since, it is let go (counted
+ * in `stats().modelCallsFolded`); else it goes out as it is, at the end of the hold or at once on
+ * a flush, a drain or a shutdown.
  */
 
 /** How long a trace of ours waits for the framework's span of the same request. */
@@ -43,45 +45,71 @@ export interface ModelCall {
   outputTokens?: number;
 }
 
-/** The llm fields of a span read by a convention (the fields object itself, filled in on a fold). */
-type Fields = { [key: string]: JsonValue };
+/** What a recorder read of a span: its input, output and llm fields (the framework's filled in on a fold). */
+type Read = Pick<SpanData, "input" | "output" | "fields">;
 
 const millis = (t: HrTime): number => t[0] * 1e3 + t[1] / 1e6;
 const count = (v: JsonValue | undefined): number | undefined => (typeof v === "number" ? v : undefined);
 
+/** A model name as compared: lower case, without a `provider/` prefix or a date suffix (`gpt-4o-2024-08-06` is `gpt-4o`). */
+function modelName(v: JsonValue | undefined): string | undefined {
+  if (typeof v !== "string" || !v) return undefined;
+  return v
+    .toLowerCase()
+    .replace(/^.*\//, "")
+    .replace(/-(\d{4}-\d{2}-\d{2}|\d{8})$/, "");
+}
+
 /** A model call as its span's times and llm fields describe it. */
-export function modelCallOf(span: ReadableSpan, fields: Fields): ModelCall {
-  const model = fields.model;
+export function modelCallOf(span: ReadableSpan, fields: Read["fields"]): ModelCall {
   return {
     start: millis(span.startTime),
     end: millis(span.endTime),
-    model: typeof model === "string" && model ? model.toLowerCase() : undefined,
+    model: modelName(fields.model),
     inputTokens: count(fields.inputTokenCount),
     outputTokens: count(fields.outputTokenCount),
   };
 }
 
 /**
- * Whether two spans are one request: the same model where both name one (one may be the dated
- * form of the other), the same token counts where both have them; then either both token counts
- * equal (a recorder that builds its spans after the run may give them its own times), or ours
- * inside the framework's span in time.
+ * Whether two spans are one request: at the same time (overlapping, within the two clocks'
+ * skew), the same model where both name one, the same token counts where both have them; where
+ * either has no token counts, both must name the model and ours lie within the framework's span.
  */
 export function sameRequest(ours: ModelCall, theirs: ModelCall): boolean {
-  if (ours.model && theirs.model && !ours.model.includes(theirs.model) && !theirs.model.includes(ours.model)) return false;
+  if (ours.start > theirs.end + SKEW_MILLIS || theirs.start > ours.end + SKEW_MILLIS) return false;
+  if (ours.model && theirs.model && ours.model !== theirs.model) return false;
   const tokensKnown = ours.inputTokens !== undefined && theirs.inputTokens !== undefined && ours.outputTokens !== undefined && theirs.outputTokens !== undefined;
   if (tokensKnown) return ours.inputTokens === theirs.inputTokens && ours.outputTokens === theirs.outputTokens;
   const inside = theirs.start <= ours.start + SKEW_MILLIS && ours.end <= theirs.end + SKEW_MILLIS;
   return inside && ours.model !== undefined && theirs.model !== undefined;
 }
 
-/** Integration spans' llm fields copied where the framework's span has none. */
-const FILLED = ["model", "provider", "inputTokenCount", "outputTokenCount"] as const;
+/** Our llm fields copied onto the framework's span where it has none. */
+const FILLED = ["model", "provider", "inputTokenCount", "outputTokenCount", "toolsCalled"] as const;
+
+/** Fills the framework's read of a request with ours where it has nothing: its input, output and llm fields. */
+function fill(theirs: Read, ours: Read): void {
+  if (theirs.input === undefined && ours.input !== undefined) theirs.input = ours.input;
+  if (theirs.output === undefined && ours.output !== undefined) theirs.output = ours.output;
+  for (const key of FILLED) if (theirs.fields[key] === undefined && ours.fields[key] !== undefined) theirs.fields[key] = ours.fields[key]!;
+}
 
 interface Held {
   rec: TraceView;
-  calls: { call: ModelCall; fields: Fields }[];
+  /** Its llm calls not matched yet. */
+  calls: { call: ModelCall; read: Read }[];
+  /** How many llm calls it had when it was held (a fold checks that no other span came since). */
+  total: number;
   until: number;
+}
+
+/** An llm span of the app's telemetry that ended and matched nothing held: a trace of ours may end just after. */
+interface Recent {
+  call: ModelCall;
+  read: Read;
+  traceId: string;
+  at: number;
 }
 
 /** What the fold needs from the composition root. */
@@ -89,6 +117,10 @@ export interface ModelCallFoldParts {
   clock: Clock;
   /** Whether the app has a bridge of its own (an `EvaltraceSpanProcessor` it made): nothing is held otherwise. */
   appBridged: () => boolean;
+  /** Whether a capture of evaltrace/testing records now: nothing is held then (a test reads what it captured at once). */
+  capturing: () => boolean;
+  /** Whether a trace has not gone out yet (a framework's span filled in after its trace went would change nothing). */
+  unsent: (traceId: string) => boolean;
   /** Lets go of a trace kept by the framework's span instead (the assembler's drop, not counted as the app's). */
   drop: (traceId: string) => void;
 }
@@ -98,7 +130,7 @@ export class ModelCallFold implements TraceSink {
   /** Model requests kept once, as the framework's span, where ours recorded them too. */
   folded = 0;
   private held: Held[] = [];
-  private recent: { call: ModelCall; fields: Fields; at: number }[] = [];
+  private recent: Recent[] = [];
   private timer: TimerHandle | undefined;
   private stopped = false;
 
@@ -112,17 +144,19 @@ export class ModelCallFold implements TraceSink {
   }
 
   enqueue(rec: TraceView): void {
-    const calls = this.stopped || !this.parts.appBridged() ? undefined : integrationModelCalls(rec);
+    const calls = this.stopped || !this.parts.appBridged() || this.parts.capturing() ? undefined : integrationModelCalls(rec);
     if (!calls) {
       this.next.enqueue(rec);
       return;
     }
     const now = this.parts.clock.now();
-    const held: Held = { rec, calls, until: now + HOLD_MILLIS };
+    const held: Held = { rec, calls, total: calls.length, until: now + HOLD_MILLIS };
     this.held.push(held);
-    // The framework's spans may have ended first.
+    // The framework's spans may have ended first (only those whose trace has not gone out can take ours in).
     this.recent = this.recent.filter((r) => now - r.at <= HOLD_MILLIS);
-    for (const r of [...this.recent]) if (this.match(held, r.call, r.fields)) this.recent.splice(this.recent.indexOf(r), 1);
+    for (const r of [...this.recent]) {
+      if (this.parts.unsent(r.traceId) && this.match(held, r.call, r.read)) this.recent.splice(this.recent.indexOf(r), 1);
+    }
     if (held.calls.length === 0) {
       // Dropped outside the assembler's own hand-off, which called us.
       queueMicrotask(() => this.fold(held));
@@ -132,31 +166,51 @@ export class ModelCallFold implements TraceSink {
     this.arm();
   }
 
-  /** An llm span of the app's framework telemetry ended (`fields`: its convention's llm fields, filled in on a fold). */
-  theirs(span: ReadableSpan, fields: Fields): void {
-    const call = modelCallOf(span, fields);
+  /** An llm span of the app's framework telemetry ended (`read`: what its convention read, filled in on a fold). */
+  theirs(span: ReadableSpan, read: Read): void {
+    const call = modelCallOf(span, read.fields);
+    // The held call nearest in time; none when two held traces are as near (which one is it?).
+    let best: Held | undefined;
+    let bestGap = Number.POSITIVE_INFINITY;
+    let tie = false;
     for (const held of this.held) {
-      if (!this.match(held, call, fields)) continue;
-      if (held.calls.length === 0) this.fold(held);
+      for (const c of held.calls) {
+        if (!sameRequest(c.call, call)) continue;
+        const gap = Math.abs(c.call.start - call.start);
+        if (gap < bestGap) [best, bestGap, tie] = [held, gap, false];
+        else if (gap === bestGap && held !== best) tie = true;
+      }
+    }
+    if (best && !tie && this.match(best, call, read)) {
+      if (best.calls.length === 0) this.fold(best);
       return;
     }
-    this.recent.push({ call, fields, at: this.parts.clock.now() });
+    this.recent.push({ call, read, traceId: span.spanContext().traceId, at: this.parts.clock.now() });
     if (this.recent.length > MAX_RECENT) this.recent.shift();
   }
 
-  /** Matches one of `held`'s calls to the framework's span, filling the framework's fields from ours. */
-  private match(held: Held, call: ModelCall, fields: Fields): boolean {
-    const i = held.calls.findIndex((c) => sameRequest(c.call, call));
+  /** Matches the held call nearest in time to the framework's span, filling the framework's read from ours. */
+  private match(held: Held, call: ModelCall, read: Read): boolean {
+    let i = -1;
+    for (let j = 0; j < held.calls.length; j++) {
+      const c = held.calls[j]!.call;
+      if (sameRequest(c, call) && (i < 0 || Math.abs(c.start - call.start) < Math.abs(held.calls[i]!.call.start - call.start))) i = j;
+    }
     if (i < 0) return false;
-    const ours = held.calls[i]!.fields;
-    for (const key of FILLED) if (fields[key] === undefined && ours[key] !== undefined) fields[key] = ours[key]!;
+    fill(read, held.calls[i]!.read);
     held.calls.splice(i, 1);
     return true;
   }
 
+  /** Lets go of a trace all of whose calls the framework recorded, unless something else of it came or still runs (then it goes out). */
   private fold(held: Held): void {
     if (!this.held.includes(held)) return;
-    this.folded++;
+    const now = held.rec.open > 0 ? undefined : integrationModelCalls(held.rec);
+    if (now?.length !== held.total) {
+      this.send(held);
+      return;
+    }
+    this.folded += held.total;
     // Still held: the assembler's drop comes back here through discard().
     this.parts.drop(held.rec.traceId);
     this.remove(held);
@@ -184,9 +238,18 @@ export class ModelCallFold implements TraceSink {
     }, wait);
   }
 
-  /** Sends every trace held now, as it is (a flush, a drain: nothing waits for the hold). */
+  /** Sends every trace held now, as it is (a flush, a drain: nothing waits for the hold); one the framework recorded whole is let go. */
   sendHeld(): void {
-    for (const held of [...this.held]) this.send(held);
+    for (const held of [...this.held]) {
+      if (held.calls.length === 0) this.fold(held);
+      else this.send(held);
+    }
+  }
+
+  /** Sends what is held and holds nothing from now on (a shutdown: the exporter drains what it has, then stops). */
+  stop(): void {
+    this.stopped = true;
+    this.sendHeld();
   }
 
   scheduleUpdate(rec: TraceView): void {
@@ -211,8 +274,7 @@ export class ModelCallFold implements TraceSink {
   }
 
   shutdown(): Promise<unknown> {
-    this.sendHeld();
-    this.stopped = true;
+    this.stop();
     return this.next.shutdown();
   }
 }
@@ -231,11 +293,11 @@ export function appBridged(): boolean {
 }
 
 /** Model calls noted on zero-code's own foreign llm spans when they ended (their fields as read then). */
-const noted = processWide("traces.notedModelCalls", () => new WeakMap<object, Fields>());
+const noted = processWide("traces.notedModelCalls", () => new WeakMap<object, Read>());
 
 /** Notes the llm fields of a span zero-code's own telemetry recorded (its AI SDK calls), for a fold. */
-export function noteIntegrationModelCall(span: object, fields: Fields): void {
-  noted.set(span, fields);
+export function noteIntegrationModelCall(span: object, read: Read): void {
+  noted.set(span, read);
 }
 
 /**
@@ -249,8 +311,8 @@ function integrationModelCalls(rec: TraceView): Held["calls"] | undefined {
   for (const span of rec.spans) {
     if (!isIntegrationSpan(span)) return undefined;
     const data = getSpanData(span);
-    const fields = data && !data.foreign ? (data.type === "llm" ? data.fields : undefined) : noted.get(span);
-    if (fields) calls.push({ call: modelCallOf(span, fields), fields });
+    const read = data && !data.foreign ? (data.type === "llm" ? data : undefined) : noted.get(span);
+    if (read) calls.push({ call: modelCallOf(span, read.fields), read });
   }
   return calls.length > 0 ? calls : undefined;
 }

@@ -248,6 +248,16 @@ export class TraceAssembler implements SpanProcessor {
     this.release(rec);
   }
 
+  /** Whether any span held of the trace (ended, open, held for a parent or late) names this span id as its parent. */
+  hasChildren(traceId: string, spanId: string): boolean {
+    const rec = this.records.get(traceId);
+    if (!rec) return false;
+    for (const list of [rec.spans, rec.openSpans, rec.held ?? [], rec.late?.spans ?? []]) {
+      for (const s of list) if (parentSpanIdOf(s) === spanId) return true;
+    }
+    return false;
+  }
+
   /** Whether a span with this id is open in the trace's record. */
   isOpen(traceId: string, spanId: string): boolean {
     const rec = this.records.get(traceId);

@@ -2,7 +2,8 @@ import { context, ROOT_CONTEXT, type Span, trace } from "@opentelemetry/api";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { zeroCodeSpanProcessor } from "../../../src/bridge/span-processor.js";
-import { flush, stats } from "../../../src/index.js";
+import { flush, observe, stats } from "../../../src/index.js";
+import { captureTraces } from "../../../src/testing/index.js";
 import { openSpan } from "../../../src/tracing/manual-span.js";
 import { outline, startBridge, traceNamed } from "./bridge.js";
 
@@ -59,6 +60,8 @@ describe("a model request or tool call recorded both by an integration and by th
     expect((await flush()).ok).toBe(true);
     expect(outline(traceNamed(bridge.dev, "beeai agent"))).toEqual(["agent beeai agent", "  llm backend.openai.chat"]);
     expect(llmTokens("beeai agent")).toEqual([["backend.openai.chat", "gpt-4o", 20, 7]]);
+    // Its input and output, which OpenInference's span here lacks, are ours.
+    expect(traceNamed(bridge.dev, "beeai agent").spans.find((s) => s.type === "llm")).toMatchObject({ input: [{ role: "user", content: "hi" }], output: "Tomorrow." });
     expect(Object.values(bridge.dev.state.traces).filter((t) => t.spans.some((s) => s.name === "openai.chat"))).toEqual([]);
   });
 
@@ -101,5 +104,73 @@ describe("a model request or tool call recorded both by an integration and by th
     expect((await flush()).ok).toBe(true);
     expect(outline(traceNamed(bridge.dev, "twin"))).toEqual(["agent twin", "  tool get_weather"]);
     expect(Object.values(bridge.dev.state.traces).filter((t) => t.spans.some((s) => s.name === "get_weather" && !s.parentUuid))).toEqual([]);
+  });
+
+  it("the same token counts at another time, or another model of the family (gpt-4o-mini for gpt-4o), are not the same request: nothing folded", async () => {
+    const before = stats().modelCallsFolded;
+    const agent = tracer().startSpan("invoke_agent apart", { attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "apart" } });
+    const attributes = { "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o", "gen_ai.usage.input_tokens": 12, "gen_ai.usage.output_tokens": 3 };
+    const earlier = tracer().startSpan("chat earlier", { startTime: Date.now() - 10_000, attributes }, trace.setSpan(ROOT_CONTEXT, agent));
+    const now = tracer().startSpan("chat now", { attributes }, trace.setSpan(ROOT_CONTEXT, agent));
+    ourCall([12, 3], "gpt-4o-mini");
+    ourCall([12, 3]);
+    earlier.end(Date.now() - 9_000);
+    // The one at the same time, with the same model: that one is folded.
+    now.end();
+    agent.end();
+    expect((await flush()).ok).toBe(true);
+    expect(stats().modelCallsFolded).toBe(before + 1);
+    const mini = Object.values(bridge.dev.state.traces).filter((t) => t.spans.some((s) => s.name === "openai.chat" && s.model === "gpt-4o-mini"));
+    expect(mini).toHaveLength(1);
+  });
+
+  it("a held trace with a span of the app's still running when the framework's span matches it is sent, not folded (that span is not lost)", async () => {
+    const before = stats().modelCallsFolded;
+    const agent = tracer().startSpan("invoke_agent busy", { attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "busy" } });
+    const chat = tracer().startSpan("chat gpt-4o", { attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o" } }, trace.setSpan(ROOT_CONTEXT, agent));
+    let finish: () => void = () => {};
+    const step = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    let running: Promise<void> | undefined;
+    context.with(ROOT_CONTEXT, () => {
+      const span = openSpan("openai.chat busy", "llm", { model: "gpt-4o", inputTokenCount: 30, outputTokenCount: 4 });
+      if (span) context.with(span.context, () => (running = observe({ name: "app step after the call" }, () => step)()));
+      span?.end("ok");
+    });
+    chat.setAttributes({ "gen_ai.usage.input_tokens": 30, "gen_ai.usage.output_tokens": 4 });
+    chat.end();
+    agent.end();
+    finish();
+    await running;
+    expect((await flush()).ok).toBe(true);
+    expect(stats().modelCallsFolded).toBe(before);
+    expect(outline(traceNamed(bridge.dev, "openai.chat busy"))).toEqual(["llm openai.chat busy", "  base app step after the call"]);
+  });
+
+  it("while a capture of evaltrace/testing records, nothing is held: the trace is captured at once", () => {
+    const capture = captureTraces();
+    try {
+      ourCall([1, 2]);
+      expect(capture.spans().map((s) => s.name)).toEqual(["openai.chat"]);
+    } finally {
+      capture.stop();
+    }
+  });
+
+  it("a twin tool span with a span of its own under it is kept, with the framework's beside it (what the tool did is not moved elsewhere)", async () => {
+    const aiSdk = new BasicTracerProvider({ spanProcessors: [zeroCodeSpanProcessor()] }).getTracer("ai");
+    const agent = tracer().startSpan("invoke_agent twin-with-child", { attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "twin-with-child" } });
+    await aiSdk.startActiveSpan("ai.toolCall", { attributes: { "ai.operationId": "ai.toolCall", "ai.toolCall.name": "lookup", "ai.toolCall.id": "c2", "ai.toolCall.args": "{}" } }, async (call: Span) => {
+      const tool = tracer().startSpan("execute_tool lookup", { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup" } }, trace.setSpan(ROOT_CONTEXT, agent));
+      await observe({ name: "inside the tool" }, async () => "done")();
+      tool.end();
+      call.end();
+    });
+    agent.end();
+    expect((await flush()).ok).toBe(true);
+    expect(outline(traceNamed(bridge.dev, "twin-with-child"))).toEqual(["agent twin-with-child", "  tool lookup"]);
+    const aiTrace = Object.values(bridge.dev.state.traces).find((t) => t.spans.some((s) => s.name === "inside the tool"));
+    expect(aiTrace && outline(aiTrace)).toEqual(["tool lookup", "  base inside the tool"]);
   });
 });
