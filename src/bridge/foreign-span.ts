@@ -94,12 +94,7 @@ export class ForeignReader implements ForeignSpanSource {
 
   /** Whether a convention reads `span` as it stands, before it ended (its start attributes). */
   claims(span: object): boolean {
-    return this.claimedType(span) !== undefined;
-  }
-
-  /** What a convention reads `span` as, as it stands, before it ended (its start attributes). */
-  claimedType(span: object): SpanType | undefined {
-    return interpret(this.finished(span as ReadableSpan, undefined))?.type;
+    return this.claimed(span) !== undefined;
   }
 
   /** The type and name a convention reads `span` as, as it stands (its start attributes). */

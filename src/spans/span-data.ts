@@ -107,8 +107,6 @@ export interface ForeignSpanSource {
   spanData(span: object): SpanData;
   /** Whether a convention reads `span`, as it stands, as one of ours (an llm call that never ended, say). */
   claims?(span: object): boolean;
-  /** What a convention reads `span` as, as it stands (its start attributes); undefined: none claims it. */
-  claimedType?(span: object): SpanType | undefined;
   /** The type and name a convention reads `span` as, as it stands (its start attributes); undefined: none claims it. */
   claimed?(span: object): { type: SpanType; name: string } | undefined;
   /** A model call of ours (an llm span: zero-code's, an integration's) started under `span`, still open. */
@@ -162,12 +160,7 @@ export function foreignModelCallUnder(parent: object): void {
 
 /** What a convention reads a span of another instrumentation that has not ended as, as it stands; undefined: none, or not such a span. */
 export function foreignSpanClaimedAs(span: object): SpanType | undefined {
-  const source = (span as { [FOREIGN]?: ForeignSpanSource })[FOREIGN];
-  try {
-    return source?.claimedType?.(span);
-  } catch {
-    return undefined;
-  }
+  return foreignSpanClaim(span)?.type;
 }
 
 /** The type and name a convention reads a span of another instrumentation that has not ended as; undefined: none, or not such a span. */
