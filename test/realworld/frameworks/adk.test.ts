@@ -3,8 +3,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runsHere, runtimeName } from "../../helpers/skips.js";
-import { pool } from "../harness.js";
-import { allSpans, llmProblems, modelCalls, outline, outputDifferences, runSetup, type SetupRun, traceProblems } from "./setups.js";
+import { allSpans, fourSetups, frameworkRuns, llmProblems, modelCalls, outline, outputDifferences, traceProblems } from "./setups.js";
 
 // Issue 43: Google ADK for TypeScript (@google/adk 2.0.0, test/realworld/frameworks/adk/package.json)
 // running its official sample agent_with_tool.ts (adk/SOURCE.md) offline against the fake Gemini
@@ -23,26 +22,11 @@ const onNode = runsHere(!("Bun" in globalThis), FILE, `the setups need Node's mo
 const dir = fileURLToPath(new URL("./adk/", import.meta.url));
 const program = `${dir}program.ts`;
 const telemetry = `${dir}telemetry.mjs`;
-const setups = {
-  plain: [],
-  bridge: ["--import", telemetry],
-  "zero-code": ["--import", "evaltrace/auto"],
-  both: ["--import", "evaltrace/auto", "--import", telemetry],
-} as const;
-type SetupName = keyof typeof setups;
-const runs = new Map<SetupName, SetupRun>();
-const run = (name: SetupName): SetupRun => {
-  const r = runs.get(name);
-  if (!r) throw new Error(`the ${name} run did not happen`);
-  return r;
-};
-const why = (name: SetupName) => `${name} run:\n${outline(run(name))}\nstdout: ${run(name).stdout.slice(0, 600)}\nstderr: ${run(name).stderr.slice(0, 1500)}`;
+const setups = fourSetups(telemetry);
+const { run, why, runAll } = frameworkRuns("adk", program, setups);
 
 beforeAll(async () => {
-  if (!onNode) return;
-  const { install } = (await import(new URL("./install.mjs", import.meta.url).href)) as { install: (name: string) => void };
-  install("adk");
-  await pool(Object.keys(setups) as SetupName[], 2, async (name) => runs.set(name, await runSetup(program, [...setups[name]])));
+  if (onNode) await runAll();
 }, 300_000);
 
 describe.skipIf(!onNode)("Google ADK 2.0.0: its agent_with_tool sample, offline against the fake Gemini API", () => {

@@ -1,8 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runsHere, runtimeName } from "../../helpers/skips.js";
-import { pool } from "../harness.js";
-import { allSpans, type FakeUrls, llmProblems, modelCalls, outline, outlines, outputDifferences, runSetup, type SetupRun, traceProblems } from "./setups.js";
+import { allSpans, type FakeUrls, fourSetups, frameworkRuns, llmProblems, modelCalls, outline, outlines, outputDifferences, traceProblems } from "./setups.js";
 
 // Issue 43: the BeeAI Framework for TypeScript (beeai-framework 0.1.13: the newest release
 // @arizeai/openinference-instrumentation-beeai 1.5.30 instruments, ">=0.1.9 <0.1.14"; on a later
@@ -28,30 +27,14 @@ const onNode = runsHere(!("Bun" in globalThis), FILE, `the setups need Node's mo
 const dir = fileURLToPath(new URL("./beeai/", import.meta.url));
 const program = `${dir}program.ts`;
 const telemetry = `${dir}telemetry.mjs`;
-const setups = {
-  plain: [],
-  bridge: ["--import", telemetry],
-  "zero-code": ["--import", "evaltrace/auto"],
-  both: ["--import", "evaltrace/auto", "--import", telemetry],
-} as const;
-type SetupName = keyof typeof setups;
 // BeeAI's OpenAI adapter reads its base URL from OPENAI_API_ENDPOINT (adapters/openai/backend/client).
-const env = (urls: FakeUrls) => ({ OPENAI_API_ENDPOINT: urls.openai });
-const runs = new Map<SetupName, SetupRun>();
-const run = (name: SetupName): SetupRun => {
-  const r = runs.get(name);
-  if (!r) throw new Error(`the ${name} run did not happen`);
-  return r;
-};
-const why = (name: SetupName) => `${name} run:\n${outline(run(name))}\nstdout: ${run(name).stdout.slice(0, 600)}\nstderr: ${run(name).stderr.slice(0, 1500)}`;
+const setups = fourSetups(telemetry, (urls: FakeUrls) => ({ OPENAI_API_ENDPOINT: urls.openai }));
+const { run, why, runAll } = frameworkRuns("beeai", program, setups);
 const agentTree = ["agent beeai-framework-main", "  llm backend.openai.chat", "  tool calculator", "  tool finalAnswer"].join("\n");
 const zeroCodeTree = ["base ai.generateText", "  llm ai.generateText.doGenerate"].join("\n");
 
 beforeAll(async () => {
-  if (!onNode) return;
-  const { install } = (await import(new URL("./install.mjs", import.meta.url).href)) as { install: (name: string) => void };
-  install("beeai");
-  await pool(Object.keys(setups) as SetupName[], 2, async (name) => runs.set(name, await runSetup(program, [...setups[name]], env)));
+  if (onNode) await runAll();
 }, 300_000);
 
 describe.skipIf(!onNode)("BeeAI 0.1.13 with OpenInference's BeeAI instrumentation 1.5.30: its tool-calling agent example, offline against the fake OpenAI", () => {

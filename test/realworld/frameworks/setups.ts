@@ -1,5 +1,5 @@
 import { startDevServer } from "../../../src/devserver/index.js";
-import { type FakeUrls, normalizeOutput, type Span, type StoredTrace, start, startTappedFakes } from "../harness.js";
+import { type FakeUrls, normalizeOutput, pool, type Span, type StoredTrace, start, startTappedFakes } from "../harness.js";
 import { isModelCall, type ServedCall } from "../tap.js";
 
 // Runs an agent framework's official program (test/realworld/frameworks/<name>/) in a child
@@ -174,3 +174,38 @@ export const outlines = (run: SetupRun): string[] => run.traces.map((t) => trace
 
 /** Every trace of a run as its tree, to read in a failure. */
 export const outline = (run: SetupRun): string => outlines(run).join("\n--\n");
+
+/** A setup of a framework's program: its Node flags and the environment it adds. */
+export interface Setup {
+  flags: readonly string[];
+  env?: Record<string, string> | ((urls: FakeUrls) => Record<string, string>);
+}
+
+/** The four setups of a framework whose telemetry set-up (`telemetry`, a file preloaded with --import) carries our span processor. */
+export const fourSetups = (telemetry: string, env?: Setup["env"]) => ({
+  plain: { flags: [], env },
+  bridge: { flags: ["--import", telemetry], env },
+  "zero-code": { flags: ["--import", "evaltrace/auto"], env },
+  both: { flags: ["--import", "evaltrace/auto", "--import", telemetry], env },
+});
+
+/**
+ * The runs of a framework's setups: `runAll()` (in a beforeAll) installs the framework's pinned
+ * packages (install.mjs) and runs every setup, two at a time; `run(name)` is one's result, `why(name)`
+ * what a failed expectation prints of it (its traces' outline, stdout and stderr).
+ */
+export function frameworkRuns<Name extends string>(framework: string, program: string, setups: Record<Name, Setup>) {
+  const runs = new Map<Name, SetupRun>();
+  const run = (name: Name): SetupRun => {
+    const r = runs.get(name);
+    if (!r) throw new Error(`the ${name} run did not happen`);
+    return r;
+  };
+  const why = (name: Name) => `${name} run:\n${outline(run(name))}\nstdout: ${run(name).stdout.slice(0, 600)}\nstderr: ${run(name).stderr.slice(0, 1500)}`;
+  const runAll = async () => {
+    const { install } = (await import(new URL("./install.mjs", import.meta.url).href)) as { install: (name: string) => void };
+    install(framework);
+    await pool(Object.keys(setups) as Name[], 2, async (name) => runs.set(name, await runSetup(program, [...setups[name].flags], setups[name].env)));
+  };
+  return { run, why, runAll };
+}

@@ -1,8 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runsHere, runtimeName } from "../../helpers/skips.js";
-import { pool } from "../harness.js";
-import { allSpans, llmProblems, modelCalls, outline, outlines, outputDifferences, runSetup, type SetupRun, traceProblems } from "./setups.js";
+import { allSpans, frameworkRuns, llmProblems, modelCalls, outlines, outputDifferences, type Setup, traceProblems } from "./setups.js";
 
 // Issue 43: AWS Strands Agents for TypeScript (@strands-agents/sdk 1.19.0, Node 22+,
 // test/realworld/frameworks/strands/package.json) running its official first-agent example
@@ -29,7 +28,7 @@ const dir = fileURLToPath(new URL("./strands/", import.meta.url));
 const program = `${dir}program.ts`;
 const telemetry = `${dir}telemetry.mjs`;
 const optIn = (value: string) => ({ OTEL_SEMCONV_STABILITY_OPT_IN: value });
-const setups: Record<string, { flags: string[]; env?: Record<string, string> }> = {
+const setups: Record<string, Setup> = {
   plain: { flags: [] },
   bridge: { flags: ["--import", telemetry] },
   "bridge, gen_ai_latest_experimental": { flags: ["--import", telemetry], env: optIn("gen_ai_latest_experimental") },
@@ -37,13 +36,7 @@ const setups: Record<string, { flags: string[]; env?: Record<string, string> }> 
   "zero-code": { flags: ["--import", "evaltrace/auto"] },
   both: { flags: ["--import", "evaltrace/auto", "--import", telemetry] },
 };
-const runs = new Map<string, SetupRun>();
-const run = (name: string): SetupRun => {
-  const r = runs.get(name);
-  if (!r) throw new Error(`the ${name} run did not happen`);
-  return r;
-};
-const why = (name: string) => `${name} run:\n${outline(run(name))}\nstdout: ${run(name).stdout.slice(0, 600)}\nstderr: ${run(name).stderr.slice(0, 1500)}`;
+const { run, why, runAll } = frameworkRuns("strands", program, setups);
 
 /** The example's four agent runs as trees: two answer "Hello!" with one model call, two call get_weather then answer. */
 const agentRun = (tool: boolean) =>
@@ -51,10 +44,7 @@ const agentRun = (tool: boolean) =>
 const fourAgentRuns = [agentRun(true), agentRun(true), agentRun(false), agentRun(false)].sort();
 
 beforeAll(async () => {
-  if (!runs22) return;
-  const { install } = (await import(new URL("./install.mjs", import.meta.url).href)) as { install: (name: string) => void };
-  install("strands");
-  await pool(Object.keys(setups), 2, async (name) => runs.set(name, await runSetup(program, setups[name]!.flags, setups[name]!.env)));
+  if (runs22) await runAll();
 }, 300_000);
 
 describe.skipIf(!runs22)("AWS Strands Agents 1.19.0: its first-agent example, offline against the fake Bedrock", () => {
