@@ -52,3 +52,44 @@ describe("a replayed spooled batch answered 409", () => {
     expect(noAnswer.sent).toEqual(["POST /v1/traces", "POST /v1/traces t-new"]);
   });
 });
+
+// The same against the emulator, behind a proxy that lets it store each request and then loses
+// the answer, for every request of the first replay: the replay is tried again, and in the end
+// each trace is stored once, a stored trace's new spans appended once.
+describe("a replayed spooled batch answered 409, with the first answer of each request lost (the emulator behind a fault proxy)", () => {
+  it("is tried again, then delivered: every trace stored once, each span once", async () => {
+    const { startDevServer } = await import("../../../src/devserver/index.js");
+    const { startFaultProxy } = await import("../../helpers/fault-proxy.js");
+    const { KeyedTransport } = await import("../../../src/http/keyed-transport.js");
+    const { Requests: RealRequests } = await import("../../../src/export/requests.js");
+    const { systemClock } = await import("../../../src/clock.js");
+    const dev = await startDevServer({ port: 0 });
+    let losing = true;
+    const proxy = await startFaultProxy(dev.url, () => (losing ? "store-then-reset" : undefined));
+    try {
+      const logger = { debug() {}, info() {}, warn() {}, error() {} };
+      const transport = new KeyedTransport({ baseUrl: proxy.url, apiKey: dev.projectKey, apiKeyHeader: "SERVICE_API_KEY", requestTimeoutMillis: 5_000, maxRetries: 0, initialRetryDelayMillis: 10, maxRetryDelayMillis: 10, clock: systemClock, logger });
+      const requests = new RealRequests(transport, { requests: 0, bytesSent: 0 }, 2);
+      // The part of the upstream trace another request stored before the outage ended.
+      const stored = await fetch(`${dev.url}/v1/traces`, { method: "POST", headers: { "content-type": "application/json", SERVICE_API_KEY: dev.projectKey }, body: JSON.stringify({ uuid: "t-stored", startTime: "2026-12-07T00:00:00.000Z", endTime: "2026-12-07T00:00:01.000Z", baseSpans: [span("s0")] }) });
+      expect(stored.status).toBeLessThan(300);
+      const body = new TextEncoder().encode(JSON.stringify({ traces: [trace("t-new", "s1"), trace("t-stored", "s2")] }));
+      const send = replaySender(requests);
+      const outcomes: string[] = [];
+      outcomes.push((await send(body, "spool-key-1")).kind);
+      losing = false;
+      for (let i = 0; i < 3 && outcomes.at(-1) !== "ok"; i++) outcomes.push((await send(body, "spool-key-1")).kind);
+      expect(outcomes).toEqual(["retry", "ok"]);
+      const spansOf = (uuid: string) => (dev.state.traces[uuid]?.spans ?? []).map((s) => s.uuid).sort();
+      expect(spansOf("t-new")).toEqual(["s1"]);
+      expect(spansOf("t-stored")).toEqual(["s0", "s2"]);
+    } finally {
+      await proxy.close();
+      await dev.close();
+    }
+  });
+});
+
+function trace(uuid: string, spanUuid: string) {
+  return { uuid, startTime: "2026-12-07T00:00:00.000Z", endTime: "2026-12-07T00:00:01.000Z", baseSpans: [span(spanUuid)] };
+}
