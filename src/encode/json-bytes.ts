@@ -71,9 +71,15 @@ export class JsonBytes {
   raw(bytes: Uint8Array): void {
     const n = bytes.length;
     if (this.pos + n > this.buf.length) this.grow(n);
-    // Byte by byte: for the few bytes of a key, cheaper than a call of `set`.
     const buf = this.buf;
     let p = this.pos;
+    if (n > RAW_LOOP_BYTES) {
+      // One copy: at about 15 ns whatever the length, cheaper than a loop past a dozen bytes.
+      buf.set(bytes, p);
+      this.pos = p + n;
+      return;
+    }
+    // Byte by byte: for the few bytes of a key, cheaper than a call of `set`.
     for (let i = 0; i < n; i++) buf[p++] = bytes[i]!;
     this.pos = p;
   }
@@ -252,26 +258,30 @@ export class JsonBytes {
       return;
     }
     if (seconds !== this.second) {
-      const prefix = hrTimeToIso([seconds, 0]).slice(0, -8);
-      this.secondText = ascii(prefix);
+      // The quote, the date and time to the second, and the dot: the same for a second's times.
+      this.secondText = ascii(`"${hrTimeToIso([seconds, 0]).slice(0, -7)}`);
       this.second = seconds;
     }
     const head = this.secondText;
-    if (this.pos + head.length + 10 > this.buf.length) this.grow(head.length + 10);
+    const n = head.length;
+    if (this.pos + n + 8 > this.buf.length) this.grow(n + 8);
     const buf = this.buf;
     let p = this.pos;
-    buf[p++] = 0x22;
-    for (let i = 0; i < head.length; i++) buf[p++] = head[i]!;
-    buf[p++] = 0x2e; // .
-    let rest = micros;
-    for (let d = p + 5; d >= p; d--) {
-      buf[d] = 0x30 + (rest % 10);
-      rest = (rest / 10) | 0;
-    }
-    p += 6;
-    buf[p++] = 0x5a; // Z
-    buf[p++] = 0x22;
-    this.pos = p;
+    for (let i = 0; i < n; i++) buf[p++] = head[i]!;
+    // The six digits of the microseconds, three at a time from a table (integers only: no
+    // floating-point remainder per digit).
+    const high = ((micros | 0) / 1000) | 0;
+    let d = high * 3;
+    buf[p] = DIGITS[d]!;
+    buf[p + 1] = DIGITS[d + 1]!;
+    buf[p + 2] = DIGITS[d + 2]!;
+    d = ((micros | 0) - high * 1000) * 3;
+    buf[p + 3] = DIGITS[d]!;
+    buf[p + 4] = DIGITS[d + 1]!;
+    buf[p + 5] = DIGITS[d + 2]!;
+    buf[p + 6] = 0x5a; // Z
+    buf[p + 7] = 0x22;
+    this.pos = p + 8;
   }
 
   /** 8-4-4-4-12 from the hex digits; false (nothing written) if a digit would need escaping. */
@@ -279,34 +289,32 @@ export class JsonBytes {
     if (this.pos + 38 > this.buf.length) this.grow(38);
     const buf = this.buf;
     const start = this.pos;
-    // A span's uuid begins with its trace's first 16 digits, as the others of its trace do:
-    // copied as written for the trace seen last.
+    // Any char not plain printable ASCII (one that would need an escape or more bytes) sets a
+    // bit of `bad`: checked once, at the end, not per char.
+    let bad = 0;
     if (spanId !== undefined && traceId === this.prefixOf) {
+      // A span's uuid begins with its trace's first 16 digits, as the others of its trace do:
+      // copied as written for the trace seen last.
       const prefix = this.prefix;
       for (let i = 0; i < 20; i++) buf[start + i] = prefix[i]!;
-      if (!digitsInto(buf, start + 20, spanId, 0, 4) || !digitsInto(buf, start + 25, spanId, 4, 16)) return false;
-      buf[start + 24] = 0x2d;
-      buf[start + 37] = 0x22;
-      this.pos = start + 38;
-      return true;
+    } else {
+      buf[start] = 0x22;
+      bad = plainInto(buf, start + 1, traceId, 0, 8) | plainInto(buf, start + 10, traceId, 8, 12) | plainInto(buf, start + 15, traceId, 12, 16);
+      buf[start + 9] = buf[start + 14] = buf[start + 19] = 0x2d; // -
+      if (bad === 0) {
+        const prefix = this.prefix;
+        for (let i = 0; i < 20; i++) prefix[i] = buf[start + i]!;
+        this.prefixOf = traceId;
+      }
     }
+    // The last 16 digits: the trace id's for a trace, the span id for a span.
     const last = spanId ?? traceId;
     const from = spanId === undefined ? 16 : 0;
-    buf[start] = 0x22;
-    // Written in place, dashes at 9, 14, 19 and 24; given up on the first char that is not plain.
-    const ok =
-      digitsInto(buf, start + 1, traceId, 0, 8) &&
-      digitsInto(buf, start + 10, traceId, 8, 12) &&
-      digitsInto(buf, start + 15, traceId, 12, 16) &&
-      digitsInto(buf, start + 20, last, from, from + 4) &&
-      digitsInto(buf, start + 25, last, from + 4, from + 16);
-    if (!ok) return false;
-    buf[start + 9] = buf[start + 14] = buf[start + 19] = buf[start + 24] = 0x2d; // -
+    bad |= plainInto(buf, start + 20, last, from, from + 4) | plainInto(buf, start + 25, last, from + 4, from + 16);
+    if (bad !== 0) return false;
+    buf[start + 24] = 0x2d;
     buf[start + 37] = 0x22;
     this.pos = start + 38;
-    const prefix = this.prefix;
-    for (let i = 0; i < 20; i++) prefix[i] = buf[start + i]!;
-    this.prefixOf = traceId;
     return true;
   }
 
@@ -323,17 +331,17 @@ function isBareFunction(v: unknown): boolean {
 }
 
 /**
- * Copies `s[from, to)` to `buf` at `at` (each char one byte); false if a char is not plain
- * printable ASCII (it would need an escape or more bytes).
+ * Copies `s[from, to)` to `buf` at `at`, each char one byte; nonzero if a char is not plain
+ * printable ASCII (it would need an escape or more bytes: then what was copied is not used).
  */
-function digitsInto(buf: Uint8Array, at: number, s: string, from: number, to: number): boolean {
-  let p = at;
+function plainInto(buf: Uint8Array, at: number, s: string, from: number, to: number): number {
+  let bad = 0;
   for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i);
-    if (c < 0x20 || c >= 0x7f || c === 0x22 || c === 0x5c) return false;
-    buf[p++] = c;
+    buf[at++] = c;
+    bad |= (c >> 7) | NOT_PLAIN[c & 0x7f]!;
   }
-  return true;
+  return bad;
 }
 
 /** ASCII text as bytes (for the fixed pieces of JSON written with {@link JsonBytes.raw}). */
@@ -348,6 +356,25 @@ const PLAIN_DEPTH = 64;
 const TRUE = ascii("true");
 const FALSE = ascii("false");
 const NULL = ascii("null");
+/** 1 for the ASCII chars JSON escapes (controls, quote, backslash) and DEL (not written as they are in a uuid). */
+const NOT_PLAIN = (() => {
+  const out = new Uint8Array(128);
+  for (let c = 0; c < 0x20; c++) out[c] = 1;
+  out[0x22] = out[0x5c] = out[0x7f] = 1;
+  return out;
+})();
+/** "000" to "999", three bytes each: the digits of times. */
+const DIGITS = (() => {
+  const out = new Uint8Array(3000);
+  for (let i = 0; i < 1000; i++) {
+    out[i * 3] = 0x30 + Math.floor(i / 100);
+    out[i * 3 + 1] = 0x30 + (Math.floor(i / 10) % 10);
+    out[i * 3 + 2] = 0x30 + (i % 10);
+  }
+  return out;
+})();
+/** Constant runs up to this long are copied byte by byte, longer ones with one `set`. */
+const RAW_LOOP_BYTES = 12;
 /** Strings up to this long are written char by char. */
 const SHORT_CHARS = 256;
 /** Above this, a text's UTF-8 length is measured before it is written (not assumed 3x). */
