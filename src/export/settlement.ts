@@ -47,6 +47,8 @@ export class Settlement {
   private flushing = 0;
   /** Records whose batch went to the disk spool: settled here, not delivered yet. */
   private readonly spooledRecs = new WeakSet<TraceView>();
+  /** Whether any record ever went to the spool (else a flush looks none up in {@link spooledRecs}). */
+  private anySpooled = false;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly counters: Pick<ExporterCounters, "tracesFailed">;
@@ -103,7 +105,7 @@ export class Settlement {
   async flush(timeoutMillis: number, drain: boolean, sendNow: () => void, unreachable?: { promise: Promise<string>; cancel: () => void }): Promise<FlushResult> {
     // An array, not a set: a flush of many traces (a serverless handler's, a benchmark's) pays
     // no hashing for them; only a draining flush, which adds what finishes meanwhile, keeps a set.
-    const records = [...this.unsettled.keys()];
+    const records = this.unsettled.keyList();
     let seen: Set<TraceView> | undefined;
     let tracked = [...this.tracked];
     this.flushing++;
@@ -128,10 +130,12 @@ export class Settlement {
       nothingAnswers = reason;
     });
     try {
-      for (;;) {
+      for (let look = 0; ; look++) {
         // Every busy record is waited for (all of them are in `records`): one that is settled
-        // already but was not told so is settled now, so that each one left wakes this once.
-        for (const r of this.unsettled.keys()) if (isSettled(r)) this.settle(r);
+        // already but was not told so is settled now, so that each one left wakes this once. The
+        // first look is at `records` itself (a record settled meanwhile is no longer busy).
+        const busy = look === 0 ? records : this.unsettled.keyList();
+        for (const r of busy) if (r.busy && isSettled(r)) this.settle(r);
         entry.seq = this.busySeq;
         entry.left = this.unsettled.size;
         if (entry.left === 0 && tracked.length === 0) break;
@@ -158,11 +162,21 @@ export class Settlement {
       this.flushes.delete(entry);
       if (timer !== undefined) this.clock.clearTimeout(timer);
     }
-    const all = records.filter((r) => !r.discarded || r.phase !== "failed");
-    const spooled = all.filter((r) => this.spooledRecs.has(r)).length;
-    const notDelivered = all.filter((r) => (isFailed(r) && !this.spooledRecs.has(r)) || r.partLost !== undefined).map((r) => r.uuid);
-    const pending = all.filter((r) => !isSettled(r)).map((r) => r.uuid);
-    const delivered = all.length - notDelivered.length - pending.length - spooled;
+    // One pass over the records (a flush of many traces pays a few checks per trace).
+    let counted = 0;
+    let spooled = 0;
+    const notDelivered: string[] = [];
+    const pending: string[] = [];
+    const anySpooled = this.anySpooled;
+    for (const r of records) {
+      if (r.discarded && r.phase === "failed") continue;
+      counted++;
+      const inSpool = anySpooled && this.spooledRecs.has(r);
+      if (inSpool) spooled++;
+      if ((isFailed(r) && !inSpool) || r.partLost !== undefined) notDelivered.push(r.uuid);
+      if (!isSettled(r)) pending.push(r.uuid);
+    }
+    const delivered = counted - notDelivered.length - pending.length - spooled;
     const result: FlushResult = { ok: notDelivered.length === 0 && pending.length === 0 && spooled === 0, delivered, notDelivered, pending, timedOut };
     if (nothingAnswers !== undefined && pending.length > 0) {
       // Said once, when they are given up (at exit) or delivered: not here as well.
@@ -233,6 +247,7 @@ export class Settlement {
    * memory (a late update of one is given up: the replay delivers the trace as it was spooled).
    */
   spooled(batch: readonly { rec: TraceView }[]): void {
+    if (batch.length > 0) this.anySpooled = true;
     for (const p of batch) {
       this.spooledRecs.add(p.rec);
       this.fail(p.rec, "in the disk spool, awaiting replay");
