@@ -60,6 +60,8 @@ const b = await capture(async () => {
   if (acc === 0) throw new Error("unreachable");
 });
 server.close();
+// The replay calls prepare itself.
+TraceBodies.prototype.prepare = prepare;
 
 function pass(traces: { out: OutgoingTrace; bodies: TraceBodies }[]): number {
   // Made the size it ends up (the exporter sizes each slab by the batch before it).

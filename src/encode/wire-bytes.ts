@@ -4,7 +4,7 @@ import type { SpanType } from "../protocol/types.js";
 import type { JsonValue } from "../spans/json-value.js";
 import type { SpanData } from "../spans/span-data.js";
 import { isUnfinished } from "../traces/unfinished.js";
-import { ascii, type JsonBytes } from "./json-bytes.js";
+import { ascii, JsonBytes } from "./json-bytes.js";
 import { type FilledField, writeSpan } from "./span-bytes.js";
 import type { SpanListKey } from "./wire.js";
 
@@ -44,18 +44,28 @@ export interface TraceReading {
 export function writeTrace(w: JsonBytes, t: TraceReading, filled: FilledReporter): void {
   w.raw(OPEN_UUID);
   w.uuid(t.traceId);
-  w.field(NAME, t.name);
+  const name = t.name;
+  if (typeof name === "string") {
+    w.raw(NAME);
+    w.string(name);
+  } else w.field(NAME, name);
   w.raw(START);
   w.time(t.start);
   w.raw(END);
   w.time(t.end);
-  w.raw(t.status === "SUCCESS" ? STATUS_SUCCESS : STATUS_ERRORED);
-  w.field(ENVIRONMENT, t.environment);
-  for (let i = 0; i < LISTS.length; i++) {
-    const type = LISTS[i]![0];
-    w.raw(LIST_KEYS[i]!);
-    if ((t.types & TYPE_BITS[type]) === 0) w.raw(EMPTY_LIST);
-    else writeSpansOfType(w, t.spans, t.datas, type, filled);
+  const environment = t.environment;
+  if (typeof environment === "string") w.raw(statusAndEnvironment(t.status === "SUCCESS", environment));
+  else {
+    w.raw(t.status === "SUCCESS" ? STATUS_SUCCESS : STATUS_ERRORED);
+    w.field(ENVIRONMENT, environment);
+  }
+  // The five lists as runs of constant bytes between the lists that have spans: the empty
+  // lists between two that have spans are one copy.
+  const runs = LIST_RUNS[t.types]!;
+  for (let i = 0; i < runs.length; i++) {
+    const run = runs[i]!;
+    w.raw(run.bytes);
+    if (run.list !== undefined) writeSpansOfType(w, t.spans, t.datas, run.list, filled);
   }
   w.field(INPUT, t.input);
   w.field(OUTPUT, t.output);
@@ -66,9 +76,40 @@ export function writeTrace(w: JsonBytes, t: TraceReading, filled: FilledReporter
   w.byte(0x7d);
 }
 
-/** The spans of one type, in their order, as a list. */
+/**
+ * `,"status":"SUCCESS","environment":<environment>` (or ERRORED) as bytes, made once for the
+ * environment of the last trace written (an app's traces mostly share theirs).
+ */
+function statusAndEnvironment(succeeded: boolean, environment: string): Uint8Array {
+  if (environment !== environmentOf) {
+    const w = new JsonBytes(64);
+    w.string(environment);
+    const text = w.view();
+    succeededBytes = concat(STATUS_SUCCESS, ENVIRONMENT, text);
+    erroredBytes = concat(STATUS_ERRORED, ENVIRONMENT, text);
+    environmentOf = environment;
+  }
+  return succeeded ? succeededBytes : erroredBytes;
+}
+
+let environmentOf: string | undefined;
+let succeededBytes: Uint8Array = new Uint8Array(0);
+let erroredBytes: Uint8Array = new Uint8Array(0);
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const part of parts) n += part.length;
+  const out = new Uint8Array(n);
+  n = 0;
+  for (const part of parts) {
+    out.set(part, n);
+    n += part.length;
+  }
+  return out;
+}
+
+/** The spans of one type, in their order, without the list's brackets (its run writes them). */
 function writeSpansOfType(w: JsonBytes, spans: readonly ReadableSpan[], datas: readonly SpanData[], type: SpanType, filled: FilledReporter): void {
-  w.byte(0x5b);
   let first = true;
   for (let i = 0; i < spans.length; i++) {
     const data = datas[i]!;
@@ -79,7 +120,6 @@ function writeSpansOfType(w: JsonBytes, spans: readonly ReadableSpan[], datas: r
     const field = writeSpan(w, span, data, isUnfinished(span) ? UNFINISHED : FINISHED);
     if (field !== undefined) filled(field, span);
   }
-  w.byte(0x5d);
 }
 
 /** The spans of one list of a late update (or of a test's reading of a trace), each with its data read once. */
@@ -149,8 +189,26 @@ const LISTS = [
   ["agent", "agentSpans"],
   ["tool", "toolSpans"],
 ] as const satisfies readonly (readonly [SpanType, SpanListKey])[];
-const LIST_KEYS = LISTS.map(([, key]) => ascii(`,"${key}":`));
-const EMPTY_LIST = ascii("[]");
+/**
+ * For each set of span types a trace has ({@link TraceReading.types}), the lists written as runs:
+ * the constant bytes up to the opening bracket of the next list that has spans (the empty lists
+ * before it among them), then that list's spans; the last run closes the last such list and
+ * writes the empty lists after it.
+ */
+const LIST_RUNS: readonly (readonly { bytes: Uint8Array; list: SpanType | undefined }[])[] = Array.from({ length: 32 }, (_, types) => {
+  const runs: { bytes: Uint8Array; list: SpanType | undefined }[] = [];
+  let text = "";
+  for (const [type, key] of LISTS) {
+    if ((types & TYPE_BITS[type]) === 0) {
+      text += `,"${key}":[]`;
+      continue;
+    }
+    runs.push({ bytes: ascii(`${text},"${key}":[`), list: type });
+    text = "]";
+  }
+  runs.push({ bytes: ascii(text), list: undefined });
+  return runs;
+});
 const OPEN_UUID = ascii('{"uuid":');
 const NAME = ascii(',"name":');
 const START = ascii(',"startTime":');
