@@ -33,7 +33,7 @@ export class TraceBodies {
    */
   readonly writer = new JsonBytes();
   private readonly warnedFilled = new Set<string>();
-  /** The data of the spans of the trace being written (reused: emptied after each trace). */
+  /** The data of the spans of the trace being written, from index 0 (reused: its entries let go of after each trace). */
   private readonly datas: SpanData[] = [];
   /** The trace being written, read (reused: one trace at a time, nothing of it kept after). */
   private readonly reading: TraceReading = {
@@ -58,14 +58,19 @@ export class TraceBodies {
 
   /** Writes a trace taken into a request (`markSending`) into `slab`, straight from its spans. */
   prepare(out: OutgoingTrace, slab: JsonBytes): PreparedTrace {
-    const t = this.read(out);
     try {
-      return writeToSlab(slab, out.rec, t, this.reportFilled, out.spans.length);
+      return writeToSlab(slab, out.rec, this.read(out), this.reportFilled, out.spans.length);
     } finally {
-      // The reading is reused for the next trace: nothing of this one is held by it.
+      // The reading is reused for the next trace: nothing of this one is held by it (nor when
+      // reading it threw).
+      const t = this.reading;
       t.spans = NO_SPANS;
       t.datas = NO_DATAS;
-      this.datas.length = 0;
+      // The list is kept (emptying it would let go of its room, made again by the next trace):
+      // its entries are let go of, and a list grown by a large trace is let go of whole.
+      const datas = this.datas;
+      if (datas.length > KEPT_DATAS) datas.length = 0;
+      else datas.fill(NO_DATA, 0, out.spans.length);
       t.name = t.environment = t.input = t.output = t.tail = undefined;
       forgetJsonText();
     }
@@ -90,7 +95,7 @@ export class TraceBodies {
     for (let i = 0; i < spans.length; i++) {
       const span = spans[i]!;
       const data = getSpanData(span) ?? foreignSpanData(span);
-      datas.push(data);
+      datas[i] = data;
       types |= TYPE_BITS[data.type];
       if (span === root) rootIndex = i;
       if (isLater(span.endTime, end)) end = span.endTime;
@@ -205,3 +210,7 @@ function rootName(root: OutgoingTrace["root"], data: SpanData): unknown {
 const NO_TIME: HrTime = Object.freeze([0, 0]) as unknown as HrTime;
 const NO_SPANS: OutgoingTrace["spans"] = Object.freeze([]);
 const NO_DATAS: readonly SpanData[] = Object.freeze([]);
+/** What the reused list of span data holds between traces. */
+const NO_DATA: SpanData = Object.freeze({ type: "base", fields: Object.freeze({}) }) as SpanData;
+/** Entries of that list kept between traces (a larger trace's list is let go of). */
+const KEPT_DATAS = 256;
