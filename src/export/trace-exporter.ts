@@ -61,15 +61,6 @@ const defer = nextTurn;
 /** Spans taken between two readings of the clock. */
 const CHECK_EVERY_SPANS = 4;
 
-/**
- * Queued spans from which traces are taken into the batch being taken (written as its bytes)
- * before the batch is due (half a request's spans, or a flush, or the interval): a trace queued
- * is a trace's span objects alive, copied by each minor GC until it is written; written a few
- * dozen spans at a time, what is queued is little when a GC comes (bench/ workload B: scavenges
- * were most of the GC time, their cost the queued traces). The batch still goes when it is due.
- */
-const TAKE_EARLY_SPANS = 64;
-
 /** A batch being taken, a slice per turn: its traces, their spans, and the slab they are written in. */
 interface Taking {
   traces: PreparedTrace[];
@@ -99,12 +90,6 @@ export class TraceExporter implements TraceSink {
   private get sendAt(): number {
     return Math.ceil(this.options.batch.maxSpansPerRequest / 2);
   }
-  /** Queued spans from which they are taken into the batch before it is due ({@link TAKE_EARLY_SPANS}). */
-  private get takeAt(): number {
-    return Math.min(TAKE_EARLY_SPANS, this.sendAt);
-  }
-  /** The last slice of taking ran out of its time with traces left to take: the next turn continues it. */
-  private sliceCut = false;
   private timer: TimerHandle | undefined;
   private pumpScheduled = false;
   /** A forced (timer) pump ran out of its turn's budget; the next turn continues it. */
@@ -206,7 +191,7 @@ export class TraceExporter implements TraceSink {
     // slot is free (as OpenTelemetry's batch processor does), so that finished traces do not pile
     // up, and grow old in the heap, while the app runs without yielding. A slice of a batch, of
     // SLICE_MILLIS; with no free slot, the request that frees one pumps again.
-    if (this.queuedSpans >= this.takeAt || this.queuedSpans + (this.taking?.spans ?? 0) >= this.sendAt) this.pump();
+    if (this.queuedSpans >= this.sendAt) this.pump();
     else this.armTimer();
   }
 
@@ -371,10 +356,8 @@ export class TraceExporter implements TraceSink {
     const ahead = !outage && this.spool?.writesAhead === true && this.spool.accepting;
     if (this.hasQueued() && (this.requests.hasFreeSlot || spill || outage || ahead)) {
       const partialOk = force || this.settlement.isFlushing || this.stopped;
-      // Due: the batch goes once taken; otherwise what is queued is taken early, and the batch waits for more.
-      const due = partialOk || spill || this.queuedSpans + (this.taking?.spans ?? 0) >= this.sendAt;
-      if (due || this.queuedSpans >= this.takeAt || this.sliceCut) {
-        const taken = this.takeBatch(due);
+      if (partialOk || this.queuedSpans >= this.sendAt || this.taking !== undefined || spill) {
+        const taken = this.takeBatch();
         if (taken !== undefined && taken.traces.length > 0) {
           const { traces, slab } = taken;
           if (this.requests.hasFreeSlot && !outage) {
@@ -382,7 +365,7 @@ export class TraceExporter implements TraceSink {
           } else if (ahead && !spill) void this.sender.writeThenSend(traces, slab).catch((err: unknown) => this.settlement.lose(traces, err));
           else this.spiller?.spill(traces, { slab });
         }
-        if (this.sliceCut || (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt || this.overflowing()))) {
+        if (this.taking !== undefined || (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt || this.overflowing()))) {
           if (partialOk) this.forcedPending = true;
           this.schedulePump();
         }
@@ -420,7 +403,7 @@ export class TraceExporter implements TraceSink {
         if (!spool.accepting) return;
         continue;
       }
-      const taken = this.takeBatch(true);
+      const taken = this.takeBatch();
       if (taken !== undefined && taken.traces.length > 0) spiller.spill(taken.traces, { slab: taken.slab });
       else if (taken === undefined) await new Promise<void>((resolve) => defer(resolve));
     }
@@ -437,12 +420,9 @@ export class TraceExporter implements TraceSink {
 
   /**
    * Takes queued traces into the batch being taken, for at most SLICE_MILLIS. Returns the batch
-   * once it is full, or when nothing is left to take and it is `due` (or half a request's spans);
-   * undefined while there is more to take next turn ({@link sliceCut}), or while the batch waits
-   * for more.
+   * once it is full or nothing is left to take; undefined while there is more to take next turn.
    */
-  private takeBatch(due: boolean): Taking | undefined {
-    this.sliceCut = false;
+  private takeBatch(): Taking | undefined {
     const { maxSpansPerRequest, maxRequestBytes } = this.options.batch;
     const taking = (this.taking ??= { traces: [], spans: 0, slab: newSlab(this.slabBytes) });
     const { traces, slab } = taking;
@@ -454,20 +434,10 @@ export class TraceExporter implements TraceSink {
     for (let unchecked = 0; ; ) {
       if (unchecked >= CHECK_EVERY_SPANS && this.queue.length > 0) {
         unchecked = 0;
-        if (performance.now() > deadline) {
-          this.sliceCut = true;
-          return undefined;
-        }
+        if (performance.now() > deadline) return undefined;
       }
       const rec = this.queue.peek();
-      if (!rec) {
-        // Nothing left to take: the batch waits for more unless it is due.
-        if (!due && taking.spans < this.sendAt) {
-          if (traces.length === 0) this.taking = undefined;
-          return undefined;
-        }
-        break;
-      }
+      if (!rec) break;
       // A trace that would take the batch past the span limit is left queued, unwritten: the
       // batch stays exactly its slab's traces, and is its body (a trace's spans can only be
       // fewer once it is prepared).
