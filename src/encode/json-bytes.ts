@@ -13,11 +13,16 @@ export class JsonBytes {
   private buf: Uint8Array;
   /** Bytes written so far. */
   pos = 0;
-  private second = Number.NaN;
-  private secondText: Uint8Array = new Uint8Array(0);
-  /** The quote and first 19 chars of the uuids of trace {@link prefixOf}'s spans. */
-  private readonly prefix = new Uint8Array(20);
-  private prefixOf = "";
+  /**
+   * The bytes before a time's microseconds, for the last two keys written with: the key, the
+   * quote, the date and time to the second and the dot (the same for all of a second's times).
+   */
+  private readonly timeHeads: [KeyedHead, KeyedHead] = [newHead(), newHead()];
+  /**
+   * The bytes before a span uuid's last 16 digits, for the last two keys written with: the key,
+   * the quote and the trace id's first 16 digits (the same for all of a trace's spans).
+   */
+  private readonly uuidHeads: [KeyedHead, KeyedHead] = [newHead(), newHead()];
 
   constructor(private readonly initialBytes = 64 * 1024) {
     this.buf = alloc(initialBytes);
@@ -242,32 +247,47 @@ export class JsonBytes {
 
   /** The service uuid of a trace (`spanId` undefined) or of a span, quoted. */
   uuid(traceId: string, spanId?: string): void {
+    this.keyUuid(NO_KEY, traceId, spanId);
+  }
+
+  /** `key` (made with {@link ascii}) and the service uuid of a trace (`spanId` undefined) or of a span, quoted. */
+  keyUuid(key: Uint8Array, traceId: string, spanId?: string): void {
     // A span id equal to the trace id's last 16 digits (made another uuid by the formatter) is
     // looked for only when their first digits agree: one char compared for most spans.
     const plain = traceId.length === 32 && (spanId === undefined || (spanId.length === 16 && (spanId.charCodeAt(0) !== traceId.charCodeAt(16) || !traceId.endsWith(spanId))));
-    if (!plain || !this.uuidBytes(traceId, spanId)) this.string(spanId === undefined ? traceUuid(traceId) : spanUuid(traceId, spanId));
+    if (plain && this.uuidBytes(key, traceId, spanId)) return;
+    this.raw(key);
+    this.string(spanId === undefined ? traceUuid(traceId) : spanUuid(traceId, spanId));
   }
 
   /** An ISO 8601 time with microseconds, quoted, as {@link hrTimeToIso} writes it. */
   time(time: HrTime): void {
+    this.keyTime(NO_KEY, time);
+  }
+
+  /** `key` (made with {@link ascii}) and a time, as {@link time} writes it. */
+  keyTime(key: Uint8Array, time: HrTime): void {
     // Indexed, not destructured: no iteration set up per time.
     const seconds = time[0];
     const micros = Math.floor(time[1] / 1000);
     if (!(micros >= 0 && micros < 1_000_000)) {
+      this.raw(key);
       this.string(hrTimeToIso(time));
       return;
     }
-    if (seconds !== this.second) {
+    const head = headFor(this.timeHeads, key);
+    if (head.of !== seconds) {
       // The quote, the date and time to the second, and the dot: the same for a second's times.
-      this.secondText = ascii(`"${hrTimeToIso([seconds, 0]).slice(0, -7)}`);
-      this.second = seconds;
+      head.bytes = concat(key, ascii(`"${hrTimeToIso([seconds, 0]).slice(0, -7)}`));
+      head.of = seconds;
     }
-    const head = this.secondText;
-    const n = head.length;
+    const bytes = head.bytes;
+    const n = bytes.length;
     if (this.pos + n + 8 > this.buf.length) this.grow(n + 8);
     const buf = this.buf;
     let p = this.pos;
-    for (let i = 0; i < n; i++) buf[p++] = head[i]!;
+    buf.set(bytes, p);
+    p += n;
     // The six digits of the microseconds, three at a time from a table (integers only: no
     // floating-point remainder per digit).
     const high = ((micros | 0) / 1000) | 0;
@@ -284,27 +304,32 @@ export class JsonBytes {
     this.pos = p + 8;
   }
 
-  /** 8-4-4-4-12 from the hex digits; false (nothing written) if a digit would need escaping. */
-  private uuidBytes(traceId: string, spanId: string | undefined): boolean {
-    if (this.pos + 38 > this.buf.length) this.grow(38);
+  /** `key` and 8-4-4-4-12 from the hex digits; false (nothing written) if a digit would need escaping. */
+  private uuidBytes(key: Uint8Array, traceId: string, spanId: string | undefined): boolean {
+    const k = key.length;
+    if (this.pos + k + 38 > this.buf.length) this.grow(k + 38);
     const buf = this.buf;
-    const start = this.pos;
+    const head = headFor(this.uuidHeads, key);
+    let start = this.pos;
     // Any char not plain printable ASCII (one that would need an escape or more bytes) sets a
     // bit of `bad`: checked once, at the end, not per char.
     let bad = 0;
-    if (spanId !== undefined && traceId === this.prefixOf) {
+    if (spanId !== undefined && head.of === traceId) {
       // A span's uuid begins with its trace's first 16 digits, as the others of its trace do:
-      // copied as written for the trace seen last.
-      const prefix = this.prefix;
-      for (let i = 0; i < 20; i++) buf[start + i] = prefix[i]!;
+      // the key and those copied as written for the trace seen last.
+      buf.set(head.bytes, start);
+      start += k;
     } else {
+      for (let i = 0; i < k; i++) buf[start + i] = key[i]!;
+      start += k;
       buf[start] = 0x22;
       bad = plainInto(buf, start + 1, traceId, 0, 8) | plainInto(buf, start + 10, traceId, 8, 12) | plainInto(buf, start + 15, traceId, 12, 16);
       buf[start + 9] = buf[start + 14] = buf[start + 19] = 0x2d; // -
       if (bad === 0) {
-        const prefix = this.prefix;
-        for (let i = 0; i < 20; i++) prefix[i] = buf[start + i]!;
-        this.prefixOf = traceId;
+        if (head.bytes.length !== k + 20) head.bytes = new Uint8Array(k + 20);
+        const bytes = head.bytes;
+        for (let i = 0, from = start - k; i < k + 20; i++) bytes[i] = buf[from + i]!;
+        head.of = traceId;
       }
     }
     // The last 16 digits: the trace id's for a trace, the span id for a span.
@@ -343,6 +368,40 @@ function plainInto(buf: Uint8Array, at: number, s: string, from: number, to: num
   }
   return bad;
 }
+
+/** What was made for one key (the head of a time or of a uuid), and what it was made of (the second, the trace id). */
+interface KeyedHead {
+  key: Uint8Array | undefined;
+  of: unknown;
+  bytes: Uint8Array;
+}
+
+function newHead(): KeyedHead {
+  return { key: undefined, of: undefined, bytes: new Uint8Array(0) };
+}
+
+/** The head of `key` among the two kept: the other one (the older) is made over for it when neither is. */
+function headFor(heads: [KeyedHead, KeyedHead], key: Uint8Array): KeyedHead {
+  const [a, b] = heads;
+  if (a.key === key) return a;
+  if (b.key === key) return b;
+  // Neither: the older (second) goes, the newer moves second.
+  heads[0] = b;
+  heads[1] = a;
+  b.key = key;
+  b.of = undefined;
+  return b;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** No key (a value written alone). */
+const NO_KEY = new Uint8Array(0);
 
 /** ASCII text as bytes (for the fixed pieces of JSON written with {@link JsonBytes.raw}). */
 export function ascii(text: string): Uint8Array {

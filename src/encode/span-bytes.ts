@@ -9,6 +9,7 @@ import { UNFINISHED_SPAN_KEY } from "../traces/unfinished.js";
 import { MAX_ERROR_CHARS, MAX_NAME_CHARS, truncateString } from "../util/string-limits.js";
 import { ascii, type JsonBytes } from "./json-bytes.js";
 import { llmInputMessages } from "./llm-input.js";
+import { END_TIME, OPEN_UUID, PARENT_UUID, START_TIME } from "./wire-keys.js";
 import { FLAT_TEST_CASE_FIELDS, REQUIRED_FIELD_PLACEHOLDERS, shapeValue } from "./wire.js";
 
 /**
@@ -55,26 +56,23 @@ export function writeSpan(w: JsonBytes, span: ReadableSpan, data: SpanData, o: S
   // Never ending before it starts (its start may have been moved to its parent's).
   const end = start !== span.startTime && isLater(start, span.endTime) ? start : span.endTime;
 
-  w.raw(OPEN_UUID);
-  w.uuid(traceId, ctx.spanId);
+  w.keyUuid(OPEN_UUID, traceId, ctx.spanId);
   if (named) {
     writeNamedHead(w, span, data, errored, statusErrored, start, end);
   } else {
     w.raw(NAME);
     const name = sentName(span, data);
     w.string(name);
-    w.raw(TYPE_STATUS_START[type][errored ? 1 : 0]);
-    w.time(start);
-    w.raw(END);
-    w.time(end);
+    w.raw(TYPE_STATUS[type][errored ? 1 : 0]);
+    w.keyTime(START_TIME, start);
+    w.keyTime(END_TIME, end);
     if (errored) {
       w.raw(ERROR);
       w.string(errorText(statusErrored ? span.status.message : data.error));
     }
     const parentId = parentSpanIdOf(span);
     if (parentId) {
-      w.raw(PARENT);
-      w.uuid(traceId, parentId);
+      w.keyUuid(PARENT_UUID, traceId, parentId);
     }
     w.field(INPUT, sentInput(data));
     w.field(OUTPUT, sentOutput(data));
@@ -117,15 +115,12 @@ function writeNamedHead(w: JsonBytes, span: ReadableSpan, data: SpanData, errore
   w.field(NAME, own("name", sentName(span, data)));
   w.field(TYPE, own("type", data.type));
   w.field(STATUS, own("status", errored ? "ERRORED" : "SUCCESS"));
-  w.raw(START);
-  w.time(start);
-  w.raw(END);
-  w.time(end);
+  w.keyTime(START_TIME, start);
+  w.keyTime(END_TIME, end);
   w.field(ERROR, own("error", errored ? errorText(statusErrored ? span.status.message : data.error) : undefined));
   const parentId = parentSpanIdOf(span);
   if (parentId) {
-    w.raw(PARENT);
-    w.uuid(span.spanContext().traceId, parentId);
+    w.keyUuid(PARENT_UUID, span.spanContext().traceId, parentId);
   }
   w.field(INPUT, sentInput(data));
   w.field(OUTPUT, sentOutput(data));
@@ -216,29 +211,25 @@ const HEAD_FIELDS: ReadonlySet<string> = new Set(["name", "type", "status", "err
 /** Fields the span's data names like one written by name: then its value stands in (see {@link writeNamedHead}). */
 const OWN_FIELDS: ReadonlySet<string> = new Set(["name", "type", "status", "error"]);
 
-const OPEN_UUID = ascii('{"uuid":');
 const NAME = ascii(',"name":');
 const TYPE = ascii(',"type":');
 const STATUS = ascii(',"status":');
 const ERROR = ascii(',"error":');
-const START = ascii(',"startTime":');
-const END = ascii(',"endTime":');
-const PARENT = ascii(',"parentUuid":');
 const INPUT = ascii(',"input":');
 const OUTPUT = ascii(',"output":');
 const METADATA = ascii(',"metadata":');
 const NO_AVAILABLE_TOOLS = ascii(',"availableTools":[]');
 const NO_AGENT_HANDOFFS = ascii(',"agentHandoffs":[]');
 
-/** `,"type":"<type>","status":"<status>","startTime":` for each type, succeeded and errored: one copy for three fields. */
-const TYPE_STATUS_START: { readonly [T in SpanType]: readonly [Uint8Array, Uint8Array] } = {
-  base: typeStatusStart("base"),
-  llm: typeStatusStart("llm"),
-  retriever: typeStatusStart("retriever"),
-  agent: typeStatusStart("agent"),
-  tool: typeStatusStart("tool"),
+/** `,"type":"<type>","status":"<status>"` for each type, succeeded and errored: one copy for two fields. */
+const TYPE_STATUS: { readonly [T in SpanType]: readonly [Uint8Array, Uint8Array] } = {
+  base: typeStatus("base"),
+  llm: typeStatus("llm"),
+  retriever: typeStatus("retriever"),
+  agent: typeStatus("agent"),
+  tool: typeStatus("tool"),
 };
 
-function typeStatusStart(type: SpanType): [Uint8Array, Uint8Array] {
-  return [ascii(`,"type":"${type}","status":"SUCCESS","startTime":`), ascii(`,"type":"${type}","status":"ERRORED","startTime":`)];
+function typeStatus(type: SpanType): [Uint8Array, Uint8Array] {
+  return [ascii(`,"type":"${type}","status":"SUCCESS"`), ascii(`,"type":"${type}","status":"ERRORED"`)];
 }

@@ -6,6 +6,7 @@ import type { SpanData } from "../spans/span-data.js";
 import { isUnfinished } from "../traces/unfinished.js";
 import { ascii, JsonBytes } from "./json-bytes.js";
 import { type FilledField, writeSpan } from "./span-bytes.js";
+import { END_TIME, OPEN_UUID, START_TIME } from "./wire-keys.js";
 import type { SpanListKey } from "./wire.js";
 
 /**
@@ -42,17 +43,14 @@ export interface TraceReading {
 
 /** One trace of the list form (or the single-trace form's body). */
 export function writeTrace(w: JsonBytes, t: TraceReading, filled: FilledReporter): void {
-  w.raw(OPEN_UUID);
-  w.uuid(t.traceId);
+  w.keyUuid(OPEN_UUID, t.traceId);
   const name = t.name;
   if (typeof name === "string") {
     w.raw(NAME);
     w.string(name);
   } else w.field(NAME, name);
-  w.raw(START);
-  w.time(t.start);
-  w.raw(END);
-  w.time(t.end);
+  w.keyTime(START_TIME, t.start);
+  w.keyTime(END_TIME, t.end);
   const environment = t.environment;
   if (typeof environment === "string") w.raw(statusAndEnvironment(t.status === "SUCCESS", environment));
   else {
@@ -209,10 +207,7 @@ const LIST_RUNS: readonly (readonly { bytes: Uint8Array; list: SpanType | undefi
   runs.push({ bytes: ascii(text), list: undefined });
   return runs;
 });
-const OPEN_UUID = ascii('{"uuid":');
 const NAME = ascii(',"name":');
-const START = ascii(',"startTime":');
-const END = ascii(',"endTime":');
 const STATUS_SUCCESS = ascii(',"status":"SUCCESS"');
 const STATUS_ERRORED = ascii(',"status":"ERRORED"');
 const INPUT = ascii(',"input":');

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { spanUuid, traceUuid } from "../../src/spans/ids.js";
-import { JsonBytes } from "../../src/encode/json-bytes.js";
+import { ascii, JsonBytes } from "../../src/encode/json-bytes.js";
 import { hrTimeToIso } from "../../src/spans/time.js";
 
 // The body is written as bytes, uuids and times straight from the ids and times: every byte must
@@ -105,6 +105,33 @@ describe("JsonBytes: JSON.stringify's bytes", () => {
     }
     expect(() => hrTimeToIso([Number.NaN, 0])).toThrow(RangeError);
     expect(() => w.time([Number.NaN, 0])).toThrow(RangeError);
+  });
+
+  it("uuids and times after a key: the key's bytes and then the value's, whatever keys, traces and seconds come in turn", () => {
+    // Three keys for the two kept heads of each kind: each key's head is made again when it was let go.
+    const keys = ['{"uuid":', ',"parentUuid":', ',"x":'].map((k) => ({ text: k, bytes: ascii(k) }));
+    const ids = fc.oneof(hex(32), hex(16), fc.constantFrom("a".repeat(31) + '"', `${"b".repeat(16)}é${"c".repeat(15)}`));
+    const w = new JsonBytes(16);
+    const step = fc.tuple(fc.nat(2), fc.constantFrom("trace", "span", "time"), fc.constantFrom("0".repeat(32), "1".repeat(32)), ids, hex(16), fc.integer({ min: 1_790_000_000, max: 1_790_000_002 }), fc.integer({ min: 0, max: 999_999_999 }));
+    fc.assert(fc.property(fc.array(step, { maxLength: 30 }), (steps) => {
+        w.reset();
+        let expected = "";
+        for (const [k, kind, sameTrace, other, spanId, seconds, nanos] of steps) {
+          const key = keys[k]!;
+          const traceId = other.length === 32 && k === 2 ? other : sameTrace;
+          if (kind === "trace") {
+            w.keyUuid(key.bytes, traceId);
+            expected += key.text + JSON.stringify(traceUuid(traceId));
+          } else if (kind === "span") {
+            w.keyUuid(key.bytes, traceId, spanId);
+            expected += key.text + JSON.stringify(spanUuid(traceId, spanId));
+          } else {
+            w.keyTime(key.bytes, [seconds, nanos]);
+            expected += key.text + JSON.stringify(hrTimeToIso([seconds, nanos]));
+          }
+        }
+        expect(w.text()).toBe(expected);
+      }), { numRuns: 300 });
   });
 
   it("the same without Buffer (edge runtimes): a Uint8Array and TextEncoder", async () => {
