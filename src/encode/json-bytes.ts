@@ -98,13 +98,17 @@ export class JsonBytes {
       const buf = this.buf;
       let p = this.pos;
       buf[p++] = 0x22;
+      // A char that is not plain ASCII sets a bit of `bad`, looked at once the string is copied.
+      let bad = 0;
       for (let i = 0; i < n; i++) {
         const c = s.charCodeAt(i);
-        if (c < 0x20 || c >= 0x80 || c === 0x22 || c === 0x5c) {
-          this.json(JSON.stringify(s));
-          return;
-        }
         buf[p++] = c;
+        bad |= (c >> 7) | ESCAPED_ASCII[c & 0x7f]!;
+      }
+      if (bad !== 0) {
+        // Nothing of the copy counts: JSON.stringify's text goes where it began.
+        this.json(JSON.stringify(s));
+        return;
       }
       buf[p++] = 0x22;
       this.pos = p;
@@ -115,6 +119,11 @@ export class JsonBytes {
 
   /** `,"key":` (made with {@link ascii}) and the value's JSON, unless JSON leaves the value out. */
   field(key: Uint8Array, value: unknown): void {
+    if (typeof value === "string") {
+      this.raw(key);
+      this.string(value);
+      return;
+    }
     if (value === undefined) return;
     const mark = this.pos;
     this.raw(key);
@@ -420,6 +429,13 @@ const NOT_PLAIN = (() => {
   const out = new Uint8Array(128);
   for (let c = 0; c < 0x20; c++) out[c] = 1;
   out[0x22] = out[0x5c] = out[0x7f] = 1;
+  return out;
+})();
+/** 1 for the ASCII chars JSON escapes in a string: controls, quote, backslash. */
+const ESCAPED_ASCII = (() => {
+  const out = new Uint8Array(128);
+  for (let c = 0; c < 0x20; c++) out[c] = 1;
+  out[0x22] = out[0x5c] = 1;
   return out;
 })();
 /** "000" to "999", three bytes each: the digits of times. */
