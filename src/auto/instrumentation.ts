@@ -6,6 +6,7 @@ import { VERSION } from "../version.js";
 import type { LibraryName } from "./libraries.js";
 import { hookDependencies } from "./dependencies.js";
 import { autoState } from "./state.js";
+import { addEsmTargets, type EsmTarget } from "./esm-targets.js";
 
 /** A package of the hooks, from `@evaltrace/auto` (`instrument()` checks it is there before any hook is made). */
 function hookPackage<T>(name: string): T {
@@ -31,8 +32,10 @@ export interface LibraryHook {
   versions: string[];
   /** Called with the package's exports when its main entry loads (ESM namespace or CommonJS exports). */
   onLoad?: (exports: Record<string, unknown>) => unknown;
+  /** The exports `onLoad` replaces (assigns) rather than patches: an ES module makes them replaceable (`esm-handoff.ts`). */
+  replaces?: string[];
   /** Files inside the package (`@langchain/core/dist/callbacks/manager.cjs`) and what to do when each loads. */
-  files?: { path: string; onLoad: (exports: Record<string, unknown>) => unknown }[];
+  files?: { path: string; onLoad: (exports: Record<string, unknown>) => unknown; replaces?: string[] }[];
   /**
    * Also hook `files` under `require` by their names. OpenTelemetry's require hook gives up on
    * every file of a package whose main entry does not resolve (the MCP SDK's `require` export
@@ -41,7 +44,7 @@ export interface LibraryHook {
    */
   requireFilesByName?: boolean;
   /** Other packages of the same library (a framework spread over packages), each hooked when its main entry loads. */
-  modules?: { packageName: string; versions: string[]; onLoad: (exports: Record<string, unknown>) => unknown }[];
+  modules?: { packageName: string; versions: string[]; onLoad: (exports: Record<string, unknown>) => unknown; replaces?: string[] }[];
 }
 
 /** The require-in-the-middle hooks made for `requireFilesByName`, one per library, for the process. */
@@ -55,6 +58,16 @@ function hookFilesByName(hook: LibraryHook, patch: (onLoad: (exports: Record<str
   // index.js by the folder), as its own `resolveModuleName` does.
   const byName = new Map(hook.files.map((f) => [f.path.replace(/([/\\]index)?(\.js)?$/, ""), patch(f.onLoad)]));
   new Hook([...byName.keys()], { internals: true }, (exports, name) => (byName.get(name)?.(exports) ?? exports) as typeof exports);
+}
+
+/** The ES modules `hook` targets (hooked through `esm-handoff.ts` where Node has synchronous hooks), each with its guarded hook. */
+function esmTargetsOf(hook: LibraryHook, guarded: (onLoad: (exports: Record<string, unknown>) => unknown) => (exports: unknown) => unknown): EsmTarget[] {
+  const targets: EsmTarget[] = [];
+  const { packageName, versions } = hook;
+  if (hook.onLoad) targets.push({ packageName, versions, replaces: hook.replaces ?? [], onLoad: guarded(hook.onLoad) });
+  for (const f of hook.files ?? []) targets.push({ packageName, file: f.path, versions, replaces: f.replaces ?? [], onLoad: guarded(f.onLoad) });
+  for (const m of hook.modules ?? []) targets.push({ packageName: m.packageName, versions: m.versions, replaces: m.replaces ?? [], onLoad: guarded(m.onLoad) });
+  return targets;
 }
 
 /**
@@ -90,6 +103,7 @@ export function createInstrumentation(hook: LibraryHook): InstrumentationBase {
     }
   }
   const made = new LibraryInstrumentation();
+  addEsmTargets(esmTargetsOf(hook, guarded));
   if (hook.requireFilesByName) {
     const enable = made.enable.bind(made);
     made.enable = () => {
