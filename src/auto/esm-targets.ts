@@ -91,6 +91,11 @@ export function versionSatisfies(version: string | undefined, ranges: readonly s
   });
 }
 
+/** The version in a package folder's package.json (read once per folder); undefined when it cannot be read. */
+export function packageVersion(baseDir: string): string | undefined {
+  return versionOf(esmTargets(), baseDir);
+}
+
 function versionOf(targets: Targets, baseDir: string): string | undefined {
   if (!targets.versions.has(baseDir)) {
     let version: string | undefined;

@@ -1,26 +1,16 @@
-import type * as OtelInstrumentation from "@opentelemetry/instrumentation";
-import type { InstrumentationBase, InstrumentationModuleDefinition } from "@opentelemetry/instrumentation";
 import { currentRuntime } from "../runtime/configure.js";
 import { reportInternalError } from "../util/internal-errors.js";
-import { VERSION } from "../version.js";
 import type { LibraryName } from "./libraries.js";
 import { hookDependencies } from "./dependencies.js";
 import { autoState } from "./state.js";
 import { addEsmTargets, type EsmTarget } from "./esm-targets.js";
+import { hookImportInTheMiddle, hookRequire, usesImportInTheMiddle } from "./module-hooks.js";
 
 /** A package of the hooks, from `@evaltrace/auto` (`instrument()` checks it is there before any hook is made). */
 function hookPackage<T>(name: string): T {
   const found = hookDependencies();
   if (!found) throw new Error(`${name} is not installed (it comes with @evaltrace/auto)`);
   return found.require(name) as T;
-}
-
-/**
- * `@opentelemetry/instrumentation`, loaded when the first library is instrumented (its module
- * graph is some thirty files).
- */
-function otelInstrumentation(): typeof OtelInstrumentation {
-  return hookPackage<typeof OtelInstrumentation>("@opentelemetry/instrumentation");
 }
 
 /** How one library is hooked: the modules (a package, or files in it) and what to do when one loads. */
@@ -70,14 +60,23 @@ function esmTargetsOf(hook: LibraryHook, guarded: (onLoad: (exports: Record<stri
   return targets;
 }
 
+/** One library's hooks, made and not yet on: {@link LibraryInstrumentation.enable} turns them on, for the process. */
+export interface LibraryInstrumentation {
+  library: LibraryName;
+  /** The modules hooked and each one's guarded hook (which never throws into the loading app). */
+  targets: EsmTarget[];
+  enable(): void;
+}
+
 /**
- * One library's OpenTelemetry instrumentation: the standard require-in-the-middle (CommonJS) and
- * import-in-the-middle (ESM) hooks of `@opentelemetry/instrumentation`, with our patch as the
- * hook. A patch only touches prototypes (or, where unavoidable, the exports object it returns)
- * and never throws into the loading app.
+ * One library's hooks: require-in-the-middle's for CommonJS (one hook over every `require`:
+ * `module-hooks.ts`), the namespace hand-off of `esm-handoff.ts` for ES modules where Node has
+ * synchronous hooks, and import-in-the-middle's where its wrapper modules hand them over, each
+ * module's patch as the hook, as `@opentelemetry/instrumentation` made them before (module
+ * names, version ranges). A patch only touches prototypes (or, where unavoidable, the exports
+ * object it returns) and never throws into the loading app.
  */
-export function createInstrumentation(hook: LibraryHook): InstrumentationBase {
-  const { InstrumentationBase, InstrumentationNodeModuleDefinition, InstrumentationNodeModuleFile } = otelInstrumentation();
+export function createInstrumentation(hook: LibraryHook): LibraryInstrumentation {
   const guarded = (onLoad: (exports: Record<string, unknown>) => unknown) => (exports: unknown) => {
     if (exports === null || (typeof exports !== "object" && typeof exports !== "function")) return exports;
     autoState().loaded.add(hook.library);
@@ -90,26 +89,18 @@ export function createInstrumentation(hook: LibraryHook): InstrumentationBase {
       return exports;
     }
   };
-  const unpatch = (exports: unknown) => exports;
-  class LibraryInstrumentation extends InstrumentationBase {
-    constructor() {
-      super(`evaltrace-auto-${hook.library}`, VERSION, { enabled: false });
-    }
-
-    protected init(): InstrumentationModuleDefinition[] {
-      const files = (hook.files ?? []).map((f) => new InstrumentationNodeModuleFile(f.path, hook.versions, guarded(f.onLoad), unpatch));
-      const others = (hook.modules ?? []).map((m) => new InstrumentationNodeModuleDefinition(m.packageName, m.versions, guarded(m.onLoad), unpatch));
-      return [new InstrumentationNodeModuleDefinition(hook.packageName, hook.versions, hook.onLoad ? guarded(hook.onLoad) : undefined, hook.onLoad ? unpatch : undefined, files), ...others];
-    }
-  }
-  const made = new LibraryInstrumentation();
-  addEsmTargets(esmTargetsOf(hook, guarded));
-  if (hook.requireFilesByName) {
-    const enable = made.enable.bind(made);
-    made.enable = () => {
-      enable();
-      hookFilesByName(hook, guarded);
-    };
-  }
-  return made;
+  const targets = esmTargetsOf(hook, guarded);
+  let enabled = false;
+  return {
+    library: hook.library,
+    targets,
+    enable() {
+      if (enabled) return;
+      enabled = true;
+      addEsmTargets(targets);
+      hookRequire();
+      if (usesImportInTheMiddle()) hookImportInTheMiddle(targets);
+      if (hook.requireFilesByName) hookFilesByName(hook, guarded);
+    },
+  };
 }

@@ -5,6 +5,7 @@ import type { HookDependencies } from "./dependencies.js";
 import { withNamespaceHandoff } from "./esm-handoff.js";
 import { esmScope, isWrapperUrl } from "./esm-scope.js";
 import { esmTargets, targetsOf } from "./esm-targets.js";
+import { useImportInTheMiddle } from "./module-hooks.js";
 import { autoState, type Resolved, type ResolveHook } from "./state.js";
 import { syncHooksWork } from "./sync-hooks.js";
 
@@ -34,6 +35,8 @@ export function registerSyncHooks(dependencies: HookDependencies, include: (stri
       const { createHook } = load("import-in-the-middle/create-hook.mjs") as { createHook: CreateHook };
       iitm = createHook({ url: pathToFileURL(load.resolve("import-in-the-middle/register-hooks.mjs")).href });
       iitm.applyOptions({ include });
+      // Its wrapper modules hand the modules over to the hooks of `module-hooks.ts`.
+      useImportInTheMiddle();
     }
     return iitm;
   };
