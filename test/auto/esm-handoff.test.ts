@@ -42,7 +42,11 @@ describe("the ES module namespace hand-off (auto/esm-handoff.ts)", () => {
     writeFileSync(file, withNamespaceHandoff("function hello() { return 'hi'; }\nfunction inner() { return hello(); }\nexport { hello, inner };\n", url, ["hello"]));
     const key = Symbol.for("evaltrace.esm");
     const seen: unknown[] = [];
-    Object.defineProperty(globalThis, key, { value: (u: string, ns: object, originals: Record<string, () => string>) => (seen.push(u, Object.keys(ns)), { hello: () => `wrapped ${originals.hello?.()}` }), configurable: true });
+    const handOff = (u: string, ns: object, originals: Record<string, () => string>) => {
+      seen.push(u, Object.keys(ns));
+      return { hello: () => `wrapped ${originals.hello?.()}` };
+    };
+    Object.defineProperty(globalThis, key, { value: handOff, configurable: true });
     try {
       const m = (await import(url)) as { hello: () => string; inner: () => string };
       expect(m.hello()).toBe("wrapped hi");
