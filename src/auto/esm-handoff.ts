@@ -9,7 +9,8 @@
  * which runs when the module's body has run, before any importer sees it. An ES module's exports
  * cannot be replaced from outside, so for the few hooks that replace an export (`replaces`: the AI
  * SDK's `generateText`, ...) the module's final `export { a as b }` clause (what bundlers write)
- * is rewritten to export a binding of ours for each of them (`export { __evaltrace_x_b as b }`),
+ * is rewritten to export a binding of ours for each of them (`export { __evaltrace_x_b as b }`;
+ * a name exported where it is declared, `export function b`, is declared without `export`),
  * set after the call to what the hook put in its place, or the original: the module's own code
  * keeps calling its own functions, as with import-in-the-middle, whose wrapper replaced the
  * export for importers only. A name not found in such a clause is not replaceable here: the
@@ -51,11 +52,25 @@ export function withNamespaceHandoff(source: string, url: string, replaces: read
       if (changed) body = `${source.slice(0, clause.start)}export {${entries.join(",")}}${source.slice(clause.end)}`;
     }
   }
+  // A name exported where it is declared (`export async function generateText`): declared
+  // without `export` and exported below, as the clause's names are.
+  let exportsBelow = "";
+  for (const name of replaces) {
+    if (!IDENTIFIER.test(name) || replaceable.some(([, exported]) => exported === name)) continue;
+    const declared = new RegExp(`\\bexport\\s+((?:async\\s+)?function\\s*\\*?|class|const|let|var)\\s+(${name.replace(/\$/g, "\\$")})(?![\\w$])`, "g");
+    const found = [...body.matchAll(declared)];
+    if (found.length !== 1 || found[0]?.index === undefined) continue;
+    const at = found[0].index;
+    body = `${body.slice(0, at)}${body.slice(at).replace(/^export\s+/, "")}`;
+    replaceable.push([name, name]);
+    exportsBelow += `export { ${PREFIX}${name} as ${name} };\n`;
+  }
   const originals = replaceable.map(([local, exported]) => `${exported}: ${local}`).join(", ");
   const set = replaceable.map(([local, exported]) => `var ${PREFIX}${exported} = __evaltrace_r && Object.hasOwn(__evaltrace_r, "${exported}") ? __evaltrace_r.${exported} : ${local};\n`).join("");
   return (
     `${body}\n;import * as __evaltrace_ns from ${JSON.stringify(url)};\n` +
     `var __evaltrace_r = globalThis[Symbol.for(${JSON.stringify(HANDOFF_KEY)})]?.(import.meta.url, __evaltrace_ns, {${originals}});\n` +
-    set
+    set +
+    exportsBelow
   );
 }

@@ -24,6 +24,14 @@ describe("the ES module namespace hand-off (auto/esm-handoff.ts)", () => {
     expect(minified).toContain("{query: ea}");
   });
 
+  it("makes a name exported where it is declared replaceable too (declared without `export`, exported below)", async () => {
+    const out = withNamespaceHandoff("export async function generateText() {}\nexport class Embeddings {}\nexport const tool = 1;\n", URL_, ["generateText", "Embeddings"]);
+    expect(out).toContain("async function generateText() {}\nclass Embeddings {}\nexport const tool = 1;");
+    expect(out).toContain("export { __evaltrace_x_generateText as generateText };");
+    expect(out).toContain("export { __evaltrace_x_Embeddings as Embeddings };");
+    expect(out).toContain("{generateText: generateText, Embeddings: Embeddings}");
+  });
+
   it("leaves a re-export (`export { a } from`) and a clause without the names alone", () => {
     const source = 'export { generateText } from "./x.js";\nexport { other };\n';
     const out = withNamespaceHandoff(source, URL_, ["generateText"]);
@@ -52,6 +60,15 @@ describe("the ES module namespace hand-off (auto/esm-handoff.ts)", () => {
       expect(m.hello()).toBe("wrapped hi");
       expect(m.inner()).toBe("hi");
       expect(seen).toEqual([url, ["hello", "inner"]]);
+    } finally {
+      delete (globalThis as { [k: symbol]: unknown })[key];
+    }
+    const inline = join(dir, "inline.mjs");
+    writeFileSync(inline, withNamespaceHandoff("export function hello() { return 'hi'; }\nexport function inner() { return hello(); }\n", pathToFileURL(inline).href, ["hello"]));
+    Object.defineProperty(globalThis, key, { value: handOff, configurable: true });
+    try {
+      const m = (await import(pathToFileURL(inline).href)) as { hello: () => string; inner: () => string };
+      expect([m.hello(), m.inner()]).toEqual(["wrapped hi", "hi"]);
     } finally {
       delete (globalThis as { [k: symbol]: unknown })[key];
     }
