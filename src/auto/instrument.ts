@@ -43,11 +43,12 @@ const hooks: Record<LibraryName, LibraryHook> = {
 const instrumentations = new Map<LibraryName, LibraryInstrumentation>();
 
 /**
- * Registers import-in-the-middle's loader hook once, so that ESM imports are hooked too, with its
- * `include` list: only the modules of `libraries` are intercepted. Where Node runs synchronous
- * module hooks correctly (`module.registerHooks`: Node >= 22.22.3, >= 24.11.1, as
- * import-in-the-middle's `supportsSyncHooks` says), they run on the app's thread; elsewhere the
- * asynchronous hooks of `module.register` run on a thread of their own, and every module the app
+ * Registers the ESM loader hooks once, so that ESM imports are hooked too. Where Node runs
+ * synchronous module hooks correctly (`module.registerHooks`: Node >= 22.22.3, >= 24.11.1, as
+ * import-in-the-middle's `supportsSyncHooks` says), they run on the app's thread and a hooked
+ * module hands its namespace over itself (`sync-esm-hooks.ts`, `esm-handoff.ts`); elsewhere
+ * import-in-the-middle's asynchronous hooks of `module.register`, with its `include` list (only
+ * the modules of `libraries` are wrapped), run on a thread of their own, and every module the app
  * imports crosses to it and back (start-up: see bench/startup.mjs). Under `evaltrace/auto` the
  * thread's hook is registered at start (`on-first-import.ts`), and this finds it done.
  */
