@@ -32,7 +32,7 @@ export function esmIncludeOf(libraries: readonly LibraryName[]): (string | RegEx
   return libraries.flatMap((name) => [...(CLAIMS[name].esmInclude ?? CLAIMS[name].packages)]);
 }
 
-/** Every package the claims of `libraries` name: what the ESM hooks hand import-in-the-middle (`esm-scope.ts`). */
+/** Every package the claims of `libraries` name: the modules the ESM hooks look at (`esm-scope.ts`): hand-off or import-in-the-middle. */
 export function packagesOf(libraries: readonly LibraryName[]): string[] {
   return libraries.flatMap((name) => [...CLAIMS[name].packages]);
 }

@@ -4,8 +4,8 @@ import { consoleLogger, type Logger } from "../logger.js";
 import { ownFile } from "../util/own-file.js";
 
 /**
- * The package that carries zero-code's module hooks (`@opentelemetry/instrumentation`,
- * `import-in-the-middle`, `require-in-the-middle`): installed beside evaltrace by those who use
+ * The package that carries zero-code's module hooks (`import-in-the-middle`,
+ * `require-in-the-middle`, and `@opentelemetry/sdk-trace-base` for the AI SDK's spans): installed beside evaltrace by those who use
  * zero-code only, so that a production install of evaltrace does not carry them.
  */
 export const ZERO_CODE_PACKAGE = "@evaltrace/auto";

@@ -7,6 +7,8 @@ import { packageOfSpecifier } from "./claims.js";
  * lists (`claims.ts`) is in one of those, so a module outside them skips import-in-the-middle's
  * resolve step: a few substring tests per module instead of its URL parsing and list matching.
  * A module it lets through that the lists do not name is left alone by import-in-the-middle.
+ * On Node 22's synchronous hooks the same test picks the modules whose targets are looked up for
+ * the namespace hand-off (`sync-esm-hooks.ts`).
  */
 export function esmScope(packages: readonly string[]): (url: string, specifier: string) => boolean {
   const names = new Set(packages);

@@ -1,5 +1,4 @@
 import * as nodeModule from "node:module";
-import type { InstrumentationBase } from "@opentelemetry/instrumentation";
 import { processEnv } from "../config/options.js";
 import { currentRuntime, ensureRuntime } from "../runtime/configure.js";
 import { reportInternalError } from "../util/internal-errors.js";
@@ -15,7 +14,8 @@ import { openaiHook } from "./hooks/openai.js";
 import { openaiAgentsHook } from "./hooks/openai-agents.js";
 import { watchBundledSdks } from "./bundled-sdk.js";
 import { type HookDependencies, hookDependencies, reportMissingHooks } from "./dependencies.js";
-import { createInstrumentation, type LibraryHook } from "./instrumentation.js";
+import { createInstrumentation, type LibraryHook, type LibraryInstrumentation } from "./instrumentation.js";
+import { useImportInTheMiddle } from "./module-hooks.js";
 import { DISABLE_ENV, disabledByEnvironment } from "./disabled.js";
 import { isLibraryName, LIBRARIES, type LibraryName } from "./libraries.js";
 import { autoState } from "./state.js";
@@ -40,20 +40,25 @@ const hooks: Record<LibraryName, LibraryHook> = {
 };
 
 /** Each library's instrumentation, made on first use and kept for the process (several entries share it). */
-const instrumentations = new Map<LibraryName, InstrumentationBase>();
+const instrumentations = new Map<LibraryName, LibraryInstrumentation>();
 
 /**
- * Registers import-in-the-middle's loader hook once, so that ESM imports are hooked too, with its
- * `include` list: only the modules of `libraries` are intercepted. Where Node runs synchronous
- * module hooks correctly (`module.registerHooks`: Node >= 22.22.3, >= 24.11.1, as
- * import-in-the-middle's `supportsSyncHooks` says), they run on the app's thread; elsewhere the
- * asynchronous hooks of `module.register` run on a thread of their own, and every module the app
+ * Registers the ESM loader hooks once, so that ESM imports are hooked too. Where Node runs
+ * synchronous module hooks correctly (`module.registerHooks`: Node >= 22.22.3, >= 24.11.1, as
+ * import-in-the-middle's `supportsSyncHooks` says), they run on the app's thread and a hooked
+ * module hands its namespace over itself (`sync-esm-hooks.ts`, `esm-handoff.ts`); elsewhere
+ * import-in-the-middle's asynchronous hooks of `module.register`, with its `include` list (only
+ * the modules of `libraries` are wrapped), run on a thread of their own, and every module the app
  * imports crosses to it and back (start-up: see bench/startup.mjs). Under `evaltrace/auto` the
  * thread's hook is registered at start (`on-first-import.ts`), and this finds it done.
  */
 function registerEsmHook(dependencies: HookDependencies, libraries: readonly LibraryName[]): void {
   const state = autoState();
-  if (state.esmHookRegistered) return;
+  // Registered at start on the hooks thread (`on-first-import.ts`, Node 20): its wrapper modules hand ES modules over.
+  if (state.esmHookRegistered) {
+    if (!state.resolveEsm) useImportInTheMiddle();
+    return;
+  }
   const include = esmIncludeOf(libraries);
   try {
     if (registerSyncHooks(dependencies, include, packagesOf(libraries))) {
@@ -62,6 +67,7 @@ function registerEsmHook(dependencies: HookDependencies, libraries: readonly Lib
     }
     if (typeof nodeModule.register !== "function") return;
     state.esmHookRegistered = true;
+    useImportInTheMiddle();
     nodeModule.register("import-in-the-middle/hook.mjs", dependencies.parentUrl, { data: { include } });
   } catch {
     // No loader hooks here (a runtime without them): CommonJS is still hooked.
@@ -130,8 +136,8 @@ function apply(wanted: readonly LibraryName[]): LibraryName[] {
       state.enabled.delete(name);
     }
   }
-  // After the instrumentations are made: the thirty-odd files of @opentelemetry/instrumentation
-  // they load would otherwise each go through the loader hooks (on Node 22, some 10 ms of start-up).
+  // After the instrumentations are made: the files of the hook packages they load would otherwise
+  // each go through the loader hooks.
   if (wanted.length > 0) {
     registerEsmHook(dependencies, wanted);
     watchBundledSdks();

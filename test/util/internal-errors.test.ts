@@ -44,8 +44,8 @@ describe("failures inside evaltrace", () => {
       },
     });
     const exports = { Client: class {} };
-    const patch = made.getModuleDefinitions()[0]!.patch!;
-    expect(patch(exports, "1.0.0")).toBe(exports);
+    const patch = made.targets[0]!.onLoad;
+    expect(patch(exports)).toBe(exports);
     expect(stats().internalErrors).toBe(before + 1);
     expect(warnings.some((w) => w.includes("zero-code instrumentation of some-sdk") && w.includes("unexpected exports"))).toBe(true);
   });

@@ -156,7 +156,8 @@ export const aiSdkHook: LibraryHook = {
   library: "ai",
   packageName: "ai",
   versions: [">=4"],
-  modules: [{ packageName: "@ai-sdk/provider-utils", versions: [">=2"], onLoad: netProviderUtils }],
+  replaces: [...traced],
+  modules: [{ packageName: "@ai-sdk/provider-utils", versions: [">=2"], onLoad: netProviderUtils, replaces: Object.keys(providerPosts) }],
   onLoad(exports) {
     instrumentAiSdkAgents(exports, { on: () => isOn("ai"), withTelemetry: telemetryOn });
     const replacements: Record<string, Fn> = {};

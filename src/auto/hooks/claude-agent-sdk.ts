@@ -33,5 +33,6 @@ export const claudeAgentSdkHook: LibraryHook = {
   packageName: "@anthropic-ai/claude-agent-sdk",
   versions: [">=0.1"],
   onLoad: onEntry,
-  files: [{ path: "@anthropic-ai/claude-agent-sdk/core.mjs", onLoad: onEntry }],
+  replaces: ["query"],
+  files: [{ path: "@anthropic-ai/claude-agent-sdk/core.mjs", onLoad: onEntry, replaces: ["query"] }],
 };

@@ -82,7 +82,7 @@ export const langchainHook: LibraryHook = {
     { path: "@langchain/core/dist/callbacks/manager.cjs", onLoad: onManager },
     { path: "@langchain/core/dist/callbacks/manager.js", onLoad: onManager },
     { path: "@langchain/core/dist/embeddings.cjs", onLoad: onEmbeddings },
-    { path: "@langchain/core/dist/embeddings.js", onLoad: onEmbeddings },
+    { path: "@langchain/core/dist/embeddings.js", onLoad: onEmbeddings, replaces: ["Embeddings"] },
     { path: "@langchain/core/dist/vectorstores.cjs", onLoad: onVectorStores },
     { path: "@langchain/core/dist/vectorstores.js", onLoad: onVectorStores },
   ],
