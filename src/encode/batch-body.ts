@@ -33,7 +33,12 @@ export interface PreparedTrace {
  * otherwise each trace's bytes are copied into the bodies made ({@link encodeRun}).
  */
 export function newSlab(initialBytes: number): JsonBytes {
-  const slab = new JsonBytes(initialBytes);
+  return openSlab(new JsonBytes(initialBytes));
+}
+
+/** A slab made ready for a batch again (one kept from an earlier batch: export/slab-pool.ts). */
+export function openSlab(slab: JsonBytes): JsonBytes {
+  slab.reset();
   slab.raw(HEAD);
   return slab;
 }

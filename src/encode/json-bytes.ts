@@ -34,6 +34,11 @@ export class JsonBytes {
     if (this.buf.length > KEPT_BYTES) this.buf = alloc(this.initialBytes);
   }
 
+  /** Bytes the buffer holds before it grows. */
+  get capacity(): number {
+    return this.buf.length;
+  }
+
   /** A copy of what was written. */
   copy(): Uint8Array {
     const out = alloc(this.pos);

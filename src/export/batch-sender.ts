@@ -10,6 +10,7 @@ import { appendRequest } from "./append-to-stored.js";
 import type { LateUpdates } from "./late-updates.js";
 import type { Requests } from "./requests.js";
 import type { Settlement } from "./settlement.js";
+import type { SlabPool } from "./slab-pool.js";
 import type { Spill } from "./spool/spill.js";
 import type { SpoolMode } from "./spool/spool-mode.js";
 import type { TraceSpool, WrittenAhead } from "./spool/trace-spool.js";
@@ -28,6 +29,8 @@ export interface BatchSenderParts {
   mode: SpoolMode | undefined;
   /** Scrubbed from every payload. */
   apiKey: string | undefined;
+  /** Where a batch's slab goes back once its request is over (its body used nowhere else). */
+  slabs?: SlabPool;
   maxRequestBytes: number;
   /** A request failed for want of the service (with a spool that takes batches): an outage begins. */
   onOutage: () => void;
@@ -88,7 +91,7 @@ export class BatchSender {
     const whole = slab && slabBody(slab, batch, secrets);
     if (whole !== undefined) {
       for (const p of batch) p.slab = undefined;
-      await this.postBatch(batch, whole, maybeStored);
+      if ((await this.postBatch(batch, whole, maybeStored)) && slab !== undefined) this.o.slabs?.give(slab);
       return;
     }
     // Otherwise as many requests as it takes to stay within maxRequestBytes, one after the
@@ -140,9 +143,11 @@ export class BatchSender {
   /**
    * Posts a batch's body and settles its traces by the answer. With a spool that takes it, the
    * request is tried once: should the service not answer, the batch is spooled (with this key)
-   * and retried from disk; in write-ahead mode it was written before it went.
+   * and retried from disk; in write-ahead mode it was written before it went. True when the
+   * body is of no more use: the service took it whole (a success answer: it read all of it), and
+   * no spool was handed it.
    */
-  private async postBatch(batch: PreparedTrace[], body: RequestBody, maybeStored: boolean, written?: { key: string; ahead: WrittenAhead | undefined }): Promise<void> {
+  private async postBatch(batch: PreparedTrace[], body: RequestBody, maybeStored: boolean, written?: { key: string; ahead: WrittenAhead | undefined }): Promise<boolean> {
     const key = written?.key ?? newIdempotencyKey();
     const spoolTakes = this.o.spiller !== undefined && this.o.spool?.open === true && batch[0]?.rec.apiKey === undefined;
     const ahead = written !== undefined ? written.ahead : spoolTakes && this.o.spool?.writesAhead === true ? await this.o.spiller?.ahead(batch, body, key) : undefined;
@@ -160,12 +165,13 @@ export class BatchSender {
       this.o.onOutage();
       if (ahead !== undefined) this.o.spiller.keep(batch, ahead, outcome.message);
       else this.o.spiller.spill(batch, { body, key, failure: outcome.message });
-      return;
+      return false;
     }
     // Answered (or no spool would take it): the copy written ahead goes.
     this.o.spiller?.answered(ahead);
     if (outcome.status !== undefined && !unanswered(outcome)) this.o.mode?.answered();
     await this.settleBatch(batch, body, maybeStored, outcome);
+    return outcome.ok && !spoolTakes && written === undefined;
   }
 
   /** Settles a batch by the answer to its request: delivered, resent in another shape or in halves, or given up. */

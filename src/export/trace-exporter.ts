@@ -3,13 +3,14 @@ import type { BatchOptions } from "../config/options.js";
 import { isReportableCount, type Logger } from "../logger.js";
 import { Fifo } from "../util/fifo.js";
 import { nextTurn } from "../util/next-turn.js";
-import { moveToSlab, newSlab, type PreparedTrace } from "../encode/batch-body.js";
+import { moveToSlab, openSlab, type PreparedTrace } from "../encode/batch-body.js";
 import type { JsonBytes } from "../encode/json-bytes.js";
 import type { TraceBodies } from "../encode/trace-body.js";
 import { markSending } from "../traces/outgoing.js";
 import { markDroppedByApp } from "../traces/trace-phase.js";
 import type { TraceSink } from "../traces/trace-sink.js";
 import { isQueued, isSent, type TraceView } from "../traces/trace-view.js";
+import { SlabPool } from "./slab-pool.js";
 import { BatchSender } from "./batch-sender.js";
 import type { Evaluations } from "./evaluations.js";
 import type { LateUpdates } from "./late-updates.js";
@@ -83,6 +84,8 @@ export class TraceExporter implements TraceSink {
   private taking: Taking | undefined;
   /** Bytes of the last batch taken: the next slab's first size. */
   private slabBytes = 16 * 1024;
+  /** Slabs of batches whose requests are over, for the next batches. */
+  private readonly slabs: SlabPool;
   /**
    * Queued spans that make a batch worth sending before the interval: half a request's most
    * (measured in bench/: the spans of a batch in flight are fewer, and younger, when collected).
@@ -136,7 +139,9 @@ export class TraceExporter implements TraceSink {
       // A replay answered: the service is back, batches are sent again.
       this.spool.onAnswered = () => mode.answered();
     }
+    this.slabs = new SlabPool(options.batch.concurrency + 1);
     this.sender = new BatchSender({
+      slabs: this.slabs,
       requests: this.requests,
       bodies: this.bodies,
       settlement: this.settlement,
@@ -424,7 +429,7 @@ export class TraceExporter implements TraceSink {
    */
   private takeBatch(): Taking | undefined {
     const { maxSpansPerRequest, maxRequestBytes } = this.options.batch;
-    const taking = (this.taking ??= { traces: [], spans: 0, slab: newSlab(this.slabBytes) });
+    const taking = (this.taking ??= { traces: [], spans: 0, slab: openSlab(this.slabs.take(this.slabBytes)) });
     const { traces, slab } = taking;
     const deadline = performance.now() + SLICE_MILLIS;
     // At least one trace per slice, however slow the turn: taking always moves on. The clock is
@@ -469,7 +474,7 @@ export class TraceExporter implements TraceSink {
     this.taking = undefined;
     this.slabBytes = Math.min(maxRequestBytes, Math.max(16 * 1024, Math.ceil(slab.pos * 1.25)));
     if (overflow !== undefined) {
-      const moved = moveToSlab(overflow, newSlab(this.slabBytes));
+      const moved = moveToSlab(overflow, openSlab(this.slabs.take(this.slabBytes)));
       this.taking = { traces: [moved], spans: moved.spanCount, slab: moved.slab! };
     }
     return taking;

@@ -144,7 +144,10 @@ export class TraceAssembler implements SpanProcessor {
   /** A span started (under `parent`, by default the span of `parentContext`: see ParentSpan). */
   onStart(span: Span, parentContext: Context, parentSpan?: ParentSpan): void {
     const { traceId } = span.spanContext();
-    if (this.discardedIds.has(traceId)) return;
+    // A root of ours opened with no parent (`null`: observe() and manual spans at the top) has a
+    // trace id made for it just now: no record or discard has it, and neither is looked up.
+    const newRoot = parentSpan === null;
+    if (!newRoot && this.discardedIds.has(traceId)) return;
     // Our own spans name themselves in what is propagated; a span under a remote evaltrace
     // caller's span joins the caller's trace (remote-parent.ts).
     const ours = scopeNameOf(span) === "evaltrace";
@@ -158,7 +161,7 @@ export class TraceAssembler implements SpanProcessor {
       }
     }
     const remote = parentSpanContextOf(span)?.isRemote === true && joinRemoteParent(span);
-    let rec = this.records.get(traceId);
+    let rec = newRoot ? undefined : this.records.get(traceId);
     const parent = rec === undefined || this.dropped !== undefined || !ours ? parentOf(span, parentContext, parentSpan) : undefined;
     // A child of a dropped span has nowhere to hang: dropped with it.
     if (parent && this.dropped?.has(parent)) this.dropped.add(span);
