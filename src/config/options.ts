@@ -17,7 +17,7 @@ export interface BatchOptions {
   /** Most bytes of JSON in one request (a single larger trace still goes alone). @default 4194304 (4 MiB) */
   maxRequestBytes?: number;
   /**
-   * How long a partial batch waits before it is sent, in milliseconds. Once half of
+   * How long a partial batch waits before it is sent, in milliseconds. Once
    * `maxSpansPerRequest` spans are waiting, they go at once, from the span end that made them
    * that many, when a request slot is free. @default 1000
    */

@@ -62,11 +62,21 @@ const defer = nextTurn;
 /** Spans taken between two readings of the clock. */
 const CHECK_EVERY_SPANS = 4;
 
+/**
+ * Queued spans from which traces are taken into the next batch ahead of time (a few traces'
+ * worth: fewer, and each take is too small to be worth its set-up).
+ */
+const EARLY_SPANS = 16;
+
 /** A batch being taken, a slice per turn: its traces, their spans, and the slab they are written in. */
 interface Taking {
   traces: PreparedTrace[];
   spans: number;
   slab: JsonBytes;
+  /** Taken ahead of time (see {@link TraceExporter.takeEarly}): not due until its spans make a batch, or the interval or a flush says so. */
+  early?: boolean;
+  /** A trace taken ahead of time that did not fit in the batch's bytes: its bytes are still just past the slab's end, and it begins the next batch. */
+  overflow?: PreparedTrace;
 }
 
 /**
@@ -87,11 +97,18 @@ export class TraceExporter implements TraceSink {
   /** Slabs of batches whose requests are over, for the next batches. */
   private readonly slabs: SlabPool;
   /**
-   * Queued spans that make a batch worth sending before the interval: half a request's most
-   * (measured in bench/: the spans of a batch in flight are fewer, and younger, when collected).
+   * Spans that make a batch worth sending before the interval: a whole request's (a request
+   * costs about as much CPU as writing a few hundred spans, whatever its size, so the fewer the
+   * better; the spans of queued traces are written ahead of time, {@link takeEarly}, so that a
+   * fuller queue is not more objects for the GC to copy).
    */
   private get sendAt(): number {
-    return Math.ceil(this.options.batch.maxSpansPerRequest / 2);
+    return this.options.batch.maxSpansPerRequest;
+  }
+
+  /** Spans queued, and taken into the batch not sent yet. */
+  private get pendingSpans(): number {
+    return this.queuedSpans + (this.taking?.spans ?? 0);
   }
   private timer: TimerHandle | undefined;
   private pumpScheduled = false;
@@ -192,12 +209,19 @@ export class TraceExporter implements TraceSink {
     this.enqueued++;
     this.queue.push(rec);
     this.queuedSpans += rec.spans.length;
-    // Half a request's worth: it goes out now, from the span end that made it so, when a request
-    // slot is free (as OpenTelemetry's batch processor does), so that finished traces do not pile
-    // up, and grow old in the heap, while the app runs without yielding. A slice of a batch, of
-    // SLICE_MILLIS; with no free slot, the request that frees one pumps again.
-    if (this.queuedSpans >= this.sendAt) this.pump();
-    else this.armTimer();
+    // A request's worth: it goes out now, from the span end that made it so, when a request slot
+    // is free (as OpenTelemetry's batch processor does), so that finished traces do not pile up
+    // while the app runs without yielding. A slice of a batch, of SLICE_MILLIS; with no free slot,
+    // the request that frees one pumps again. Before that, traces are written into the batch as
+    // they come (takeEarly), so that they do not grow old in the heap as objects.
+    if (this.pendingSpans >= this.sendAt) this.pump();
+    else {
+      if (this.queuedSpans >= EARLY_SPANS && this.spool === undefined && this.takeEarly()) {
+        this.pump();
+        return;
+      }
+      this.armTimer();
+    }
   }
 
   /** Schedules the late update of a trace that was already handed to a request. */
@@ -263,7 +287,8 @@ export class TraceExporter implements TraceSink {
         if (result.spooled > 0) result.ok = false;
       }
       // What is still queued can no longer go out: given up, counted, and let go.
-      const left = [...(this.taking?.traces ?? []).map((p) => p.rec), ...this.queue.drain()];
+      const taken = this.taking;
+      const left = [...(taken?.traces ?? []).map((p) => p.rec), ...(taken?.overflow ? [taken.overflow.rec] : []), ...this.queue.drain()];
       this.taking = undefined;
       this.queuedSpans = 0;
       return this.settlement.closeOut(result, left);
@@ -361,7 +386,7 @@ export class TraceExporter implements TraceSink {
     const ahead = !outage && this.spool?.writesAhead === true && this.spool.accepting;
     if (this.hasQueued() && (this.requests.hasFreeSlot || spill || outage || ahead)) {
       const partialOk = force || this.settlement.isFlushing || this.stopped;
-      if (partialOk || this.queuedSpans >= this.sendAt || this.taking !== undefined || spill) {
+      if (partialOk || this.pendingSpans >= this.sendAt || (this.taking !== undefined && this.taking.early !== true) || spill) {
         const taken = this.takeBatch();
         if (taken !== undefined && taken.traces.length > 0) {
           const { traces, slab } = taken;
@@ -370,7 +395,7 @@ export class TraceExporter implements TraceSink {
           } else if (ahead && !spill) void this.sender.writeThenSend(traces, slab).catch((err: unknown) => this.settlement.lose(traces, err));
           else this.spiller?.spill(traces, { slab });
         }
-        if (this.taking !== undefined || (this.hasQueued() && (partialOk || this.queuedSpans >= this.sendAt || this.overflowing()))) {
+        if ((this.taking !== undefined && this.taking.early !== true) || (this.hasQueued() && (partialOk || this.pendingSpans >= this.sendAt || this.overflowing()))) {
           if (partialOk) this.forcedPending = true;
           this.schedulePump();
         }
@@ -420,7 +445,53 @@ export class TraceExporter implements TraceSink {
 
   /** Traces waiting for a request: queued, or in the batch being taken. */
   private queuedTraces(): number {
-    return this.queue.length + (this.taking?.traces.length ?? 0) + this.sender.waitingForSlot;
+    const taking = this.taking;
+    return this.queue.length + (taking === undefined ? 0 : taking.traces.length + (taking.overflow === undefined ? 0 : 1)) + this.sender.waitingForSlot;
+  }
+
+  /**
+   * Takes queued traces into the next batch ahead of time, as they come (from {@link EARLY_SPANS}
+   * queued spans on), written into its slab but not sent until the batch is due: a queued trace's
+   * spans, data and captured values are let go of young, not copied by every minor GC while the
+   * queue fills (workload B in bench/). Only traces with no span open are taken (one with a span
+   * still running waits in the queue, where its late spans still join it, and so does what is
+   * behind it), and not with a spool (whose batches are taken as before). True when the batch is
+   * full: its spans, or its bytes (the trace that overflowed them begins the next batch).
+   */
+  private takeEarly(): boolean {
+    const { maxSpansPerRequest, maxRequestBytes } = this.options.batch;
+    if (this.taking !== undefined && this.taking.early !== true) return false;
+    const head = this.queue.peek();
+    if (head === undefined || head.open > 0) return false;
+    const taking = (this.taking ??= { traces: [], spans: 0, slab: openSlab(this.slabs.take(this.slabBytes)), early: true });
+    const { traces, slab } = taking;
+    for (;;) {
+      const rec = this.queue.peek();
+      if (rec === undefined || rec.open > 0) return false;
+      if (traces.length > 0 && taking.spans + rec.spans.length > maxSpansPerRequest) {
+        taking.early = false;
+        return true;
+      }
+      this.queue.shift();
+      this.queuedSpans -= rec.spans.length;
+      if (rec.discarded) continue;
+      const mark = slab.pos;
+      let next: PreparedTrace;
+      try {
+        next = this.bodies.prepare(markSending(rec), slab);
+      } catch (err) {
+        queueMicrotask(() => this.settlement.loseQuietly(rec, err));
+        continue;
+      }
+      if (traces.length > 0 && slab.pos + 2 > maxRequestBytes) {
+        taking.overflow = next;
+        slab.pos = mark;
+        taking.early = false;
+        return true;
+      }
+      traces.push(next);
+      taking.spans += next.spanCount;
+    }
   }
 
   /**
@@ -430,13 +501,17 @@ export class TraceExporter implements TraceSink {
   private takeBatch(): Taking | undefined {
     const { maxSpansPerRequest, maxRequestBytes } = this.options.batch;
     const taking = (this.taking ??= { traces: [], spans: 0, slab: openSlab(this.slabs.take(this.slabBytes)) });
+    taking.early = false;
     const { traces, slab } = taking;
     const deadline = performance.now() + SLICE_MILLIS;
     // At least one trace per slice, however slow the turn: taking always moves on. The clock is
     // read every few spans (a few microseconds of work in the interpreter, well under one warm).
-    let overflow: PreparedTrace | undefined;
+    // A trace taken ahead of time that overflowed the batch's bytes ends it (nothing is written
+    // after it: its bytes, just past the slab's end, are moved before the body is closed).
+    let overflow: PreparedTrace | undefined = taking.overflow;
+    taking.overflow = undefined;
     // Spans taken since the clock was last read (only taken traces count: at least one is in).
-    for (let unchecked = 0; ; ) {
+    for (let unchecked = 0; overflow === undefined; ) {
       if (unchecked >= CHECK_EVERY_SPANS && this.queue.length > 0) {
         unchecked = 0;
         if (performance.now() > deadline) return undefined;

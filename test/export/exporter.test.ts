@@ -42,21 +42,27 @@ describe("exporter", () => {
   });
 
   it("sends a full batch without waiting for the interval, and splits by span count and bytes", async () => {
-    const { rec } = await withRecorder(undefined, { batch: { maxSpansPerRequest: 10, maxRequestBytes: 4096 } });
+    const { rec, clock } = await withRecorder(undefined, { batch: { maxSpansPerRequest: 10, maxRequestBytes: 4096 } });
     const child = observe({ name: "c" }, () => "y".repeat(200));
     const f = observe({ name: "t" }, () => {
       child();
       child();
     });
     for (let i = 0; i < 30; i++) f();
-    await waitUntil(() => postedTraces(rec.requests).length === 30, "all traces without the timer");
+    // A batch goes once a request's worth of spans waits (three traces of three spans make 9: the
+    // fourth's end sends them); what is left after the last waits for the interval.
+    await waitUntil(() => postedTraces(rec.requests).length >= 27, "the full batches without the timer");
+    await settle();
+    expect(postedTraces(rec.requests).length).toBeLessThan(30);
+    await clock.advance(1000);
+    await waitUntil(() => postedTraces(rec.requests).length === 30, "the rest at the interval");
     for (const r of rec.requests) {
       expect(r.raw.length).toBeLessThanOrEqual(4096);
       expect((r.body as { traces: unknown[] }).traces.flatMap((t) => allSpans(t as Record<string, unknown>)).length).toBeLessThanOrEqual(10);
     }
   });
 
-  it("takes a batch from the span end that makes half a request's worth, while the app has not yielded yet", async () => {
+  it("takes a batch from the span end that makes a request's worth, while the app has not yielded yet; the traces before it are written ahead", async () => {
     const { rec } = await withRecorder(undefined, { batch: { maxSpansPerRequest: 20, flushIntervalMillis: 3_600_000 } });
     const f = observe({ name: "t" }, (i: number) => i);
     // The slice a batch is taken in (0.25 ms of performance.now()) is held open: what is tested
@@ -66,21 +72,23 @@ describe("exporter", () => {
     const frozen = realNow();
     performance.now = () => frozen;
     try {
-      for (let i = 0; i < 9; i++) f(i);
-      expect(stats()).toMatchObject({ queued: 9, inFlight: 0 });
-      // The tenth span makes half a request's most: taken for a request at once, not on a later turn.
-      f(9);
+      for (let i = 0; i < 19; i++) f(i);
+      // Written into the next batch from the 16th on, still counted as queued: nothing is sent.
+      expect(stats()).toMatchObject({ queued: 19, inFlight: 0 });
+      // The twentieth span makes a request's most: taken for a request at once, not on a later turn.
+      f(19);
       expect(stats()).toMatchObject({ queued: 0, inFlight: 1 });
-      for (let i = 10; i < 20; i++) f(i);
+      for (let i = 20; i < 40; i++) f(i);
       // The second of the two request slots.
       expect(stats()).toMatchObject({ queued: 0, inFlight: 2 });
-      for (let i = 20; i < 25; i++) f(i);
-      expect(stats()).toMatchObject({ queued: 5, inFlight: 2 });
+      for (let i = 40; i < 50; i++) f(i);
+      expect(stats()).toMatchObject({ queued: 10, inFlight: 2 });
     } finally {
       performance.now = realNow;
     }
-    expect(await flush()).toMatchObject({ ok: true, delivered: 25 });
-    expect(postedTraces(rec.requests)).toHaveLength(25);
+    expect(await flush()).toMatchObject({ ok: true, delivered: 50 });
+    expect(postedTraces(rec.requests)).toHaveLength(50);
+    expect(rec.requests).toHaveLength(3);
   });
 
   it("drains a flush that needs many batches with one request at a time", async () => {
