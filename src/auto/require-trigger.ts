@@ -43,6 +43,8 @@ function mayReach(id: string, parent: unknown, packages: Set<string>): boolean {
   const from = (parent as { filename?: unknown } | null)?.filename;
   if (typeof from === "string" && packages.has(packageOfPath(from) ?? "")) return true;
   if (first === 35) return true;
+  // `./x` from a file outside them stays in that file's folder, unless it names a node_modules folder.
+  if (first === 46 && typeof from === "string" && !id.includes("..") && !id.includes("node_modules")) return false;
   const target = isAbsolute(id) ? id : typeof from === "string" ? resolve(dirname(from), id) : resolve(id);
   return packages.has(packageOfPath(target) ?? "");
 }
