@@ -22,6 +22,20 @@ const sdkEntries = {
   doctor: "src/doctor/index.ts",
 };
 
+/** Zero-code's hook code, one entry per library (CommonJS only: loaded by `require`, `src/auto/hook-code.ts`). */
+const hookEntries = {
+  "auto-hook-openai": "src/auto/hooks/openai.ts",
+  "auto-hook-anthropic": "src/auto/hooks/anthropic.ts",
+  "auto-hook-google-genai": "src/auto/hooks/google-genai.ts",
+  "auto-hook-openai-agents": "src/auto/hooks/openai-agents.ts",
+  "auto-hook-langchain": "src/auto/hooks/langchain.ts",
+  "auto-hook-mcp": "src/auto/hooks/mcp.ts",
+  "auto-hook-ai": "src/auto/hooks/ai-sdk.ts",
+  "auto-hook-bedrock": "src/auto/hooks/bedrock.ts",
+  "auto-hook-claude-agent-sdk": "src/auto/hooks/claude-agent-sdk.ts",
+  "auto-hook-llamaindex": "src/auto/hooks/llamaindex.ts",
+};
+
 /** `@evaltrace/dev`: the emulator (`.`), the fake model servers (`./fakes`) and the `dev` command (`./cli`). */
 const devEntries = { index: "src/devserver/index.ts", fakes: "src/fakes/index.ts", cli: "src/cli/dev.ts" };
 
@@ -62,7 +76,8 @@ export default defineConfig([
   {
     ...common,
     // `auto-setup`: what zero-code loads (synchronously, so as CommonJS) at the app's first import of a library it hooks.
-    entry: { ...sdkEntries, "auto-setup": "src/auto/setup.ts" },
+    // `auto-hook-<library>`: each library's hook code, loaded at the first module its hooks target (`src/auto/hook-code.ts`).
+    entry: { ...sdkEntries, "auto-setup": "src/auto/setup.ts", ...hookEntries },
     dts: { ...(common.dts as object), entry: sdkEntries },
     outDir: "packages/evaltrace/dist",
     format: ["cjs"],

@@ -2,19 +2,11 @@ import * as nodeModule from "node:module";
 import { processEnv } from "../config/options.js";
 import { currentRuntime, ensureRuntime } from "../runtime/configure.js";
 import { reportInternalError } from "../util/internal-errors.js";
-import { aiSdkHook } from "./hooks/ai-sdk.js";
-import { anthropicHook } from "./hooks/anthropic.js";
-import { bedrockHook } from "./hooks/bedrock.js";
-import { claudeAgentSdkHook } from "./hooks/claude-agent-sdk.js";
-import { googleGenAIHook } from "./hooks/google-genai.js";
-import { langchainHook } from "./hooks/langchain.js";
-import { llamaindexHook } from "./hooks/llamaindex.js";
-import { mcpHook } from "./hooks/mcp.js";
-import { openaiHook } from "./hooks/openai.js";
-import { openaiAgentsHook } from "./hooks/openai-agents.js";
 import { watchBundledSdks } from "./bundled-sdk.js";
 import { type HookDependencies, hookDependencies, reportMissingHooks } from "./dependencies.js";
-import { createInstrumentation, type LibraryHook, type LibraryInstrumentation } from "./instrumentation.js";
+import { createInstrumentation, type LibraryInstrumentation } from "./instrumentation.js";
+import { HOOK_SHAPES } from "./hook-shapes.js";
+import { loadHookCode } from "./hook-code.js";
 import { useImportInTheMiddle } from "./module-hooks.js";
 import { DISABLE_ENV, disabledByEnvironment } from "./disabled.js";
 import { isLibraryName, LIBRARIES, type LibraryName } from "./libraries.js";
@@ -24,20 +16,6 @@ import { registerSyncHooks } from "./sync-esm-hooks.js";
 
 /** Which libraries {@link instrument} turns on (`true`) or off (`false`); a library left out is on. */
 export type InstrumentOptions = { [Library in LibraryName]?: boolean };
-
-
-const hooks: Record<LibraryName, LibraryHook> = {
-  openai: openaiHook,
-  anthropic: anthropicHook,
-  "google-genai": googleGenAIHook,
-  "openai-agents": openaiAgentsHook,
-  langchain: langchainHook,
-  llamaindex: llamaindexHook,
-  mcp: mcpHook,
-  ai: aiSdkHook,
-  bedrock: bedrockHook,
-  "claude-agent-sdk": claudeAgentSdkHook,
-};
 
 /** Each library's instrumentation, made on first use and kept for the process (several entries share it). */
 const instrumentations = new Map<LibraryName, LibraryInstrumentation>();
@@ -128,7 +106,8 @@ function apply(wanted: readonly LibraryName[]): LibraryName[] {
       state.enabled.add(name);
       if (!state.created.has(name)) {
         state.created.add(name);
-        const made = createInstrumentation(hooks[name]);
+        // The targets now, from data; the hook code at the first module they match.
+        const made = createInstrumentation(name, HOOK_SHAPES[name], () => loadHookCode(name));
         instrumentations.set(name, made);
         made.enable();
       }

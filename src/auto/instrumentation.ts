@@ -5,6 +5,8 @@ import { hookDependencies } from "./dependencies.js";
 import { autoState } from "./state.js";
 import { addEsmTargets, type EsmTarget } from "./esm-targets.js";
 import { hookImportInTheMiddle, hookRequire, usesImportInTheMiddle } from "./module-hooks.js";
+import { onFirstClaimedRequire } from "./require-trigger.js";
+import type { HookShape } from "./hook-shapes.js";
 
 /** A package of the hooks, from `@evaltrace/auto` (`instrument()` checks it is there before any hook is made). */
 function hookPackage<T>(name: string): T {
@@ -37,26 +39,32 @@ export interface LibraryHook {
   modules?: { packageName: string; versions: string[]; onLoad: (exports: Record<string, unknown>) => unknown; replaces?: string[] }[];
 }
 
+type OnLoad = (exports: Record<string, unknown>) => unknown;
+type Guard = (onLoad: OnLoad) => (exports: unknown) => unknown;
+
 /** The require-in-the-middle hooks made for `requireFilesByName`, one per library, for the process. */
 const namedFileHooks = new Set<LibraryName>();
 
-function hookFilesByName(hook: LibraryHook, patch: (onLoad: (exports: Record<string, unknown>) => unknown) => (exports: unknown) => unknown): void {
-  if (namedFileHooks.has(hook.library) || !hook.files?.length) return;
-  namedFileHooks.add(hook.library);
-  const { Hook } = hookPackage<typeof import("require-in-the-middle")>("require-in-the-middle");
+function hookFilesByName(library: LibraryName, shape: HookShape, patch: (path: string) => (exports: unknown) => unknown): void {
+  if (namedFileHooks.has(library) || !shape.files?.length) return;
+  namedFileHooks.add(library);
   // require-in-the-middle names a file inside a package without its extension (and a folder's
   // index.js by the folder), as its own `resolveModuleName` does.
-  const byName = new Map(hook.files.map((f) => [f.path.replace(/([/\\]index)?(\.js)?$/, ""), patch(f.onLoad)]));
-  new Hook([...byName.keys()], { internals: true }, (exports, name) => (byName.get(name)?.(exports) ?? exports) as typeof exports);
+  const byName = new Map(shape.files.map((f) => [f.path.replace(/([/\\]index)?(\.js)?$/, ""), patch(f.path)]));
+  // Made with the require hook, at the first require that may reach the package (`require-trigger.ts`).
+  onFirstClaimedRequire([shape.packageName], () => {
+    const { Hook } = hookPackage<typeof import("require-in-the-middle")>("require-in-the-middle");
+    new Hook([...byName.keys()], { internals: true }, (exports, name) => (byName.get(name)?.(exports) ?? exports) as typeof exports);
+  });
 }
 
-/** The ES modules `hook` targets (hooked through `esm-handoff.ts` where Node has synchronous hooks), each with its guarded hook. */
-function esmTargetsOf(hook: LibraryHook, guarded: (onLoad: (exports: Record<string, unknown>) => unknown) => (exports: unknown) => unknown): EsmTarget[] {
+/** The ES modules `shape` targets (hooked through `esm-handoff.ts` where Node has synchronous hooks), each with its guarded hook. */
+function esmTargetsOf(shape: HookShape, hookOf: (pick: (hook: LibraryHook) => OnLoad | undefined) => (exports: unknown) => unknown): EsmTarget[] {
   const targets: EsmTarget[] = [];
-  const { packageName, versions } = hook;
-  if (hook.onLoad) targets.push({ packageName, versions, replaces: hook.replaces ?? [], onLoad: guarded(hook.onLoad) });
-  for (const f of hook.files ?? []) targets.push({ packageName, file: f.path, versions, replaces: f.replaces ?? [], onLoad: guarded(f.onLoad) });
-  for (const m of hook.modules ?? []) targets.push({ packageName: m.packageName, versions: m.versions, replaces: m.replaces ?? [], onLoad: guarded(m.onLoad) });
+  const { packageName, versions } = shape;
+  if (shape.entry) targets.push({ packageName, versions, replaces: shape.replaces ?? [], onLoad: hookOf((hook) => hook.onLoad) });
+  for (const f of shape.files ?? []) targets.push({ packageName, file: f.path, versions, replaces: f.replaces ?? [], onLoad: hookOf((hook) => hook.files?.find((h) => h.path === f.path)?.onLoad) });
+  for (const m of shape.modules ?? []) targets.push({ packageName: m.packageName, versions: m.versions, replaces: m.replaces ?? [], onLoad: hookOf((hook) => hook.modules?.find((h) => h.packageName === m.packageName)?.onLoad) });
   return targets;
 }
 
@@ -73,34 +81,43 @@ export interface LibraryInstrumentation {
  * `module-hooks.ts`), the namespace hand-off of `esm-handoff.ts` for ES modules where Node has
  * synchronous hooks, and import-in-the-middle's where its wrapper modules hand them over, each
  * module's patch as the hook, as `@opentelemetry/instrumentation` made them before (module
- * names, version ranges). A patch only touches prototypes (or, where unavoidable, the exports
- * object it returns) and never throws into the loading app.
+ * names, version ranges). The targets are made from `shape` (data); the hook code (`code`) is
+ * loaded when the first of them loads. A patch only touches prototypes (or, where unavoidable,
+ * the exports object it returns) and never throws into the loading app.
  */
-export function createInstrumentation(hook: LibraryHook): LibraryInstrumentation {
-  const guarded = (onLoad: (exports: Record<string, unknown>) => unknown) => (exports: unknown) => {
+export function createInstrumentation(library: LibraryName, shape: HookShape, code: () => LibraryHook | undefined): LibraryInstrumentation {
+  const guarded: Guard = (onLoad) => (exports) => {
     if (exports === null || (typeof exports !== "object" && typeof exports !== "function")) return exports;
-    autoState().loaded.add(hook.library);
+    autoState().loaded.add(library);
     try {
       const replaced = onLoad(exports as Record<string, unknown>);
       return replaced ?? exports;
     } catch (error) {
       // The module loads unpatched; counted and logged.
-      reportInternalError(`zero-code instrumentation of ${hook.packageName}`, error, currentRuntime()?.logger);
+      reportInternalError(`zero-code instrumentation of ${shape.packageName}`, error, currentRuntime()?.logger);
       return exports;
     }
   };
-  const targets = esmTargetsOf(hook, guarded);
+  let loaded: LibraryHook | undefined | null;
+  const hookOf = (pick: (hook: LibraryHook) => OnLoad | undefined) =>
+    guarded((exports) => {
+      if (loaded === undefined) loaded = code() ?? null;
+      const onLoad = loaded ? pick(loaded) : undefined;
+      if (!onLoad) throw new Error(`the hook code of ${library} could not be loaded`);
+      return onLoad(exports);
+    });
+  const targets = esmTargetsOf(shape, hookOf);
   let enabled = false;
   return {
-    library: hook.library,
+    library,
     targets,
     enable() {
       if (enabled) return;
       enabled = true;
       addEsmTargets(targets);
-      hookRequire();
+      hookRequire([...new Set(targets.map((t) => t.packageName))]);
       if (usesImportInTheMiddle()) hookImportInTheMiddle(targets);
-      if (hook.requireFilesByName) hookFilesByName(hook, guarded);
+      if (shape.requireFilesByName) hookFilesByName(library, shape, (path) => hookOf((hook) => hook.files?.find((h) => h.path === path)?.onLoad));
     },
   };
 }

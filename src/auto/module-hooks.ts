@@ -3,6 +3,7 @@ import { processWide } from "../process-wide.js";
 import { packageOfSpecifier } from "./claims.js";
 import { hookDependencies } from "./dependencies.js";
 import { esmTargets, packageVersion, versionSatisfies, type EsmTarget } from "./esm-targets.js";
+import { onFirstClaimedRequire } from "./require-trigger.js";
 
 type OnModule = (exports: unknown, name: string, baseDir?: string) => unknown;
 type HookClass = new (modules: string[] | null, options: { internals: boolean }, onModule: OnModule) => unknown;
@@ -39,13 +40,23 @@ const onModule: OnModule = (exports, name, baseDir) => {
   return current;
 };
 
-/** CommonJS: one require-in-the-middle hook over every `require`, which hands the modules of the targets' packages to them. */
-export function hookRequire(): void {
+/**
+ * CommonJS: one require-in-the-middle hook over every `require`, which hands the modules of the
+ * targets' packages (`packages`) to them; made at the first `require` that may reach one of them
+ * (`require-trigger.ts`), so an app that never requires them never loads it.
+ */
+export function hookRequire(packages: readonly string[]): void {
   const state = made();
-  if (state.require) return;
+  if (state.require) {
+    // The hook is asked for (or made): these packages' requires make it too.
+    onFirstClaimedRequire(packages);
+    return;
+  }
   state.require = true;
-  const { Hook } = hookPackage<{ Hook: HookClass }>("require-in-the-middle");
-  new Hook(null, { internals: true }, onModule);
+  onFirstClaimedRequire(packages, () => {
+    const { Hook } = hookPackage<{ Hook: HookClass }>("require-in-the-middle");
+    new Hook(null, { internals: true }, onModule);
+  });
 }
 
 /**

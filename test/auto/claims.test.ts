@@ -14,7 +14,10 @@ import { llamaindexHook } from "../../src/auto/hooks/llamaindex.js";
 import { mcpHook } from "../../src/auto/hooks/mcp.js";
 import { openaiHook } from "../../src/auto/hooks/openai.js";
 import { openaiAgentsHook } from "../../src/auto/hooks/openai-agents.js";
+import { HOOK_CODE } from "../../src/auto/hook-code.js";
+import { HOOK_SHAPES, type HookShape } from "../../src/auto/hook-shapes.js";
 import { installedPackages } from "../../src/auto/installed.js";
+import type { LibraryHook } from "../../src/auto/instrumentation.js";
 import { LIBRARIES } from "../../src/auto/libraries.js";
 
 const hooks = [aiSdkHook, anthropicHook, bedrockHook, claudeAgentSdkHook, googleGenAIHook, langchainHook, llamaindexHook, mcpHook, openaiHook, openaiAgentsHook];
@@ -24,6 +27,23 @@ describe("what zero-code claims (auto/claims.ts)", () => {
     expect(hooks.map((h) => h.library).sort()).toEqual([...LIBRARIES].sort());
     for (const hook of hooks) {
       expect(CLAIMS[hook.library].packages, hook.library).toEqual([hook.packageName, ...(hook.modules ?? []).map((m) => m.packageName)]);
+    }
+  });
+
+  it("has, in HOOK_SHAPES (the targets made before any hook code loads), exactly what each hook targets, and HOOK_CODE names each hook's export", () => {
+    const shapeOf = (hook: LibraryHook): HookShape => ({
+      packageName: hook.packageName,
+      versions: hook.versions,
+      entry: typeof hook.onLoad === "function",
+      ...(hook.replaces ? { replaces: hook.replaces } : {}),
+      ...(hook.files ? { files: hook.files.map((f) => ({ path: f.path, ...(f.replaces ? { replaces: f.replaces } : {}) })) } : {}),
+      ...(hook.requireFilesByName ? { requireFilesByName: true } : {}),
+      ...(hook.modules ? { modules: hook.modules.map((m) => ({ packageName: m.packageName, versions: m.versions, ...(m.replaces ? { replaces: m.replaces } : {}) })) } : {}),
+    });
+    const byExport: Record<string, LibraryHook> = { aiSdkHook, anthropicHook, bedrockHook, claudeAgentSdkHook, googleGenAIHook, langchainHook, llamaindexHook, mcpHook, openaiHook, openaiAgentsHook };
+    for (const hook of hooks) {
+      expect(HOOK_SHAPES[hook.library], hook.library).toEqual(shapeOf(hook));
+      expect(byExport[HOOK_CODE[hook.library].exported], hook.library).toBe(hook);
     }
   });
 

@@ -38,4 +38,29 @@ console.log(JSON.stringify({ before, after: { hooks: loaded() > 0, runtime: runt
     expect(done.stderr).toBe("");
     expect(JSON.parse(done.stdout.trim())).toEqual({ before: { hooks: 0, runtime: false }, after: { hooks: true, runtime: true }, patched: true });
   });
+
+  it("loads a library's hook code at its first module only, and require-in-the-middle at the first require that may reach a hooked package", async () => {
+    const importOpenAI = format === "esm" ? `const { default: OpenAI } = await import("openai");` : `const OpenAI = require("openai");`;
+    const source = `${probe(format)}
+const cache = () => Object.keys(createRequire(process.cwd() + "/x.js").cache);
+const state = () => ({ openaiHook: cache().some((k) => k.endsWith("auto-hook-openai.cjs")), langchainHook: cache().some((k) => k.endsWith("auto-hook-langchain.cjs")), requireHook: cache().some((k) => /require-in-the-middle/.test(k)) });
+${importOpenAI}
+const afterOpenAI = state();
+createRequire(process.cwd() + "/x.js")("zod");
+const afterOther = state();
+const cjs = createRequire(process.cwd() + "/x.js")("openai");
+const patchedCjs = Object.getOwnPropertyDescriptor((cjs.OpenAI ?? cjs).Chat.Completions.prototype, "create").value[Symbol.for("evaltrace.openai.create")] !== undefined;
+console.log(JSON.stringify({ afterOpenAI, afterOther: afterOther.requireHook, afterRequire: state(), patchedCjs }));`;
+    const done = await runZeroCode(format, source, { EVALTRACE_API_KEY: "svc_local_proj_startup", EVALTRACE_BASE_URL: "http://127.0.0.1:9" });
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toBe("");
+    // An ESM app's openai comes through the ESM hooks: no require reached a hooked package yet.
+    const esm = format === "esm";
+    expect(JSON.parse(done.stdout.trim())).toEqual({
+      afterOpenAI: { openaiHook: true, langchainHook: false, requireHook: !esm },
+      afterOther: !esm,
+      afterRequire: { openaiHook: true, langchainHook: false, requireHook: true },
+      patchedCjs: true,
+    });
+  });
 });

@@ -35,14 +35,14 @@ describe("failures inside evaltrace", () => {
 
   it("a zero-code hook that fails on a module's exports leaves the module as it was, and is counted and logged naming the package", () => {
     const before = stats().internalErrors;
-    const made = createInstrumentation({
+    const made = createInstrumentation("openai", { packageName: "some-sdk", versions: ["*"], entry: true }, () => ({
       library: "openai",
       packageName: "some-sdk",
       versions: ["*"],
       onLoad() {
         throw new Error("unexpected exports");
       },
-    });
+    }));
     const exports = { Client: class {} };
     const patch = made.targets[0]!.onLoad;
     expect(patch(exports)).toBe(exports);
