@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from "node:fs";
-import { delimiter, dirname, join } from "node:path";
+import { delimiter, dirname, join, sep } from "node:path";
 
 /**
  * Which of `packages` the app can load: each one whose `node_modules/<name>/package.json` is in
@@ -9,15 +9,18 @@ import { delimiter, dirname, join } from "node:path";
  */
 export function installedPackages(packages: readonly string[], from: readonly string[] = appDirectories()): string[] {
   if ((process.versions as { pnp?: string }).pnp) return [...packages];
-  const roots = new Set<string>();
+  const candidates = new Set<string>();
   for (const start of from) {
     for (let dir = start; ; dir = dirname(dir)) {
-      roots.add(join(dir, "node_modules"));
+      candidates.add(join(dir, "node_modules"));
       if (dirname(dir) === dir) break;
     }
   }
-  for (const extra of (process.env.NODE_PATH ?? "").split(delimiter)) if (extra) roots.add(extra);
-  return packages.filter((name) => [...roots].some((root) => existsSync(join(root, name, "package.json"))));
+  for (const extra of (process.env.NODE_PATH ?? "").split(delimiter)) if (extra) candidates.add(extra);
+  // Only the folders that exist are looked in (an app has one or two of the dozen its path
+  // passes), each package's manifest by its joined name (no path normalized per look).
+  const roots = [...candidates].filter((root) => existsSync(root)).map((root) => root + sep);
+  return packages.filter((name) => roots.some((root) => existsSync(`${root}${name}${sep}package.json`)));
 }
 
 /** Where the app's packages resolve from: its main script's folder and the working directory. */

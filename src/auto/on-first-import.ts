@@ -135,7 +135,7 @@ function hookImport(dependencies: HookDependencies, claimed: Set<string>, librar
   const state = autoState();
   if (state.esmHookRegistered) return;
   try {
-    if (syncHooksWork(dependencies)) {
+    if (syncHooksWork()) {
       let settled = false;
       // The one resolve hook zero-code registers here: once the set-up made import-in-the-middle's
       // resolve step, every resolve goes to it (`sync-esm-hooks.ts` registers no second one).

@@ -27,7 +27,7 @@ type RegisterHooks = (hooks: { resolve?: ResolveHook; load?: LoadHook }) => void
  * registered, so each of the app's modules crosses one resolve hook and one load hook.
  */
 export function registerSyncHooks(dependencies: HookDependencies, include: (string | RegExp)[], scope: readonly string[]): boolean {
-  if (!syncHooksWork(dependencies)) return false;
+  if (!syncHooksWork()) return false;
   let iitm: IitmHook | undefined;
   const importInTheMiddle = (): IitmHook => {
     if (!iitm) {
