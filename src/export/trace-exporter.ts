@@ -465,7 +465,17 @@ export class TraceExporter implements TraceSink {
     if (head === undefined || head.open > 0) return false;
     const taking = (this.taking ??= { traces: [], spans: 0, slab: openSlab(this.slabs.take(this.slabBytes)), early: true });
     const { traces, slab } = taking;
-    for (;;) {
+    // Within a slice, as a batch is taken: most calls take the one trace that just ended and
+    // read no clock; a backlog (behind a trace that was still open) goes a slice at a time, the
+    // slice counted from its first few spans.
+    let deadline = -1;
+    for (let unchecked = 0; ; ) {
+      if (unchecked >= CHECK_EVERY_SPANS) {
+        unchecked = 0;
+        const now = performance.now();
+        if (deadline < 0) deadline = now + SLICE_MILLIS;
+        else if (now > deadline) return false;
+      }
       const rec = this.queue.peek();
       if (rec === undefined || rec.open > 0) return false;
       if (traces.length > 0 && taking.spans + rec.spans.length > maxSpansPerRequest) {
@@ -491,6 +501,7 @@ export class TraceExporter implements TraceSink {
       }
       traces.push(next);
       taking.spans += next.spanCount;
+      unchecked += next.spanCount;
     }
   }
 
