@@ -450,6 +450,41 @@ export class TraceExporter implements TraceSink {
   }
 
   /**
+   * Takes the queue's head trace, `rec`, into the batch: written into its slab (nothing is left
+   * written when writing throws: the trace is lost, counted, after this turn). "full": it would
+   * take the batch past its spans, and is left queued, unwritten (the batch stays exactly its
+   * slab's traces, and is its body: a trace's spans can only be fewer once it is prepared).
+   * "overflowed": past the body's bytes (known once written), it begins the next batch, its bytes
+   * just past the slab's end until they are moved to a slab of their own. Else the spans taken.
+   */
+  private takeHead(taking: Taking, rec: TraceView): number | "full" | "overflowed" | "skipped" {
+    const { maxSpansPerRequest, maxRequestBytes } = this.options.batch;
+    const { traces, slab } = taking;
+    if (traces.length > 0 && taking.spans + rec.spans.length > maxSpansPerRequest) return "full";
+    this.queue.shift();
+    this.queuedSpans -= rec.spans.length;
+    if (rec.discarded) return "skipped";
+    const mark = slab.pos;
+    let next: PreparedTrace;
+    try {
+      next = this.bodies.prepare(markSending(rec), slab);
+    } catch (err) {
+      // After this turn, as a refused request's traces are: a flush() called right after the
+      // span end that took it still waits for it, and reports it.
+      queueMicrotask(() => this.settlement.loseQuietly(rec, err));
+      return "skipped";
+    }
+    if (traces.length > 0 && slab.pos + 2 > maxRequestBytes) {
+      taking.overflow = next;
+      slab.pos = mark;
+      return "overflowed";
+    }
+    traces.push(next);
+    taking.spans += next.spanCount;
+    return next.spanCount;
+  }
+
+  /**
    * Takes queued traces into the next batch ahead of time, as they come (from {@link EARLY_SPANS}
    * queued spans on), written into its slab but not sent until the batch is due: a queued trace's
    * spans, data and captured values are let go of young, not copied by every minor GC while the
@@ -459,12 +494,10 @@ export class TraceExporter implements TraceSink {
    * full: its spans, or its bytes (the trace that overflowed them begins the next batch).
    */
   private takeEarly(): boolean {
-    const { maxSpansPerRequest, maxRequestBytes } = this.options.batch;
     if (this.taking !== undefined && this.taking.early !== true) return false;
     const head = this.queue.peek();
     if (head === undefined || head.open > 0) return false;
     const taking = (this.taking ??= { traces: [], spans: 0, slab: openSlab(this.slabs.take(this.slabBytes)), early: true });
-    const { traces, slab } = taking;
     // Within a slice, as a batch is taken: most calls take the one trace that just ended and
     // read no clock; a backlog (behind a trace that was still open) goes a slice at a time, the
     // slice counted from its first few spans.
@@ -478,30 +511,12 @@ export class TraceExporter implements TraceSink {
       }
       const rec = this.queue.peek();
       if (rec === undefined || rec.open > 0) return false;
-      if (traces.length > 0 && taking.spans + rec.spans.length > maxSpansPerRequest) {
+      const took = this.takeHead(taking, rec);
+      if (took === "full" || took === "overflowed") {
         taking.early = false;
         return true;
       }
-      this.queue.shift();
-      this.queuedSpans -= rec.spans.length;
-      if (rec.discarded) continue;
-      const mark = slab.pos;
-      let next: PreparedTrace;
-      try {
-        next = this.bodies.prepare(markSending(rec), slab);
-      } catch (err) {
-        queueMicrotask(() => this.settlement.loseQuietly(rec, err));
-        continue;
-      }
-      if (traces.length > 0 && slab.pos + 2 > maxRequestBytes) {
-        taking.overflow = next;
-        slab.pos = mark;
-        taking.early = false;
-        return true;
-      }
-      traces.push(next);
-      taking.spans += next.spanCount;
-      unchecked += next.spanCount;
+      if (took !== "skipped") unchecked += took;
     }
   }
 
@@ -510,55 +525,29 @@ export class TraceExporter implements TraceSink {
    * once it is full or nothing is left to take; undefined while there is more to take next turn.
    */
   private takeBatch(): Taking | undefined {
-    const { maxSpansPerRequest, maxRequestBytes } = this.options.batch;
     const taking = (this.taking ??= { traces: [], spans: 0, slab: openSlab(this.slabs.take(this.slabBytes)) });
     taking.early = false;
-    const { traces, slab } = taking;
+    const slab = taking.slab;
     const deadline = performance.now() + SLICE_MILLIS;
     // At least one trace per slice, however slow the turn: taking always moves on. The clock is
     // read every few spans (a few microseconds of work in the interpreter, well under one warm).
-    // A trace taken ahead of time that overflowed the batch's bytes ends it (nothing is written
-    // after it: its bytes, just past the slab's end, are moved before the body is closed).
-    let overflow: PreparedTrace | undefined = taking.overflow;
-    taking.overflow = undefined;
+    // A trace that overflowed the batch's bytes (taken ahead of time, or here) ends it.
     // Spans taken since the clock was last read (only taken traces count: at least one is in).
-    for (let unchecked = 0; overflow === undefined; ) {
+    for (let unchecked = 0; taking.overflow === undefined; ) {
       if (unchecked >= CHECK_EVERY_SPANS && this.queue.length > 0) {
         unchecked = 0;
         if (performance.now() > deadline) return undefined;
       }
       const rec = this.queue.peek();
       if (!rec) break;
-      // A trace that would take the batch past the span limit is left queued, unwritten: the
-      // batch stays exactly its slab's traces, and is its body (a trace's spans can only be
-      // fewer once it is prepared).
-      if (traces.length > 0 && taking.spans + rec.spans.length > maxSpansPerRequest) break;
-      this.queue.shift();
-      this.queuedSpans -= rec.spans.length;
-      if (rec.discarded) continue;
-      const mark = slab.pos;
-      let next: PreparedTrace;
-      try {
-        next = this.bodies.prepare(markSending(rec), slab);
-      } catch (err) {
-        // After this turn, as a refused request's traces are: a flush() called right after
-        // the span end that took it still waits for it, and reports it.
-        queueMicrotask(() => this.settlement.loseQuietly(rec, err));
-        continue;
-      }
-      // The body, closed, past the byte limit (known once written): the trace begins the next
-      // batch, moved to a slab of its own, so that both batches are exactly their slabs' traces.
-      if (traces.length > 0 && slab.pos + 2 > maxRequestBytes) {
-        overflow = next;
-        slab.pos = mark;
-        break;
-      }
-      traces.push(next);
-      taking.spans += next.spanCount;
-      unchecked += next.spanCount;
+      const took = this.takeHead(taking, rec);
+      if (took === "full" || took === "overflowed") break;
+      if (took !== "skipped") unchecked += took;
     }
+    const overflow = taking.overflow;
+    taking.overflow = undefined;
     this.taking = undefined;
-    this.slabBytes = Math.min(maxRequestBytes, Math.max(16 * 1024, Math.ceil(slab.pos * 1.25)));
+    this.slabBytes = Math.min(this.options.batch.maxRequestBytes, Math.max(16 * 1024, Math.ceil(slab.pos * 1.25)));
     if (overflow !== undefined) {
       const moved = moveToSlab(overflow, openSlab(this.slabs.take(this.slabBytes)));
       this.taking = { traces: [moved], spans: moved.spanCount, slab: moved.slab! };
