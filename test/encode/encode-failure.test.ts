@@ -29,7 +29,7 @@ afterEach(async () => {
 });
 
 describe("a batch that cannot be encoded", () => {
-  for (const when of ["on the interval", "from the span end that fills half a request"] as const) {
+  for (const when of ["on the interval", "from the span end that fills a request"] as const) {
     it(`is given up, counted and reported, ${when}; the app's calls and the next traces are unharmed`, async () => {
       recorder = await startRecorder();
       const logger = configureForTest(recorder.url, "svc_local_proj_encode", {
