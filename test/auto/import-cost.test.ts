@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { formats, load, packageRoot, runChild, runZeroCode } from "../helpers/child.js";
 import { runsHere } from "../helpers/skips.js";
+import { syncHooksWork } from "../../src/auto/sync-hooks.js";
 
 // Zero-code rides on Node's module hooks (module.register, require-in-the-middle); Bun has neither,
 // so there an app calls the wrap functions itself.
@@ -15,23 +16,32 @@ const onBun = !runsHere(!("Bun" in globalThis), "test/auto/import-cost.test.ts",
 const hooks = /@opentelemetry[\\/]instrumentation|require-in-the-middle|import-in-the-middle/;
 
 describe.skipIf(onBun).each(formats)("importing evaltrace (%s)", (format) => {
-  it("loads none of the module-hook machinery until instrument() is called", async () => {
-    // Every CommonJS module loaded, from either format (the hooks' packages are CommonJS).
+  it("loads none of the module-hook machinery until instrument() is called and an instrumented library is required", async () => {
+    // Every CommonJS module loaded, from either format (the hooks' packages are CommonJS). Where
+    // Node has working synchronous hooks (22.22.3+), instrument() registers them and loads
+    // nothing more until a library's module loads: require-in-the-middle comes with the first
+    // require of one (openai's CommonJS build here); on Node 20, instrument() itself loads
+    // import-in-the-middle's hook for the module-hooks thread.
     const source = `${load(format, "evaltrace", ["observe"])}
 ${load(format, "evaltrace/instrument", ["instrument"])}
 ${load(format, "node:module", ["createRequire"])}
-const loaded = () => Object.keys(createRequire(process.cwd() + "/x.js").cache).filter((k) => ${hooks}.test(k)).length;
+const require_ = createRequire(process.cwd() + "/x.js");
+const loaded = () => Object.keys(require_.cache).filter((k) => ${hooks}.test(k)).length;
 const before = loaded();
 observe(() => 1)();
 const afterObserve = loaded();
 instrument({});
-console.log(JSON.stringify({ before, afterObserve, afterInstrument: loaded() }));`;
+const afterInstrument = loaded();
+require_("openai");
+console.log(JSON.stringify({ before, afterObserve, afterInstrument, afterRequire: loaded() }));`;
     const done = await runChild(format, source, { EVALTRACE_TRACING_ENABLED: "false" }).finished;
     expect(done.code, done.stderr).toBe(0);
-    const counts = JSON.parse(done.stdout.trim()) as { before: number; afterObserve: number; afterInstrument: number };
+    const counts = JSON.parse(done.stdout.trim()) as { before: number; afterObserve: number; afterInstrument: number; afterRequire: number };
     expect(counts.before).toBe(0);
     expect(counts.afterObserve).toBe(0);
-    expect(counts.afterInstrument).toBeGreaterThan(0);
+    if (syncHooksWork()) expect(counts.afterInstrument).toBe(0);
+    else expect(counts.afterInstrument).toBeGreaterThan(0);
+    expect(counts.afterRequire).toBeGreaterThan(counts.afterInstrument);
   });
 });
 
