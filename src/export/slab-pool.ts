@@ -1,3 +1,4 @@
+import { openSlab } from "../encode/batch-body.js";
 import { JsonBytes } from "../encode/json-bytes.js";
 
 /**
@@ -20,9 +21,9 @@ export class SlabPool {
     private readonly most: number,
   ) {}
 
-  /** A slab kept, or a new one of `bytes` (its contents are the caller's to reset). */
+  /** A slab kept, or a new one of `bytes`, opened for a batch (`{"traces":[`). */
   take(bytes: number): JsonBytes {
-    return this.kept.pop() ?? new JsonBytes(bytes);
+    return openSlab(this.kept.pop() ?? new JsonBytes(bytes));
   }
 
   /** A slab nothing refers to any more (its request answered, its body nowhere else): kept unless large or enough are. */

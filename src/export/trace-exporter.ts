@@ -3,7 +3,7 @@ import type { BatchOptions } from "../config/options.js";
 import { isReportableCount, type Logger } from "../logger.js";
 import { Fifo } from "../util/fifo.js";
 import { nextTurn } from "../util/next-turn.js";
-import { moveToSlab, openSlab, type PreparedTrace } from "../encode/batch-body.js";
+import { moveToSlab, type PreparedTrace } from "../encode/batch-body.js";
 import type { JsonBytes } from "../encode/json-bytes.js";
 import type { TraceBodies } from "../encode/trace-body.js";
 import { markSending } from "../traces/outgoing.js";
@@ -104,6 +104,11 @@ export class TraceExporter implements TraceSink {
    */
   private get sendAt(): number {
     return this.options.batch.maxSpansPerRequest;
+  }
+
+  /** A batch is being taken that is due (not one taken ahead of time): taking goes on at the next pump. */
+  private get takingDue(): boolean {
+    return this.taking !== undefined && this.taking.early !== true;
   }
 
   /** Spans queued, and taken into the batch not sent yet. */
@@ -386,7 +391,7 @@ export class TraceExporter implements TraceSink {
     const ahead = !outage && this.spool?.writesAhead === true && this.spool.accepting;
     if (this.hasQueued() && (this.requests.hasFreeSlot || spill || outage || ahead)) {
       const partialOk = force || this.settlement.isFlushing || this.stopped;
-      if (partialOk || this.pendingSpans >= this.sendAt || (this.taking !== undefined && this.taking.early !== true) || spill) {
+      if (partialOk || this.pendingSpans >= this.sendAt || this.takingDue || spill) {
         const taken = this.takeBatch();
         if (taken !== undefined && taken.traces.length > 0) {
           const { traces, slab } = taken;
@@ -395,7 +400,7 @@ export class TraceExporter implements TraceSink {
           } else if (ahead && !spill) void this.sender.writeThenSend(traces, slab).catch((err: unknown) => this.settlement.lose(traces, err));
           else this.spiller?.spill(traces, { slab });
         }
-        if ((this.taking !== undefined && this.taking.early !== true) || (this.hasQueued() && (partialOk || this.pendingSpans >= this.sendAt || this.overflowing()))) {
+        if (this.takingDue || (this.hasQueued() && (partialOk || this.pendingSpans >= this.sendAt || this.overflowing()))) {
           if (partialOk) this.forcedPending = true;
           this.schedulePump();
         }
@@ -494,10 +499,10 @@ export class TraceExporter implements TraceSink {
    * full: its spans, or its bytes (the trace that overflowed them begins the next batch).
    */
   private takeEarly(): boolean {
-    if (this.taking !== undefined && this.taking.early !== true) return false;
+    if (this.takingDue) return false;
     const head = this.queue.peek();
     if (head === undefined || head.open > 0) return false;
-    const taking = (this.taking ??= { traces: [], spans: 0, slab: openSlab(this.slabs.take(this.slabBytes)), early: true });
+    const taking = (this.taking ??= { traces: [], spans: 0, slab: this.slabs.take(this.slabBytes), early: true });
     // Within a slice, as a batch is taken: most calls take the one trace that just ended and
     // read no clock; a backlog (behind a trace that was still open) goes a slice at a time, the
     // slice counted from its first few spans.
@@ -525,7 +530,7 @@ export class TraceExporter implements TraceSink {
    * once it is full or nothing is left to take; undefined while there is more to take next turn.
    */
   private takeBatch(): Taking | undefined {
-    const taking = (this.taking ??= { traces: [], spans: 0, slab: openSlab(this.slabs.take(this.slabBytes)) });
+    const taking = (this.taking ??= { traces: [], spans: 0, slab: this.slabs.take(this.slabBytes) });
     taking.early = false;
     const slab = taking.slab;
     const deadline = performance.now() + SLICE_MILLIS;
@@ -549,7 +554,7 @@ export class TraceExporter implements TraceSink {
     this.taking = undefined;
     this.slabBytes = Math.min(this.options.batch.maxRequestBytes, Math.max(16 * 1024, Math.ceil(slab.pos * 1.25)));
     if (overflow !== undefined) {
-      const moved = moveToSlab(overflow, openSlab(this.slabs.take(this.slabBytes)));
+      const moved = moveToSlab(overflow, this.slabs.take(this.slabBytes));
       this.taking = { traces: [moved], spans: moved.spanCount, slab: moved.slab! };
     }
     return taking;
